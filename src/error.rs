@@ -1,0 +1,105 @@
+//! Typed errors: every input a user can get wrong has a variant here.
+
+use std::fmt;
+
+/// Why a filter could not be built.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// No capacity was given, or it was 0.
+    ZeroCapacity,
+    /// The table for this capacity would not fit in this machine's address
+    /// space (the size computation overflows or passes the table-size limit).
+    CapacityTooLarge {
+        /// The capacity asked for.
+        capacity: usize,
+    },
+    /// The allocator refused the table.
+    AllocationFailed {
+        /// Bytes requested.
+        bytes: usize,
+    },
+    /// The false-positive rate must be a number strictly between 0 and 1.
+    InvalidFalsePositiveRate {
+        /// The rate given.
+        rate: f64,
+    },
+    /// No supported configuration reaches this false-positive rate.
+    FalsePositiveRateUnreachable {
+        /// The rate asked for.
+        requested: f64,
+        /// The lowest rate the allowed configurations reach.
+        best: f64,
+    },
+    /// Buckets hold 2, 4 or 8 fingerprints.
+    UnsupportedBucketSize {
+        /// The bucket size given.
+        bucket_size: usize,
+    },
+    /// Fingerprints are 8, 16 or 32 bits wide.
+    UnsupportedFingerprintBits {
+        /// The width given.
+        bits: u32,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::ZeroCapacity => write!(f, "capacity must be at least 1 item"),
+            BuildError::CapacityTooLarge { capacity } => write!(
+                f,
+                "capacity {capacity} is too large: its table would not fit in the address space"
+            ),
+            BuildError::AllocationFailed { bytes } => {
+                write!(f, "could not allocate the {bytes}-byte table")
+            }
+            BuildError::InvalidFalsePositiveRate { rate } => write!(
+                f,
+                "false-positive rate must be strictly between 0 and 1, got {rate}"
+            ),
+            BuildError::FalsePositiveRateUnreachable { requested, best } => write!(
+                f,
+                "false-positive rate {requested} is unreachable: the best allowed configuration gives {best:.3e}"
+            ),
+            BuildError::UnsupportedBucketSize { bucket_size } => write!(
+                f,
+                "bucket size {bucket_size} is not supported: use 2, 4 or 8"
+            ),
+            BuildError::UnsupportedFingerprintBits { bits } => write!(
+                f,
+                "fingerprint width {bits} bits is not supported: use 8, 16 or 32"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Why an insert failed. A failed insert leaves every earlier item in place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InsertError {
+    /// No free slot was reachable from the item's two buckets within the
+    /// displacement search limit: the filter is (nearly) full, or the item was
+    /// inserted too many times (both its buckets hold only its fingerprint).
+    Full {
+        /// Items in the filter when the insert gave up.
+        len: usize,
+        /// Fingerprint slots in the table.
+        slots: usize,
+    },
+}
+
+impl fmt::Display for InsertError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InsertError::Full { len, slots } => write!(
+                f,
+                "filter full: no free slot reachable for this item ({len} items in {slots} slots); nothing was changed"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InsertError {}

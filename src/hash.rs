@@ -1,0 +1,211 @@
+//! Keys to hashes, hashes to (fingerprint, bucket), and the alternate bucket.
+//!
+//! The default hasher is part of the crate's stable contract: the same key
+//! gives the same 64-bit hash on every run, process, platform and endianness,
+//! so a filter built on one machine answers for keys hashed on another. It is
+//! a small multiply-fold hash (the 128-bit product of state and an odd
+//! constant, folded to 64 bits) with a murmur3 finalizer; integers are hashed
+//! by value in little-endian order and `usize` as `u64`, which is what makes
+//! it platform-independent. Changing its output is a breaking change, pinned
+//! by the golden values in the tests below.
+
+use std::hash::{Hash, Hasher};
+
+const K1: u64 = 0x9e37_79b9_7f4a_7c15;
+const K2: u64 = 0xd6e8_feb8_6659_fd93;
+
+#[inline(always)]
+fn fold_mul(a: u64, b: u64) -> u64 {
+    let p = (a as u128).wrapping_mul(b as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+#[inline(always)]
+fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// The stable, optionally seeded hasher behind `insert`/`contains`/`remove`.
+///
+/// ```
+/// use std::hash::{Hash, Hasher};
+/// use cuckoo_nest::StableHasher;
+/// let mut h = StableHasher::with_seed(0);
+/// 42u64.hash(&mut h);
+/// assert_eq!(h.finish(), cuckoo_nest::StableHasher::hash_one(0, &42u64));
+/// ```
+#[derive(Clone, Debug)]
+pub struct StableHasher {
+    state: u64,
+}
+
+impl StableHasher {
+    /// A hasher whose output depends on `seed`. Seed 0 is the default.
+    #[inline]
+    pub fn with_seed(seed: u64) -> Self {
+        StableHasher {
+            state: fmix64(seed ^ K2),
+        }
+    }
+
+    /// Hashes one value with the given seed.
+    #[inline]
+    pub fn hash_one<T: Hash + ?Sized>(seed: u64, item: &T) -> u64 {
+        let mut h = StableHasher::with_seed(seed);
+        item.hash(&mut h);
+        h.finish()
+    }
+
+    #[inline(always)]
+    fn absorb(&mut self, word: u64) {
+        self.state = fold_mul(self.state ^ word, K1);
+    }
+}
+
+impl Hasher for StableHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        fmix64(self.state)
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.absorb(u64::from_le_bytes(c.try_into().expect("8-byte chunk")));
+        }
+        let rest = chunks.remainder();
+        let mut tail = [0u8; 8];
+        tail[..rest.len()].copy_from_slice(rest);
+        // The length goes in too, so "ab" and "ab\0" differ.
+        self.absorb(u64::from_le_bytes(tail) ^ ((bytes.len() as u64) << 56));
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.absorb(i as u64);
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.absorb(i as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.absorb(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.absorb(i);
+    }
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.absorb(i as u64);
+        self.absorb((i >> 64) as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.absorb(i as u64);
+    }
+}
+
+/// Maps `x` uniformly onto `0..n` with a multiply instead of a division
+/// (Lemire's "fast range"); uses the high bits of `x`.
+#[inline(always)]
+pub(crate) fn fast_range(x: u64, n: u64) -> u64 {
+    (((x as u128) * (n as u128)) >> 64) as u64
+}
+
+/// Splits a 64-bit hash into a fingerprint in `1..=fp_max` (0 marks an empty
+/// slot) and the primary bucket in `0..buckets`. The bucket comes from the
+/// high bits, the fingerprint from the low 32, so the two are independent.
+#[inline(always)]
+pub(crate) fn split(hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
+    let i1 = fast_range(hash, buckets as u64) as usize;
+    let low = hash as u32 as u64;
+    let fp = ((low * fp_max as u64) >> 32) as u32 + 1;
+    (i1, fp)
+}
+
+/// The other bucket of a fingerprint: `alt(i) = (H(fp) - i) mod m`.
+///
+/// An involution for every bucket count `m` (`alt(alt(i)) = i`), computed
+/// from the bucket index and fingerprint alone, so the table needs no
+/// power-of-two size (paper section 3.1 uses XOR, which does). No division:
+/// `H(fp)` is already in `0..m`, so one conditional add wraps it.
+#[inline(always)]
+pub(crate) fn alt_index(i: usize, fp: u32, buckets: usize) -> usize {
+    let h = fast_range((fp as u64).wrapping_mul(K1) ^ K2, buckets as u64) as usize;
+    if h >= i {
+        h - i
+    } else {
+        h + buckets - i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn golden_values_are_stable() {
+        // If one of these changes, saved filters stop matching: a breaking change.
+        let got = [
+            StableHasher::hash_one(0, &0u64),
+            StableHasher::hash_one(0, &42u64),
+            StableHasher::hash_one(7, &42u64),
+            StableHasher::hash_one(0, "cuckoo"),
+            StableHasher::hash_one(0, &[1u8, 2, 3][..]),
+            StableHasher::hash_one(0, &42usize),
+        ];
+        let pinned = golden();
+        assert_eq!(got, pinned, "stable hash output changed");
+    }
+
+    fn golden() -> [u64; 6] {
+        [
+            0x2651_f96d_b940_9ea1,
+            0x8247_0660_2e3e_3621,
+            0x333d_c113_e93f_c164,
+            0x26ba_5f89_ec3a_bd77,
+            0x7a09_8350_cc4a_21cb,
+            0x8247_0660_2e3e_3621,
+        ]
+    }
+
+    #[test]
+    fn usize_and_u64_hash_alike() {
+        // What makes the hash platform-independent for usize keys.
+        assert_eq!(
+            StableHasher::hash_one(0, &42usize),
+            StableHasher::hash_one(0, &42u64)
+        );
+    }
+
+    #[test]
+    fn alt_index_is_an_involution_for_any_bucket_count() {
+        for m in [1usize, 2, 3, 5, 7, 100, 1023, 1 << 20, (1 << 20) + 7] {
+            for fp in [1u32, 2, 255, 65535, u32::MAX] {
+                for i in [0, m / 3, m / 2, m - 1] {
+                    let j = alt_index(i, fp, m);
+                    assert!(j < m);
+                    assert_eq!(alt_index(j, fp, m), i, "m={m} fp={fp} i={i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_ranges() {
+        for h in [0u64, 1, u64::MAX, 0x8000_0000_0000_0000, 0xffff_ffff] {
+            for (m, fp_max) in [(1usize, 255u32), (10, 65535), (1 << 30, u32::MAX)] {
+                let (i, fp) = split(h, m, fp_max);
+                assert!(i < m);
+                assert!(fp >= 1 && fp <= fp_max);
+            }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! The write path: free-slot insert, displacement paths, remove, clear.
+//!
+//! An insert locks the stripes of the item's two buckets and puts the
+//! fingerprint in a free slot if either has one. If both are full it looks
+//! for a *displacement path* (after MemC3 and libcuckoo): a breadth-first
+//! search, without locks, from the two buckets through each resident's
+//! alternate bucket, to the nearest bucket with a free slot. The path is then
+//! carried out backwards from the free slot, one hop at a time: lock the
+//! hop's two stripes, check the fingerprint is still where the search saw it
+//! and the destination still has room, mark both stripes as moving, copy the
+//! fingerprint into its new bucket, only then clear its old slot, unmark.
+//! Every hop moves one fingerprint from a full slot into an empty one, so at
+//! no moment is any item absent from both its buckets, and an insert that
+//! gives up (no path within the search budget) has moved nothing. If a hop's
+//! check fails, another writer changed the table: search again.
+
+use crate::error::InsertError;
+use crate::table::Table;
+
+/// One step of a displacement path: move `fp` from slot `slot` of bucket
+/// `from` into any free slot of bucket `to` (its alternate).
+#[derive(Clone, Copy, Debug)]
+struct Hop {
+    from: usize,
+    slot: usize,
+    fp: u32,
+    to: usize,
+}
+
+/// A node of the breadth-first search: a bucket reached by moving `fp` out
+/// of slot `slot` of the parent node's bucket.
+#[derive(Clone, Copy)]
+struct Node {
+    bucket: usize,
+    parent: u32,
+    slot: u8,
+    depth: u8,
+    fp: u32,
+}
+
+const ROOT: u32 = u32::MAX;
+
+enum Search {
+    /// A path; carry it out, then try the insert again.
+    Path(Vec<Hop>),
+    /// One of the item's own buckets has room now: try again.
+    RootHasRoom,
+    /// No free slot within the budget.
+    Full,
+}
+
+/// Attempts (search + moves + placement) before an insert gives up under
+/// concurrent writers that keep taking the slots it frees. Each failed
+/// attempt means another writer made progress.
+const MAX_ATTEMPTS: usize = 128;
+
+impl<const B: usize, const F: u32> Table<B, F> {
+    /// How many buckets the search may visit, and how long a path may be.
+    /// Two-slot buckets branch little, so they get deeper paths.
+    const SEARCH_NODES: usize = if B == 2 { 8192 } else { 2048 };
+    const MAX_DEPTH: u8 = match B {
+        2 => 20,
+        4 => 6,
+        _ => 4,
+    };
+
+    /// Inserts `fp` with primary bucket `i1`. With `unique`, does nothing and
+    /// returns `Ok(false)` if the fingerprint is already in either bucket,
+    /// checked under the same locks as the placement, so racing unique
+    /// inserts of one item store one copy.
+    pub(crate) fn insert(
+        &self,
+        i1: usize,
+        fp: u32,
+        unique: bool,
+        len: impl Fn() -> usize,
+    ) -> Result<bool, InsertError> {
+        let i2 = self.alt(i1, fp);
+        for _ in 0..MAX_ATTEMPTS {
+            {
+                let guard = self.stripes.lock_pair(i1, i2);
+                let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+                if unique {
+                    let (ma, mb) = Self::match_pair(&a, &b, fp);
+                    if ma | mb != 0 {
+                        return Ok(false);
+                    }
+                }
+                let (ea, eb) = Self::match_pair(&a, &b, 0);
+                let spot = if ea != 0 {
+                    Some((i1, ea.trailing_zeros() as usize))
+                } else if eb != 0 {
+                    Some((i2, eb.trailing_zeros() as usize))
+                } else {
+                    None
+                };
+                if let Some((bucket, slot)) = spot {
+                    self.set_slot(bucket, slot, fp);
+                    guard.count_add(1);
+                    return Ok(true);
+                }
+            }
+            match self.search(i1, i2) {
+                Search::Path(path) => {
+                    // Whether or not every hop went through, try placing
+                    // again: a failed hop means the table changed under us.
+                    self.execute(&path);
+                }
+                Search::RootHasRoom => {}
+                Search::Full => break,
+            }
+        }
+        Err(InsertError::Full {
+            len: len(),
+            slots: self.buckets() * B,
+        })
+    }
+
+    /// Breadth-first search from buckets `i1` and `i2` for the nearest free
+    /// slot. Reads without locks: what it sees is checked again, hop by hop,
+    /// under the locks in [`Self::execute`].
+    fn search(&self, i1: usize, i2: usize) -> Search {
+        let mut nodes: Vec<Node> = Vec::with_capacity(64);
+        for root in [i1, i2] {
+            if root == i1 && !nodes.is_empty() {
+                continue; // i2 == i1: the item has a single bucket
+            }
+            nodes.push(Node {
+                bucket: root,
+                parent: ROOT,
+                slot: 0,
+                depth: 0,
+                fp: 0,
+            });
+        }
+        let mut head = 0;
+        while head < nodes.len() {
+            let node = nodes[head];
+            let bucket = self.load_bucket(node.bucket);
+            let empty = Self::match_one(&bucket, 0);
+            if empty != 0 {
+                if node.parent == ROOT {
+                    return Search::RootHasRoom;
+                }
+                return Search::Path(Self::path_to(&nodes, head));
+            }
+            if node.depth < Self::MAX_DEPTH {
+                for j in 0..B {
+                    if nodes.len() >= Self::SEARCH_NODES {
+                        break;
+                    }
+                    let fp = Self::lane(&bucket, j);
+                    let child = self.alt(node.bucket, fp);
+                    if Self::on_path(&nodes, head, child) {
+                        continue;
+                    }
+                    nodes.push(Node {
+                        bucket: child,
+                        parent: head as u32,
+                        slot: j as u8,
+                        depth: node.depth + 1,
+                        fp,
+                    });
+                }
+            }
+            head += 1;
+        }
+        Search::Full
+    }
+
+    /// True if `bucket` is node `at`'s bucket or one of its ancestors': a
+    /// path must not visit a bucket twice.
+    fn on_path(nodes: &[Node], mut at: usize, bucket: usize) -> bool {
+        loop {
+            if nodes[at].bucket == bucket {
+                return true;
+            }
+            if nodes[at].parent == ROOT {
+                return false;
+            }
+            at = nodes[at].parent as usize;
+        }
+    }
+
+    /// The hops from a root to node `end`, in path order (root first).
+    fn path_to(nodes: &[Node], mut end: usize) -> Vec<Hop> {
+        let mut hops = Vec::with_capacity(nodes[end].depth as usize);
+        while nodes[end].parent != ROOT {
+            let node = nodes[end];
+            let parent = nodes[node.parent as usize];
+            hops.push(Hop {
+                from: parent.bucket,
+                slot: node.slot as usize,
+                fp: node.fp,
+                to: node.bucket,
+            });
+            end = node.parent as usize;
+        }
+        hops.reverse();
+        hops
+    }
+
+    /// Carries out a path backwards, from the hop into the free slot to the
+    /// hop out of the item's own bucket. Returns false at the first hop
+    /// whose premises no longer hold (nothing is lost: hops already done
+    /// each moved a fingerprint into a free slot of its alternate bucket).
+    fn execute(&self, path: &[Hop]) -> bool {
+        for hop in path.iter().rev() {
+            let guard = self.stripes.lock_pair(hop.from, hop.to);
+            let from = self.load_bucket(hop.from);
+            if Self::lane(&from, hop.slot) != hop.fp {
+                return false;
+            }
+            let free = Self::match_one(&self.load_bucket(hop.to), 0);
+            if free == 0 {
+                return false;
+            }
+            let dest = free.trailing_zeros() as usize;
+            guard.begin_move();
+            if cfg!(cuckoo_broken_clear_first) {
+                // Deliberately broken variant for the loom models: the item
+                // is briefly in neither bucket.
+                self.clear_slot(hop.from, hop.slot);
+                self.set_slot(hop.to, dest, hop.fp);
+            } else {
+                self.set_slot(hop.to, dest, hop.fp);
+                self.clear_slot(hop.from, hop.slot);
+            }
+            guard.end_move();
+        }
+        true
+    }
+
+    /// Removes one copy of `fp` from bucket `i1` or its alternate.
+    pub(crate) fn remove(&self, i1: usize, fp: u32) -> bool {
+        let i2 = self.alt(i1, fp);
+        let guard = self.stripes.lock_pair(i1, i2);
+        for i in [i1, i2] {
+            let hits = Self::match_one(&self.load_bucket(i), fp);
+            if hits != 0 {
+                // A removal moves nothing, so it bumps no version: readers of
+                // other items in these buckets need not retry.
+                self.clear_slot(i, hits.trailing_zeros() as usize);
+                guard.count_add(-1);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Empties the table. Holds every stripe lock and marks every stripe as
+    /// moving, so readers wait or retry instead of seeing half a clear.
+    pub(crate) fn clear(&self) {
+        let guard = self.stripes.lock_all();
+        guard.begin_move();
+        self.zero_all();
+        guard.reset_counts();
+        guard.end_move();
+    }
+}

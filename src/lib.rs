@@ -1,0 +1,420 @@
+//! # cuckoo-nest
+//!
+//! A concurrent cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher,
+//! "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014) that many
+//! threads share through `&self`: approximate set membership with deletion.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use cuckoo_nest::CuckooFilter;
+//!
+//! let filter = Arc::new(CuckooFilter::with_capacity(100_000));
+//! let writers: Vec<_> = (0..2u64)
+//!     .map(|t| {
+//!         let filter = Arc::clone(&filter);
+//!         std::thread::spawn(move || {
+//!             for k in (t * 1000)..(t * 1000 + 1000) {
+//!                 filter.insert(&k).expect("sized for 100k items");
+//!             }
+//!         })
+//!     })
+//!     .collect();
+//! for w in writers {
+//!     w.join().unwrap();
+//! }
+//! assert!(filter.contains(&1234u64));
+//! assert_eq!(filter.len(), 2000);
+//! assert!(filter.remove(&1234u64));
+//! ```
+//!
+//! ## The contract
+//!
+//! - **No false negatives.** If `insert(x)` returned `Ok` before
+//!   `contains(x)` began and no `remove(x)` came in between, `contains(x)` is
+//!   true, whatever other threads insert, remove or look up meanwhile.
+//!   `contains` may say true for an item never inserted (a false positive,
+//!   rate about `2b / 2^f` at full load; see
+//!   [`CuckooFilter::expected_false_positive_rate`]).
+//! - **A failed insert loses nothing.** When no free slot can be reached,
+//!   `insert` returns [`InsertError::Full`] and every earlier item is still
+//!   there (many cuckoo filters drop a victim at this point; this one does
+//!   not, because it finds a whole displacement path before moving anything).
+//! - **Lookups are lock-free and write no shared memory**, so they scale
+//!   with cores. Inserts into a free slot and removes do not disturb them;
+//!   only a displacement in progress on one of their two buckets makes a
+//!   lookup look again.
+//! - **Writers on unrelated buckets run in parallel**: they lock only the
+//!   stripes of the buckets they touch, in a global order (no deadlock).
+//! - **Removing an item never inserted** may remove another item that has
+//!   the same fingerprint in the same buckets (as in the paper): only remove
+//!   what you inserted.
+//! - **Bad input is a typed error** ([`BuildError`], [`InsertError`]), never
+//!   a panic.
+//!
+//! ## Hashing
+//!
+//! `insert`, `contains` and `remove` hash with [`StableHasher`], whose output
+//! is the same on every run, process and platform (seed 0 by default; set
+//! one with [`Builder::seed`]). Callers who already hash their keys use the
+//! `*_hash` methods with any well-mixed 64-bit hash.
+
+#![warn(missing_docs)]
+
+mod builder;
+mod error;
+mod hash;
+mod insert;
+mod stripes;
+mod sync;
+mod table;
+mod words;
+
+pub use builder::{Builder, BUCKET_SIZES, FINGERPRINT_BITS};
+pub use error::{BuildError, InsertError};
+pub use hash::StableHasher;
+
+use builder::{design_load, false_positive_rate, Config};
+use std::fmt;
+use std::hash::Hash;
+use table::Table;
+
+/// The table, monomorphised per (bucket size, fingerprint bits) so shifts
+/// and masks are constants in the hot path; one well-predicted match per
+/// call picks the variant.
+enum Inner {
+    B2F8(Table<2, 8>),
+    B2F16(Table<2, 16>),
+    B2F32(Table<2, 32>),
+    B4F8(Table<4, 8>),
+    B4F16(Table<4, 16>),
+    B4F32(Table<4, 32>),
+    B8F8(Table<8, 8>),
+    B8F16(Table<8, 16>),
+    B8F32(Table<8, 32>),
+}
+
+/// Runs `$body` with `$t` bound to the concrete table.
+macro_rules! with_table {
+    ($inner:expr, $t:ident => $body:expr) => {
+        match $inner {
+            Inner::B2F8($t) => $body,
+            Inner::B2F16($t) => $body,
+            Inner::B2F32($t) => $body,
+            Inner::B4F8($t) => $body,
+            Inner::B4F16($t) => $body,
+            Inner::B4F32($t) => $body,
+            Inner::B8F8($t) => $body,
+            Inner::B8F16($t) => $body,
+            Inner::B8F32($t) => $body,
+        }
+    };
+}
+
+/// A concurrent cuckoo filter. `Send + Sync`: share it with `Arc`; every
+/// method takes `&self`. See the [crate docs](crate) for the contract.
+pub struct CuckooFilter {
+    inner: Inner,
+    config: Config,
+}
+
+impl CuckooFilter {
+    /// A filter for `capacity` items in the default configuration (4
+    /// fingerprints of 16 bits per bucket).
+    ///
+    /// # Panics
+    /// If `capacity` is 0 or the table cannot be allocated; use
+    /// [`CuckooFilter::try_with_capacity`] to get those as errors.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// assert!(filter.capacity() >= 1000);
+    /// ```
+    pub fn with_capacity(capacity: usize) -> Self {
+        match Self::try_with_capacity(capacity) {
+            Ok(f) => f,
+            Err(e) => panic!("CuckooFilter::with_capacity({capacity}): {e}"),
+        }
+    }
+
+    /// A filter for `capacity` items in the default configuration, or why
+    /// not.
+    ///
+    /// ```
+    /// use cuckoo_nest::{BuildError, CuckooFilter};
+    /// assert!(CuckooFilter::try_with_capacity(1000).is_ok());
+    /// assert_eq!(CuckooFilter::try_with_capacity(0).unwrap_err(), BuildError::ZeroCapacity);
+    /// ```
+    pub fn try_with_capacity(capacity: usize) -> Result<Self, BuildError> {
+        Self::builder().capacity(capacity).build()
+    }
+
+    /// Starts a [`Builder`] to choose the capacity, false-positive rate,
+    /// bucket size, fingerprint width or hash seed.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    pub(crate) fn from_config(config: Config) -> Result<Self, BuildError> {
+        let (m, n) = (config.buckets, config.capacity);
+        let inner = match (config.bucket_size, config.fingerprint_bits) {
+            (2, 8) => Inner::B2F8(Table::new(m, n)?),
+            (2, 16) => Inner::B2F16(Table::new(m, n)?),
+            (2, 32) => Inner::B2F32(Table::new(m, n)?),
+            (4, 8) => Inner::B4F8(Table::new(m, n)?),
+            (4, 16) => Inner::B4F16(Table::new(m, n)?),
+            (4, 32) => Inner::B4F32(Table::new(m, n)?),
+            (8, 8) => Inner::B8F8(Table::new(m, n)?),
+            (8, 16) => Inner::B8F16(Table::new(m, n)?),
+            (8, 32) => Inner::B8F32(Table::new(m, n)?),
+            (b, f) => unreachable!("builder validated bucket size {b} and width {f}"),
+        };
+        Ok(CuckooFilter { inner, config })
+    }
+
+    #[inline]
+    fn hash<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        StableHasher::hash_one(self.config.seed, item)
+    }
+
+    /// Adds `item`. Inserting the same item twice stores two copies (so it
+    /// survives one `remove`); an item fits at most `2 * bucket_size` times.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert("apple")?;
+    /// assert!(filter.contains("apple"));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&self, item: &T) -> Result<(), InsertError> {
+        self.insert_hash(self.hash(item))
+    }
+
+    /// Adds `item` unless it is (probably) present already; returns whether
+    /// it was added. Atomic: threads racing to add the same item store one
+    /// copy between them. An item that collides with another's fingerprint
+    /// in the same buckets counts as present (a false positive).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// assert_eq!(filter.insert_unique(&7u32), Ok(true));
+    /// assert_eq!(filter.insert_unique(&7u32), Ok(false));
+    /// assert_eq!(filter.len(), 1);
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when the item is absent and no free slot is
+    /// reachable; nothing is lost.
+    #[inline]
+    pub fn insert_unique<T: Hash + ?Sized>(&self, item: &T) -> Result<bool, InsertError> {
+        self.insert_unique_hash(self.hash(item))
+    }
+
+    /// True if `item` is probably in the filter; false if it certainly is not.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert(&42u64).unwrap();
+    /// assert!(filter.contains(&42u64));
+    /// ```
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_hash(self.hash(item))
+    }
+
+    /// Removes one copy of `item`; returns whether a copy was found. Only
+    /// remove items you inserted (see the crate docs).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert(&1u8).unwrap();
+    /// assert!(filter.remove(&1u8));
+    /// assert!(!filter.contains(&1u8));
+    /// ```
+    #[inline]
+    pub fn remove<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.remove_hash(self.hash(item))
+    }
+
+    /// [`insert`](Self::insert) for a key already hashed to 64 well-mixed bits.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_hash(0x1234_5678_9abc_def0)?;
+    /// assert!(filter.contains_hash(0x1234_5678_9abc_def0));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    #[inline]
+    pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.insert(i1, fp, false, || self.len()).map(|_| ())
+        })
+    }
+
+    /// [`insert_unique`](Self::insert_unique) for a pre-hashed key.
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    #[inline]
+    pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.insert(i1, fp, true, || self.len())
+        })
+    }
+
+    /// [`contains`](Self::contains) for a pre-hashed key.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.contains(i1, fp)
+        })
+    }
+
+    /// [`remove`](Self::remove) for a pre-hashed key.
+    #[inline]
+    pub fn remove_hash(&self, hash: u64) -> bool {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.remove(i1, fp)
+        })
+    }
+
+    /// Items in the filter (inserts minus removes). Exact when no write is
+    /// in flight.
+    pub fn len(&self) -> usize {
+        with_table!(&self.inner, t => t.stripes.len())
+    }
+
+    /// True if the filter holds no items.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of items the filter was sized for: at least the capacity
+    /// asked for. Inserts usually keep succeeding somewhat past it (up to
+    /// about 84%, 95% or 98% of [`slots`](Self::slots) for buckets of 2, 4
+    /// or 8).
+    pub fn capacity(&self) -> usize {
+        self.config.capacity
+    }
+
+    /// Fingerprint slots in the table (buckets x bucket size).
+    pub fn slots(&self) -> usize {
+        self.config.buckets * self.config.bucket_size
+    }
+
+    /// Buckets in the table.
+    pub fn buckets(&self) -> usize {
+        self.config.buckets
+    }
+
+    /// Fingerprints per bucket (2, 4 or 8).
+    pub fn bucket_size(&self) -> usize {
+        self.config.bucket_size
+    }
+
+    /// Fingerprint width in bits (8, 16 or 32).
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.config.fingerprint_bits
+    }
+
+    /// The fraction of slots in use, in `0.0..=1.0`.
+    pub fn load_factor(&self) -> f64 {
+        self.len() as f64 / self.slots() as f64
+    }
+
+    /// Bytes of the table and its stripes.
+    pub fn memory_usage(&self) -> usize {
+        with_table!(&self.inner, t => t.memory_usage() + t.stripes.count() * 16)
+    }
+
+    /// Bits of the bucket table per item at [`capacity`](Self::capacity),
+    /// the paper's measure (the stripes, at most 16 KiB, are counted in
+    /// [`memory_usage`](Self::memory_usage) but not here).
+    pub fn bits_per_item(&self) -> f64 {
+        let table = with_table!(&self.inner, t => t.memory_usage());
+        table as f64 * 8.0 / self.capacity() as f64
+    }
+
+    /// The false-positive rate expected at the current load: each lookup
+    /// compares against `2 * b * load_factor` fingerprints on average, each
+    /// matching by chance with probability `1 / (2^f - 1)`. About
+    /// `2b/2^f` when full.
+    pub fn expected_false_positive_rate(&self) -> f64 {
+        false_positive_rate(
+            self.bucket_size(),
+            self.fingerprint_bits(),
+            self.load_factor(),
+        )
+    }
+
+    /// The false-positive rate expected once the filter holds
+    /// [`capacity`](Self::capacity) items.
+    pub fn expected_false_positive_rate_at_capacity(&self) -> f64 {
+        let b = self.bucket_size();
+        false_positive_rate(b, self.fingerprint_bits(), design_load(b))
+    }
+
+    /// Removes every item. Concurrent lookups see the filter either before
+    /// or after the clear, never half-cleared.
+    pub fn clear(&self) {
+        with_table!(&self.inner, t => t.clear())
+    }
+
+    /// Primary bucket, alternate bucket and fingerprint of a hash (for tests
+    /// and models that need to aim items at buckets).
+    #[doc(hidden)]
+    pub fn debug_locate(&self, hash: u64) -> (usize, usize, u32) {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            (i1, t.alt(i1, fp), fp)
+        })
+    }
+
+    /// The fingerprints in bucket `i` (0 = empty), for tests.
+    #[doc(hidden)]
+    pub fn debug_bucket(&self, i: usize) -> Vec<u32> {
+        with_table!(&self.inner, t => t.bucket_fingerprints(i))
+    }
+
+    /// The hash `insert`/`contains` use for `item`.
+    pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        self.hash(item)
+    }
+}
+
+impl fmt::Debug for CuckooFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CuckooFilter")
+            .field("bucket_size", &self.bucket_size())
+            .field("fingerprint_bits", &self.fingerprint_bits())
+            .field("buckets", &self.buckets())
+            .field("capacity", &self.capacity())
+            .field("len", &self.len())
+            .field("load_factor", &self.load_factor())
+            .field("memory_usage", &self.memory_usage())
+            .field("bits_per_item", &self.bits_per_item())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn filter_is_send_and_sync() {
+        assert_send_sync::<CuckooFilter>();
+    }
+}

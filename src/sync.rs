@@ -1,0 +1,36 @@
+//! The one place the crate gets its atomics from.
+//!
+//! Under `cfg(loom)` these are loom's model-checked types, so the loom models
+//! in `loom-tests/` run the real table code, not a copy of it. Nothing else in
+//! the crate names `std::sync::atomic` directly.
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{fence, AtomicU64, Ordering};
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic::{fence, AtomicU64, Ordering};
+
+/// Waits a little before a retry: spins, then yields to the OS scheduler.
+/// Under loom a spin must be a yield, or the model checker explores the same
+/// spin forever.
+pub(crate) struct Spin {
+    #[cfg(not(loom))]
+    backoff: crossbeam_utils::Backoff,
+}
+
+impl Spin {
+    #[inline]
+    pub(crate) fn new() -> Self {
+        Spin {
+            #[cfg(not(loom))]
+            backoff: crossbeam_utils::Backoff::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn wait(&self) {
+        #[cfg(loom)]
+        loom::thread::yield_now();
+        #[cfg(not(loom))]
+        self.backoff.snooze();
+    }
+}

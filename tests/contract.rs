@@ -1,0 +1,245 @@
+//! The public contract: duplicates, `insert_unique`, bad input, statistics.
+
+use cuckoo_nest::{BuildError, CuckooFilter, InsertError};
+use std::sync::Barrier;
+
+#[test]
+fn an_item_fits_2b_times_then_fails_cleanly() {
+    for b in [2usize, 4, 8] {
+        let filter = CuckooFilter::builder()
+            .capacity(1000)
+            .bucket_size(b)
+            .build()
+            .unwrap();
+        for k in 0..100u64 {
+            filter.insert(&k).unwrap();
+        }
+        for _ in 0..2 * b {
+            filter.insert("dup").unwrap();
+        }
+        let err = filter.insert("dup").unwrap_err();
+        assert!(matches!(err, InsertError::Full { .. }), "{err}");
+        assert!(err.to_string().contains("nothing was changed"));
+        assert_eq!(filter.len(), 100 + 2 * b);
+        assert!((0..100u64).all(|k| filter.contains(&k)));
+        // Each copy comes out once.
+        for _ in 0..2 * b {
+            assert!(filter.remove("dup"));
+        }
+        assert!(!filter.contains("dup"));
+        assert_eq!(filter.len(), 100);
+    }
+}
+
+#[test]
+fn insert_unique_stores_one_copy() {
+    let filter = CuckooFilter::with_capacity(100);
+    assert_eq!(filter.insert_unique("a"), Ok(true));
+    for _ in 0..20 {
+        assert_eq!(filter.insert_unique("a"), Ok(false));
+    }
+    assert_eq!(filter.len(), 1);
+    assert!(filter.remove("a"));
+    assert!(!filter.contains("a"));
+}
+
+#[test]
+fn racing_insert_unique_stores_one_copy() {
+    let filter = CuckooFilter::with_capacity(10_000);
+    for round in 0..200u64 {
+        let barrier = Barrier::new(2);
+        let added: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..2)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        filter.insert_unique(&round).unwrap() as usize
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(added, 1, "round {round}: {added} copies");
+    }
+    assert_eq!(filter.len(), 200);
+}
+
+#[test]
+fn bad_capacities_are_typed_errors() {
+    assert_eq!(
+        CuckooFilter::try_with_capacity(0).unwrap_err(),
+        BuildError::ZeroCapacity
+    );
+    assert_eq!(
+        CuckooFilter::builder().build().unwrap_err(),
+        BuildError::ZeroCapacity
+    );
+    assert!(matches!(
+        CuckooFilter::try_with_capacity(usize::MAX).unwrap_err(),
+        BuildError::CapacityTooLarge { .. }
+    ));
+    // Representable, but no machine has the memory (2^60 items ~ 2 EiB).
+    let e = CuckooFilter::try_with_capacity(1 << 60).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            BuildError::CapacityTooLarge { .. } | BuildError::AllocationFailed { .. }
+        ),
+        "{e:?}"
+    );
+    for b in [2, 4, 8] {
+        let e = CuckooFilter::builder()
+            .capacity(usize::MAX / 2)
+            .bucket_size(b)
+            .fingerprint_bits(32)
+            .build()
+            .unwrap_err();
+        assert!(matches!(e, BuildError::CapacityTooLarge { .. }), "{e:?}");
+    }
+}
+
+#[test]
+fn bad_false_positive_rates_are_typed_errors() {
+    for rate in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY, -0.0] {
+        let e = CuckooFilter::builder()
+            .capacity(100)
+            .false_positive_rate(rate)
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(e, BuildError::InvalidFalsePositiveRate { .. }),
+            "{rate}: {e:?}"
+        );
+        assert!(e.to_string().contains("between 0 and 1"));
+    }
+    let e = CuckooFilter::builder()
+        .capacity(100)
+        .false_positive_rate(1e-15)
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(e, BuildError::FalsePositiveRateUnreachable { .. }),
+        "{e:?}"
+    );
+    // Reachable in general, not with the width the caller fixed.
+    let e = CuckooFilter::builder()
+        .capacity(100)
+        .fingerprint_bits(8)
+        .false_positive_rate(1e-4)
+        .build()
+        .unwrap_err();
+    assert!(matches!(e, BuildError::FalsePositiveRateUnreachable { .. }));
+}
+
+#[test]
+fn unsupported_shapes_are_typed_errors() {
+    for b in [0, 1, 3, 16, usize::MAX] {
+        let e = CuckooFilter::builder()
+            .capacity(100)
+            .bucket_size(b)
+            .build()
+            .unwrap_err();
+        assert_eq!(e, BuildError::UnsupportedBucketSize { bucket_size: b });
+    }
+    for f in [0, 1, 12, 64, u32::MAX] {
+        let e = CuckooFilter::builder()
+            .capacity(100)
+            .fingerprint_bits(f)
+            .build()
+            .unwrap_err();
+        assert_eq!(e, BuildError::UnsupportedFingerprintBits { bits: f });
+    }
+}
+
+#[test]
+fn builder_picks_the_smallest_configuration_meeting_the_rate() {
+    let pick = |p: f64| {
+        let f = CuckooFilter::builder()
+            .capacity(100_000)
+            .false_positive_rate(p)
+            .build()
+            .unwrap();
+        assert!(f.expected_false_positive_rate_at_capacity() <= p);
+        (f.bucket_size(), f.fingerprint_bits(), f.bits_per_item())
+    };
+    // 8-bit fingerprints: b=8 (6% at full load) misses 5%, b=4 (2.9%)
+    // meets it with fewer bits per item than b=2.
+    let (b, f, _) = pick(0.05);
+    assert_eq!((b, f), (4, 8));
+    // 2% is met only by b=2 (1.25%) among 8-bit configurations.
+    let (b, f, _) = pick(0.02);
+    assert_eq!((b, f), (2, 8));
+    let (_, f, _) = pick(1e-3);
+    assert_eq!(f, 16);
+    let (_, f, _) = pick(1e-6);
+    assert_eq!(f, 32);
+    // Default: 4 x 16 bits.
+    let d = CuckooFilter::with_capacity(1000);
+    assert_eq!((d.bucket_size(), d.fingerprint_bits()), (4, 16));
+}
+
+#[test]
+fn statistics_add_up() {
+    let filter = CuckooFilter::with_capacity(10_000);
+    assert!(filter.is_empty());
+    assert!(filter.capacity() >= 10_000);
+    assert_eq!(filter.slots(), filter.buckets() * 4);
+    for k in 0..5000u32 {
+        filter.insert(&k).unwrap();
+    }
+    assert_eq!(filter.len(), 5000);
+    assert!((filter.load_factor() - 5000.0 / filter.slots() as f64).abs() < 1e-12);
+    // 16-bit fingerprints at ~92% design load: about 17.4 bits per item.
+    let bpi = filter.bits_per_item();
+    assert!((16.0..19.0).contains(&bpi), "{bpi}");
+    let dbg = format!("{filter:?}");
+    assert!(
+        dbg.contains("len: 5000") && dbg.contains("bucket_size: 4"),
+        "{dbg}"
+    );
+    filter.clear();
+    assert!(filter.is_empty());
+    assert_eq!((0..5000u32).filter(|k| filter.contains(k)).count(), 0);
+}
+
+#[test]
+fn every_configuration_round_trips() {
+    for b in [2usize, 4, 8] {
+        for f in [8u32, 16, 32] {
+            let filter = CuckooFilter::builder()
+                .capacity(2000)
+                .bucket_size(b)
+                .fingerprint_bits(f)
+                .build()
+                .unwrap();
+            for k in 0..2000u64 {
+                filter
+                    .insert(&k)
+                    .unwrap_or_else(|e| panic!("b={b} f={f} k={k}: {e}"));
+            }
+            assert!((0..2000u64).all(|k| filter.contains(&k)), "b={b} f={f}");
+            for k in 0..2000u64 {
+                assert!(filter.remove(&k), "b={b} f={f} k={k}");
+            }
+            assert!(filter.is_empty());
+        }
+    }
+}
+
+#[test]
+fn seeds_change_placement_but_not_answers() {
+    let a = CuckooFilter::builder()
+        .capacity(1000)
+        .seed(1)
+        .build()
+        .unwrap();
+    let b = CuckooFilter::builder()
+        .capacity(1000)
+        .seed(2)
+        .build()
+        .unwrap();
+    assert_ne!(a.hash_item("x"), b.hash_item("x"));
+    a.insert("x").unwrap();
+    b.insert("x").unwrap();
+    assert!(a.contains("x") && b.contains("x"));
+}

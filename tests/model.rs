@@ -1,0 +1,96 @@
+//! Random operation sequences against a model multiset: never a false
+//! negative, `len` exact, `insert_unique` never stores a second copy.
+
+use cuckoo_nest::CuckooFilter;
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u16),
+    InsertUnique(u16),
+    Remove(u16),
+    Contains(u16),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    // A small key universe, so keys repeat: duplicates, removes of present
+    // keys, unique inserts of present keys.
+    let key = 0u16..400;
+    prop_oneof![
+        4 => key.clone().prop_map(Op::Insert),
+        2 => key.clone().prop_map(Op::InsertUnique),
+        3 => key.clone().prop_map(Op::Remove),
+        3 => key.prop_map(Op::Contains),
+    ]
+}
+
+fn config() -> impl Strategy<Value = (usize, u32, usize)> {
+    (
+        prop::sample::select(vec![2usize, 4, 8]),
+        prop::sample::select(vec![8u32, 16, 32]),
+        1usize..300,
+    )
+}
+
+fn run(ops: &[Op], bucket_size: usize, bits: u32, capacity: usize) -> Result<(), TestCaseError> {
+    let filter = CuckooFilter::builder()
+        .capacity(capacity)
+        .bucket_size(bucket_size)
+        .fingerprint_bits(bits)
+        .build()
+        .unwrap();
+    let mut model: HashMap<u16, usize> = HashMap::new();
+    for op in ops {
+        match *op {
+            Op::Insert(k) => {
+                if filter.insert(&k).is_ok() {
+                    *model.entry(k).or_default() += 1;
+                }
+            }
+            Op::InsertUnique(k) => {
+                let present = model.get(&k).copied().unwrap_or(0) > 0;
+                match filter.insert_unique(&k) {
+                    Ok(true) => {
+                        prop_assert!(!present, "insert_unique stored a second copy of {}", k);
+                        *model.entry(k).or_default() += 1;
+                    }
+                    // Present, or a colliding fingerprint (false positive).
+                    Ok(false) => {}
+                    Err(_) => prop_assert!(!present, "insert_unique failed for present {}", k),
+                }
+            }
+            Op::Remove(k) => {
+                // Only remove what was inserted: the documented contract.
+                if let Some(c) = model.get_mut(&k).filter(|c| **c > 0) {
+                    prop_assert!(filter.remove(&k), "remove lost {}", k);
+                    *c -= 1;
+                }
+            }
+            Op::Contains(k) => {
+                if model.get(&k).copied().unwrap_or(0) > 0 {
+                    prop_assert!(filter.contains(&k), "false negative for {}", k);
+                }
+            }
+        }
+        prop_assert_eq!(filter.len(), model.values().sum::<usize>());
+    }
+    for (k, c) in &model {
+        if *c > 0 {
+            prop_assert!(filter.contains(k), "false negative for {} at the end", k);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 }))]
+
+    #[test]
+    fn behaves_like_a_multiset(
+        (b, f, capacity) in config(),
+        ops in prop::collection::vec(op(), 1..600),
+    ) {
+        run(&ops, b, f, capacity)?;
+    }
+}
