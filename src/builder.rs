@@ -53,6 +53,8 @@ pub struct Builder {
     fingerprint_bits: Option<u32>,
     seed: u64,
     buckets: Option<usize>,
+    no_huge_pages: bool,
+    reference_kernel: bool,
 }
 
 /// A chosen configuration.
@@ -63,6 +65,8 @@ pub(crate) struct Config {
     pub(crate) buckets: usize,
     pub(crate) capacity: usize,
     pub(crate) seed: u64,
+    pub(crate) huge_pages: bool,
+    pub(crate) reference_kernel: bool,
 }
 
 /// Bucket counts above this are refused (2^48 buckets of 16 bits is
@@ -102,6 +106,24 @@ impl Builder {
     /// keyed hash yourself and use the `*_hash` methods.)
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// Whether tables of 4 MiB or more are 2 MiB-aligned and advised for
+    /// transparent huge pages on Linux (default: yes). Random lookups over
+    /// a large table miss the TLB less with huge pages; turning this off is
+    /// for measuring that, or for systems where huge pages are unwelcome.
+    pub fn huge_pages(mut self, enabled: bool) -> Self {
+        self.no_huge_pages = !enabled;
+        self
+    }
+
+    /// Compares fingerprints with the scalar reference kernel instead of
+    /// the SIMD one, so benchmarks can measure both in one run. Only for
+    /// 4 x 16-bit buckets; ignored otherwise.
+    #[doc(hidden)]
+    pub fn reference_kernel(mut self, enabled: bool) -> Self {
+        self.reference_kernel = enabled;
         self
     }
 
@@ -157,6 +179,8 @@ impl Builder {
             buckets,
             capacity: sized_for,
             seed: self.seed,
+            huge_pages: !self.no_huge_pages,
+            reference_kernel: self.reference_kernel,
         })
     }
 

@@ -103,3 +103,46 @@ impl fmt::Display for InsertError {
 }
 
 impl std::error::Error for InsertError {}
+
+/// A batch call's output slice is not as long as its input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LengthMismatch {
+    /// Keys given.
+    pub keys: usize,
+    /// Result slots given.
+    pub results: usize,
+}
+
+impl fmt::Display for LengthMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "batch of {} keys needs as many result slots, got {}; nothing was looked up",
+            self.keys, self.results
+        )
+    }
+}
+
+impl std::error::Error for LengthMismatch {}
+
+/// Why `insert_batch` stopped: the first `inserted` keys are in the filter,
+/// the failing key and those after it are not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchInsertError {
+    /// Keys inserted before the failure (a prefix of the batch).
+    pub inserted: usize,
+    /// Why key number `inserted` could not be inserted.
+    pub error: InsertError,
+}
+
+impl fmt::Display for BatchInsertError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "batch insert stopped after {} keys: {}",
+            self.inserted, self.error
+        )
+    }
+}
+
+impl std::error::Error for BatchInsertError {}

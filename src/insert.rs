@@ -16,6 +16,7 @@
 
 use crate::error::InsertError;
 use crate::table::Table;
+use cuckoo_nest_simd::Kernel;
 
 /// One step of a displacement path: move `fp` from slot `slot` of bucket
 /// `from` into any free slot of bucket `to` (its alternate).
@@ -40,6 +41,28 @@ struct Node {
 
 const ROOT: u32 = u32::MAX;
 
+/// Runs `f` with an empty node buffer: one per thread, reused, so a search
+/// allocates only the first time a thread displaces. (Under loom, model
+/// threads share one OS thread, so each search gets its own buffer.)
+fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
+    #[cfg(not(loom))]
+    {
+        thread_local! {
+            static NODES: std::cell::RefCell<Vec<Node>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        NODES.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut nodes) => {
+                nodes.clear();
+                f(&mut nodes)
+            }
+            // Only if `f` re-entered (it does not); stay correct anyway.
+            Err(_) => f(&mut Vec::new()),
+        })
+    }
+    #[cfg(loom)]
+    f(&mut Vec::new())
+}
+
 enum Search {
     /// A path; carry it out, then try the insert again.
     Path(Vec<Hop>),
@@ -54,7 +77,7 @@ enum Search {
 /// attempt means another writer made progress.
 const MAX_ATTEMPTS: usize = 128;
 
-impl<const B: usize, const F: u32> Table<B, F> {
+impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     /// How many buckets the search may visit, and how long a path may be.
     /// Two-slot buckets branch little, so they get deeper paths.
     const SEARCH_NODES: usize = if B == 2 { 8192 } else { 2048 };
@@ -76,17 +99,20 @@ impl<const B: usize, const F: u32> Table<B, F> {
         len: impl Fn() -> usize,
     ) -> Result<bool, InsertError> {
         let i2 = self.alt(i1, fp);
+        // The loads fly while we take the locks.
+        self.prefetch(i1);
+        self.prefetch(i2);
         for _ in 0..MAX_ATTEMPTS {
             {
                 let guard = self.stripes.lock_pair(i1, i2);
                 let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
                 if unique {
-                    let (ma, mb) = Self::match_pair(&a, &b, fp);
+                    let (ma, mb) = self.match_pair(&a, &b, fp);
                     if ma | mb != 0 {
                         return Ok(false);
                     }
                 }
-                let (ea, eb) = Self::match_pair(&a, &b, 0);
+                let (ea, eb) = self.match_pair(&a, &b, 0);
                 let spot = if ea != 0 {
                     Some((i1, ea.trailing_zeros() as usize))
                 } else if eb != 0 {
@@ -120,7 +146,10 @@ impl<const B: usize, const F: u32> Table<B, F> {
     /// slot. Reads without locks: what it sees is checked again, hop by hop,
     /// under the locks in [`Self::execute`].
     fn search(&self, i1: usize, i2: usize) -> Search {
-        let mut nodes: Vec<Node> = Vec::with_capacity(64);
+        with_node_buffer(|nodes| self.search_in(nodes, i1, i2))
+    }
+
+    fn search_in(&self, nodes: &mut Vec<Node>, i1: usize, i2: usize) -> Search {
         for root in [i1, i2] {
             if root == i1 && !nodes.is_empty() {
                 continue; // i2 == i1: the item has a single bucket
@@ -137,12 +166,12 @@ impl<const B: usize, const F: u32> Table<B, F> {
         while head < nodes.len() {
             let node = nodes[head];
             let bucket = self.load_bucket(node.bucket);
-            let empty = Self::match_one(&bucket, 0);
+            let empty = self.match_one(&bucket, 0);
             if empty != 0 {
                 if node.parent == ROOT {
                     return Search::RootHasRoom;
                 }
-                return Search::Path(Self::path_to(&nodes, head));
+                return Search::Path(Self::path_to(nodes, head));
             }
             if node.depth < Self::MAX_DEPTH {
                 for j in 0..B {
@@ -151,9 +180,12 @@ impl<const B: usize, const F: u32> Table<B, F> {
                     }
                     let fp = Self::lane(&bucket, j);
                     let child = self.alt(node.bucket, fp);
-                    if Self::on_path(&nodes, head, child) {
+                    if Self::on_path(nodes, head, child) {
                         continue;
                     }
+                    // Breadth-first: this bucket is read only after the
+                    // rest of this level, so its miss overlaps theirs.
+                    self.prefetch(child);
                     nodes.push(Node {
                         bucket: child,
                         parent: head as u32,
@@ -211,7 +243,7 @@ impl<const B: usize, const F: u32> Table<B, F> {
             if Self::lane(&from, hop.slot) != hop.fp {
                 return false;
             }
-            let free = Self::match_one(&self.load_bucket(hop.to), 0);
+            let free = self.match_one(&self.load_bucket(hop.to), 0);
             if free == 0 {
                 return false;
             }
@@ -236,7 +268,7 @@ impl<const B: usize, const F: u32> Table<B, F> {
         let i2 = self.alt(i1, fp);
         let guard = self.stripes.lock_pair(i1, i2);
         for i in [i1, i2] {
-            let hits = Self::match_one(&self.load_bucket(i), fp);
+            let hits = self.match_one(&self.load_bucket(i), fp);
             if hits != 0 {
                 // A removal moves nothing, so it bumps no version: readers of
                 // other items in these buckets need not retry.

@@ -60,6 +60,7 @@
 
 #![warn(missing_docs)]
 
+mod batch;
 mod builder;
 mod error;
 mod hash;
@@ -70,7 +71,7 @@ mod table;
 mod words;
 
 pub use builder::{Builder, BUCKET_SIZES, FINGERPRINT_BITS};
-pub use error::{BuildError, InsertError};
+pub use error::{BatchInsertError, BuildError, InsertError, LengthMismatch};
 pub use hash::StableHasher;
 
 use builder::{design_load, false_positive_rate, Config};
@@ -91,6 +92,8 @@ enum Inner {
     B8F8(Table<8, 8>),
     B8F16(Table<8, 16>),
     B8F32(Table<8, 32>),
+    /// The default shape with the scalar reference kernel (benchmarks only).
+    B4F16Scalar(Table<4, 16, cuckoo_nest_simd::Scalar>),
 }
 
 /// Runs `$body` with `$t` bound to the concrete table.
@@ -106,6 +109,7 @@ macro_rules! with_table {
             Inner::B8F8($t) => $body,
             Inner::B8F16($t) => $body,
             Inner::B8F32($t) => $body,
+            Inner::B4F16Scalar($t) => $body,
         }
     };
 }
@@ -155,17 +159,18 @@ impl CuckooFilter {
     }
 
     pub(crate) fn from_config(config: Config) -> Result<Self, BuildError> {
-        let (m, n) = (config.buckets, config.capacity);
+        let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
         let inner = match (config.bucket_size, config.fingerprint_bits) {
-            (2, 8) => Inner::B2F8(Table::new(m, n)?),
-            (2, 16) => Inner::B2F16(Table::new(m, n)?),
-            (2, 32) => Inner::B2F32(Table::new(m, n)?),
-            (4, 8) => Inner::B4F8(Table::new(m, n)?),
-            (4, 16) => Inner::B4F16(Table::new(m, n)?),
-            (4, 32) => Inner::B4F32(Table::new(m, n)?),
-            (8, 8) => Inner::B8F8(Table::new(m, n)?),
-            (8, 16) => Inner::B8F16(Table::new(m, n)?),
-            (8, 32) => Inner::B8F32(Table::new(m, n)?),
+            (4, 16) if config.reference_kernel => Inner::B4F16Scalar(Table::new(m, n, hp)?),
+            (2, 8) => Inner::B2F8(Table::new(m, n, hp)?),
+            (2, 16) => Inner::B2F16(Table::new(m, n, hp)?),
+            (2, 32) => Inner::B2F32(Table::new(m, n, hp)?),
+            (4, 8) => Inner::B4F8(Table::new(m, n, hp)?),
+            (4, 16) => Inner::B4F16(Table::new(m, n, hp)?),
+            (4, 32) => Inner::B4F32(Table::new(m, n, hp)?),
+            (8, 8) => Inner::B8F8(Table::new(m, n, hp)?),
+            (8, 16) => Inner::B8F16(Table::new(m, n, hp)?),
+            (8, 32) => Inner::B8F32(Table::new(m, n, hp)?),
             (b, f) => unreachable!("builder validated bucket size {b} and width {f}"),
         };
         Ok(CuckooFilter { inner, config })
@@ -288,6 +293,93 @@ impl CuckooFilter {
         })
     }
 
+    /// Looks up many items at once: `out[k]` says whether `items[k]` is
+    /// probably present. Returns how many were. Faster than one `contains`
+    /// after another on tables bigger than the CPU cache, because the
+    /// lookups' memory accesses overlap (see the `batch` module docs); same
+    /// guarantees as `contains`.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert_batch(&[1u64, 2, 3])?;
+    /// let mut found = [false; 4];
+    /// assert_eq!(filter.contains_batch(&[1u64, 2, 3, 4], &mut found), Ok(3));
+    /// assert_eq!(found, [true, true, true, false]);
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `items` (nothing is
+    /// looked up).
+    pub fn contains_batch<T: Hash>(
+        &self,
+        items: &[T],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(items.len(), out.len())?;
+        Ok(with_table!(&self.inner, t => {
+            t.contains_many::<{ batch::DEFAULT_DISTANCE }>(items.len(), |k| self.hash(&items[k]), out)
+        }))
+    }
+
+    /// [`contains_batch`](Self::contains_batch) for pre-hashed keys.
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `hashes`.
+    pub fn contains_batch_hash(
+        &self,
+        hashes: &[u64],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        self.contains_batch_hash_with_distance(hashes, out, batch::DEFAULT_DISTANCE)
+    }
+
+    /// [`contains_batch_hash`](Self::contains_batch_hash) keeping `distance`
+    /// lookups in flight (rounded to a power of two in 1..=64), for tuning.
+    #[doc(hidden)]
+    pub fn contains_batch_hash_with_distance(
+        &self,
+        hashes: &[u64],
+        out: &mut [bool],
+        distance: usize,
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(hashes.len(), out.len())?;
+        let n = hashes.len();
+        let h = |k: usize| hashes[k];
+        Ok(
+            with_table!(&self.inner, t => match distance.next_power_of_two() {
+                0 | 1 => t.contains_many::<1>(n, h, out),
+                2 => t.contains_many::<2>(n, h, out),
+                4 => t.contains_many::<4>(n, h, out),
+                8 => t.contains_many::<8>(n, h, out),
+                16 => t.contains_many::<16>(n, h, out),
+                32 => t.contains_many::<32>(n, h, out),
+                _ => t.contains_many::<64>(n, h, out),
+            }),
+        )
+    }
+
+    /// Inserts many items, in order, overlapping their memory accesses.
+    ///
+    /// # Errors
+    /// [`BatchInsertError`] at the first item that does not fit: the items
+    /// before it are in, it and the rest are not, nothing else changed.
+    pub fn insert_batch<T: Hash>(&self, items: &[T]) -> Result<(), BatchInsertError> {
+        with_table!(&self.inner, t => {
+            t.insert_many::<{ batch::DEFAULT_DISTANCE }>(items.len(), |k| self.hash(&items[k]), || self.len())
+        })
+    }
+
+    /// [`insert_batch`](Self::insert_batch) for pre-hashed keys.
+    ///
+    /// # Errors
+    /// As [`insert_batch`](Self::insert_batch).
+    pub fn insert_batch_hash(&self, hashes: &[u64]) -> Result<(), BatchInsertError> {
+        with_table!(&self.inner, t => {
+            t.insert_many::<{ batch::DEFAULT_DISTANCE }>(hashes.len(), |k| hashes[k], || self.len())
+        })
+    }
+
     /// Items in the filter (inserts minus removes). Exact when no write is
     /// in flight.
     pub fn len(&self) -> usize {
@@ -389,6 +481,14 @@ impl CuckooFilter {
     /// The hash `insert`/`contains` use for `item`.
     pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hash(item)
+    }
+}
+
+fn check_lengths(keys: usize, results: usize) -> Result<(), LengthMismatch> {
+    if keys == results {
+        Ok(())
+    } else {
+        Err(LengthMismatch { keys, results })
     }
 }
 

@@ -25,13 +25,16 @@ use cuckoo_nest_simd::{Kernel, Native};
 /// the low bits of word 0 (the rest zero).
 pub(crate) type Bucket = [u64; 4];
 
-pub(crate) struct Table<const B: usize, const F: u32> {
+/// `K` is the fingerprint-match kernel: [`Native`] in every filter users
+/// build; the scalar reference only in the hidden benchmark variant.
+pub(crate) struct Table<const B: usize, const F: u32, K = Native> {
+    kernel: K,
     words: Words,
     buckets: usize,
     pub(crate) stripes: Stripes,
 }
 
-impl<const B: usize, const F: u32> Table<B, F> {
+impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     pub(crate) const BUCKET_BITS: usize = B * F as usize;
     const WORDS_PER_BUCKET: usize = if Self::BUCKET_BITS >= 64 {
         Self::BUCKET_BITS / 64
@@ -42,7 +45,11 @@ impl<const B: usize, const F: u32> Table<B, F> {
     const LANE_MASK: u32 = (1u32 << B) - 1;
 
     /// A zeroed table of `buckets` buckets, or the reason it cannot be had.
-    pub(crate) fn new(buckets: usize, capacity: usize) -> Result<Self, BuildError> {
+    pub(crate) fn new(
+        buckets: usize,
+        capacity: usize,
+        huge_pages: bool,
+    ) -> Result<Self, BuildError> {
         let too_large = BuildError::CapacityTooLarge { capacity };
         let bits = buckets
             .checked_mul(Self::BUCKET_BITS)
@@ -54,7 +61,8 @@ impl<const B: usize, const F: u32> Table<B, F> {
             return Err(too_large);
         }
         Ok(Table {
-            words: Words::zeroed(words)?,
+            kernel: K::default(),
+            words: Words::zeroed(words, huge_pages)?,
             buckets,
             stripes: Stripes::new(buckets),
         })
@@ -130,8 +138,8 @@ impl<const B: usize, const F: u32> Table<B, F> {
     /// slots): two masks, bit `j` = slot `j`. One kernel call covers both
     /// buckets when together they fit in 256 bits.
     #[inline(always)]
-    pub(crate) fn match_pair(a: &Bucket, b: &Bucket, value: u32) -> (u32, u32) {
-        let k = Native::default();
+    pub(crate) fn match_pair(&self, a: &Bucket, b: &Bucket, value: u32) -> (u32, u32) {
+        let k = self.kernel;
         if Self::BUCKET_BITS <= 64 {
             let g = [a[0], b[0]];
             let m = match F {
@@ -157,8 +165,8 @@ impl<const B: usize, const F: u32> Table<B, F> {
 
     /// Which slots of bucket `a` equal `value`.
     #[inline(always)]
-    pub(crate) fn match_one(a: &Bucket, value: u32) -> u32 {
-        Self::match_pair(a, a, value).0
+    pub(crate) fn match_one(&self, a: &Bucket, value: u32) -> u32 {
+        self.match_pair(a, a, value).0
     }
 
     /// True if fingerprint `fp` is in bucket `i1` or its alternate.
@@ -184,7 +192,7 @@ impl<const B: usize, const F: u32> Table<B, F> {
                 continue;
             };
             let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-            let (ma, mb) = Self::match_pair(&a, &b, fp);
+            let (ma, mb) = self.match_pair(&a, &b, fp);
             if ma | mb != 0 {
                 return true;
             }

@@ -33,11 +33,12 @@ const HUGE_PAGE: usize = 2 << 20;
 
 #[cfg(not(loom))]
 impl Words {
-    /// `len` zeroed words (`len > 0`).
-    pub(crate) fn zeroed(len: usize) -> Result<Self, BuildError> {
+    /// `len` zeroed words; with `huge_pages`, large tables get 2 MiB
+    /// alignment and the transparent-huge-page hint.
+    pub(crate) fn zeroed(len: usize, huge_pages: bool) -> Result<Self, BuildError> {
         let len = len.max(8);
         let bytes = len * 8;
-        let align = if bytes >= HUGE_PAGE_THRESHOLD {
+        let align = if huge_pages && bytes >= HUGE_PAGE_THRESHOLD {
             HUGE_PAGE
         } else {
             64
@@ -101,7 +102,7 @@ pub(crate) struct Words(Box<[AtomicU64]>);
 
 #[cfg(loom)]
 impl Words {
-    pub(crate) fn zeroed(len: usize) -> Result<Self, BuildError> {
+    pub(crate) fn zeroed(len: usize, _huge_pages: bool) -> Result<Self, BuildError> {
         Ok(Words((0..len.max(8)).map(|_| AtomicU64::new(0)).collect()))
     }
 

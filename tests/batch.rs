@@ -1,0 +1,92 @@
+//! Batch operations agree with one-at-a-time operations.
+
+use cuckoo_nest::{CuckooFilter, InsertError, LengthMismatch};
+
+fn keys(n: usize, seed: u64) -> Vec<u64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let z = (s ^ (s >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z ^ (z >> 29)
+        })
+        .collect()
+}
+
+#[test]
+fn batch_lookups_agree_with_single_lookups() {
+    for b in [2usize, 4, 8] {
+        for f in [8u32, 16, 32] {
+            let filter = CuckooFilter::builder()
+                .capacity(5000)
+                .bucket_size(b)
+                .fingerprint_bits(f)
+                .build()
+                .unwrap();
+            let present = keys(4000, b as u64 * 100 + f as u64);
+            filter.insert_batch(&present).unwrap();
+            assert_eq!(filter.len(), 4000);
+            // Mixed present and absent keys; lengths around the pipeline depth.
+            let mut probe = keys(3000, 7);
+            probe.extend_from_slice(&present[..3000]);
+            for len in [0usize, 1, 3, 15, 16, 17, 63, 64, 65, 1000, 6000] {
+                let batch = &probe[probe.len() - len..];
+                let mut out = vec![false; len];
+                let hits = filter.contains_batch(batch, &mut out).unwrap();
+                let single: Vec<bool> = batch.iter().map(|k| filter.contains(k)).collect();
+                assert_eq!(out, single, "b={b} f={f} len={len}");
+                assert_eq!(hits, single.iter().filter(|x| **x).count());
+                let hashes: Vec<u64> = batch.iter().map(|k| filter.hash_item(k)).collect();
+                for d in [1, 2, 4, 8, 16, 32, 64, 100] {
+                    let mut out2 = vec![false; len];
+                    filter
+                        .contains_batch_hash_with_distance(&hashes, &mut out2, d)
+                        .unwrap();
+                    assert_eq!(out2, single, "b={b} f={f} len={len} d={d}");
+                }
+            }
+            // Every inserted key found by the batch path: no false negatives.
+            let mut out = vec![false; present.len()];
+            assert_eq!(filter.contains_batch(&present, &mut out), Ok(present.len()));
+        }
+    }
+}
+
+#[test]
+fn batch_output_length_must_match() {
+    let filter = CuckooFilter::with_capacity(100);
+    let mut out = [true; 2];
+    assert_eq!(
+        filter.contains_batch(&[1u8, 2, 3], &mut out),
+        Err(LengthMismatch {
+            keys: 3,
+            results: 2
+        })
+    );
+    assert_eq!(out, [true, true], "nothing written on a length mismatch");
+    assert_eq!(
+        filter.contains_batch_hash(&[1, 2], &mut [false; 3]),
+        Err(LengthMismatch {
+            keys: 2,
+            results: 3
+        })
+    );
+}
+
+#[test]
+fn failing_batch_insert_keeps_the_prefix_and_nothing_else() {
+    let filter = CuckooFilter::builder().buckets(64).build().unwrap();
+    let ks = keys(1000, 3);
+    let err = filter.insert_batch(&ks).unwrap_err();
+    assert!(matches!(err.error, InsertError::Full { .. }));
+    let n = err.inserted;
+    assert!(n > 200 && n < 256, "stopped after {n} of 256 slots");
+    assert_eq!(filter.len(), n);
+    assert!(ks[..n].iter().all(|k| filter.contains(k)));
+    assert!(err.to_string().contains(&format!("after {n} keys")));
+    // The batch of hashes behaves the same.
+    let g = CuckooFilter::builder().buckets(64).build().unwrap();
+    let hashes: Vec<u64> = ks.iter().map(|k| g.hash_item(k)).collect();
+    let err2 = g.insert_batch_hash(&hashes).unwrap_err();
+    assert_eq!(err2.inserted, n);
+}
