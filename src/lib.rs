@@ -59,6 +59,10 @@
 //! `*_hash` methods with any well-mixed 64-bit hash.
 
 #![warn(missing_docs)]
+// README's example runs as a doctest, so it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 mod batch;
 mod builder;
