@@ -1,0 +1,286 @@
+//! The hardware limit for out-of-cache lookups, and how close cuckoo-nest gets to it.
+//!
+//! A lookup on a filter much bigger than the last-level cache costs (at least) two random
+//! cache-line loads, one per candidate bucket. So one core's rate of random, independent 64-byte
+//! loads over a large buffer, halved, bounds its lookups per second. The buffer is measured with
+//! 2 MiB pages (madvise, as a large filter table would ask for) and with 4 KiB pages, and a
+//! dependent pointer chase over the same buffer gives the load latency for reference.
+
+use std::alloc::{alloc, dealloc, Layout};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use crate::keys::{absent_key, mix64, present_key, SplitMix64};
+use crate::progress::Phase;
+
+const LINE: usize = 64;
+const HUGE_PAGE: usize = 2 << 20;
+/// Keys a filling thread claims and inserts with one `insert_batch` call.
+const FILL_CHUNK: usize = 1 << 12;
+
+/// A zeroed, 2 MiB-aligned buffer of u64s, optionally hinted for transparent huge pages.
+struct Buffer {
+    ptr: *mut u64,
+    layout: Layout,
+}
+
+impl Buffer {
+    fn new(bytes: usize, huge: bool) -> Result<Buffer, String> {
+        let bytes = bytes.div_ceil(HUGE_PAGE) * HUGE_PAGE;
+        let layout = Layout::from_size_align(bytes, HUGE_PAGE).map_err(|e| e.to_string())?;
+        // SAFETY: the layout has a non-zero size (at least one 2 MiB page).
+        let ptr = unsafe { alloc(layout) } as *mut u64;
+        if ptr.is_null() {
+            return Err(format!("could not allocate {} MiB", bytes >> 20));
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let advice = if huge {
+                libc::MADV_HUGEPAGE
+            } else {
+                libc::MADV_NOHUGEPAGE
+            };
+            // SAFETY: ptr..ptr+bytes is our own allocation, page-aligned; madvise only changes
+            // how the kernel backs it, and a failure (no THP support) is harmless.
+            unsafe {
+                libc::madvise(ptr.cast(), bytes, advice);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = huge;
+        Ok(Buffer { ptr, layout })
+    }
+
+    fn words(&mut self) -> &mut [u64] {
+        // SAFETY: the allocation holds layout.size() bytes, u64-aligned, owned by self; every
+        // word is written in `fill_chase` before it is read.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size() / 8) }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { dealloc(self.ptr.cast(), self.layout) }
+    }
+}
+
+/// Writes a single random cycle through all lines (Sattolo's algorithm) into the first word of
+/// each line, which also faults in every page before anything is timed.
+fn fill_chase(words: &mut [u64], seed: u64) {
+    let lines = words.len() * 8 / LINE;
+    let mut order: Vec<u32> = (0..lines as u32).collect();
+    let mut rng = SplitMix64::new(seed);
+    for i in (1..lines).rev() {
+        let j = rng.below(i);
+        order.swap(i, j);
+    }
+    for w in words.iter_mut() {
+        *w = 0;
+    }
+    for i in 0..lines {
+        let from = order[i] as usize;
+        let to = order[(i + 1) % lines] as u64;
+        words[from * (LINE / 8)] = to;
+    }
+}
+
+/// Random independent line loads per second on this core.
+fn random_loads(words: &[u64], loads: usize, seed: u64) -> f64 {
+    let lines = words.len() * 8 / LINE;
+    const BATCH: usize = 32;
+    let mut idx = [0usize; BATCH];
+    let mut x = seed;
+    let mut acc = 0u64;
+    let t = Instant::now();
+    for _ in 0..loads / BATCH {
+        // Indices first, loads after: nothing links one load to another, so the core keeps as
+        // many misses in flight as it can.
+        for slot in idx.iter_mut() {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            *slot = ((mix64(x) as u128 * lines as u128) >> 64) as usize * (LINE / 8);
+        }
+        for &i in &idx {
+            acc = acc.wrapping_add(words[i]);
+        }
+    }
+    black_box(acc);
+    (loads / BATCH * BATCH) as f64 / t.elapsed().as_secs_f64()
+}
+
+/// Nanoseconds per load when each load's address comes from the previous load.
+fn chase_latency(words: &[u64], loads: usize) -> f64 {
+    let mut i = 0u64;
+    let t = Instant::now();
+    for _ in 0..loads {
+        i = words[i as usize * (LINE / 8)];
+    }
+    black_box(i);
+    t.elapsed().as_secs_f64() * 1e9 / loads as f64
+}
+
+pub struct LineRates {
+    pub buffer_mib: usize,
+    /// Lines per second, 2 MiB pages requested.
+    pub huge_pages: f64,
+    /// Lines per second, 4 KiB pages.
+    pub small_pages: f64,
+    pub latency_ns_huge: f64,
+    pub latency_ns_small: f64,
+}
+
+fn median3(mut f: impl FnMut() -> f64, reps: usize) -> f64 {
+    let mut v: Vec<f64> = (0..reps.max(1)).map(|_| f()).collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+pub fn line_rates(
+    mib: usize,
+    loads: usize,
+    reps: usize,
+    phase: &Phase,
+) -> Result<LineRates, String> {
+    let mut out = [(0.0, 0.0); 2];
+    for (k, huge) in [true, false].into_iter().enumerate() {
+        phase.message(if huge { "2 MiB pages" } else { "4 KiB pages" });
+        let mut buf = Buffer::new(mib << 20, huge)?;
+        let words = buf.words();
+        fill_chase(words, 17 + k as u64);
+        let rate = median3(|| random_loads(words, loads, 5 + k as u64), reps);
+        let latency = chase_latency(words, (loads / 16).max(1000));
+        out[k] = (rate, latency);
+        phase.inc();
+    }
+    Ok(LineRates {
+        buffer_mib: mib,
+        huge_pages: out[0].0,
+        small_pages: out[1].0,
+        latency_ns_huge: out[0].1,
+        latency_ns_small: out[1].1,
+    })
+}
+
+pub struct OutOfCache {
+    pub filter_mib: f64,
+    pub items: usize,
+    pub load_factor: f64,
+    /// M lookups/s on one core.
+    pub negative_1: f64,
+    pub positive_1: f64,
+    /// M lookups/s, all threads together.
+    pub negative_all: f64,
+    pub threads: usize,
+    pub fill_mops: f64,
+    /// One-core negative lookups through `contains_batch` (BATCHED LOOKUPS).
+    pub negative_batched_1: Option<f64>,
+}
+
+/// Fills one large default cuckoo-nest filter (with all threads: it is built for that) and
+/// times lookups on it.
+pub fn out_of_cache(
+    mib: usize,
+    fill: f64,
+    lookups: usize,
+    threads: usize,
+    reps: usize,
+    seed: u64,
+    phase: &Phase,
+) -> Result<OutOfCache, String> {
+    // A default filter stores 16-bit fingerprints: about 2 bytes per item it is sized for.
+    let capacity = (mib << 20) / 2;
+    let filter = crate::subjects::build_nest(crate::cli::NestConfig::Default, capacity)?;
+    let seed = seed ^ 0x0005_EED0_FB16;
+    let target = (capacity as f64 * fill) as usize;
+    phase.message(format!("fill {target} items with {threads} threads"));
+    let next = AtomicUsize::new(0);
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut chunk = Vec::with_capacity(FILL_CHUNK);
+                loop {
+                    // Claim keys in chunks: no shared counter on every insert.
+                    let start = next.fetch_add(FILL_CHUNK, Ordering::Relaxed);
+                    if start >= target {
+                        break;
+                    }
+                    chunk.clear();
+                    let end = (start + FILL_CHUNK).min(target);
+                    chunk.extend((start..end).map(|i| present_key(seed, i as u64)));
+                    // The batch API overlaps the inserts' cache misses; at this fill nothing
+                    // fails, and a failure would only leave the filter a little emptier.
+                    let _ = filter.insert_batch(&chunk);
+                }
+            });
+        }
+    });
+    let fill_secs = t.elapsed().as_secs_f64();
+    phase.inc();
+    let items = filter.len();
+
+    let mut rng = SplitMix64::new(seed);
+    let negative: Vec<u64> = (0..lookups as u64).map(|i| absent_key(seed, i)).collect();
+    let positive: Vec<u64> = (0..lookups)
+        .map(|_| present_key(seed, rng.below(target) as u64))
+        .collect();
+    let rate = |q: &[u64]| {
+        let t = Instant::now();
+        black_box(q.iter().filter(|k| filter.contains(*k)).count());
+        q.len() as f64 / t.elapsed().as_secs_f64() / 1e6
+    };
+    phase.message("lookups, one core");
+    let negative_1 = median3(|| rate(&negative), reps);
+    let positive_1 = median3(|| rate(&positive), reps);
+    // BATCHED LOOKUPS: the same negative keys through `contains_batch`.
+    let negative_batched_1 = median3(
+        || {
+            let t = Instant::now();
+            black_box(crate::subjects::nest_contains_batched(&filter, &negative));
+            negative.len() as f64 / t.elapsed().as_secs_f64() / 1e6
+        },
+        reps,
+    );
+    phase.inc();
+    phase.message(format!("lookups, {threads} threads"));
+    let negative_all = median3(
+        || {
+            let per = negative.len() / threads;
+            let t = Instant::now();
+            std::thread::scope(|s| {
+                for k in 0..threads {
+                    let q = &negative[k * per..(k + 1) * per];
+                    let f = &filter;
+                    s.spawn(move || black_box(q.iter().filter(|x| f.contains(*x)).count()));
+                }
+            });
+            (per * threads) as f64 / t.elapsed().as_secs_f64() / 1e6
+        },
+        reps,
+    );
+    phase.inc();
+    Ok(OutOfCache {
+        filter_mib: filter.memory_usage() as f64 / (1 << 20) as f64,
+        items,
+        load_factor: filter.load_factor(),
+        negative_1,
+        positive_1,
+        negative_all,
+        threads,
+        fill_mops: items as f64 / fill_secs / 1e6,
+        negative_batched_1: Some(negative_batched_1),
+    })
+}
+
+/// The kernel's transparent-huge-page mode, e.g. "madvise", for the report's notes.
+pub fn thp_mode() -> String {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .find(|w| w.starts_with('['))
+                .map(|w| w.trim_matches(['[', ']']).to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}

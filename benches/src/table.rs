@@ -1,0 +1,211 @@
+//! One measurement as a table: rendered as markdown for stdout and report.md, and as CSV for
+//! anyone re-plotting. Rows are filters (or measurements), columns are numbers with units;
+//! an empty cell means the filter cannot do the operation, never a made-up figure.
+
+use std::fmt::Write as _;
+
+pub struct Column {
+    /// Header in the markdown table, with its unit ("10%", "bits/item").
+    pub header: String,
+    /// Header in the CSV file: lower case, no spaces, with its unit.
+    pub csv: String,
+    /// How to print the value in markdown.
+    pub format: Format,
+}
+
+#[derive(Clone, Copy)]
+pub enum Format {
+    /// Fixed decimals.
+    Fixed(usize),
+    /// Three significant digits, for rates spanning orders of magnitude (false-positive rates).
+    Significant,
+    /// An integer with thousands separators.
+    Count,
+}
+
+pub struct Table {
+    /// File stem of the CSV (and of the plot, where there is one).
+    pub name: String,
+    pub title: String,
+    /// Lines under the title: what was measured, with its units.
+    pub notes: Vec<String>,
+    /// Header of the label column.
+    pub label: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<(String, Vec<Option<f64>>)>,
+}
+
+impl Table {
+    pub fn new(name: &str, title: &str, label: &str) -> Table {
+        Table {
+            name: name.to_string(),
+            title: title.to_string(),
+            notes: Vec::new(),
+            label: label.to_string(),
+            columns: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Table {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn column(mut self, header: &str, csv: &str, format: Format) -> Table {
+        self.columns.push(Column {
+            header: header.to_string(),
+            csv: csv.to_string(),
+            format,
+        });
+        self
+    }
+
+    pub fn row(&mut self, label: impl Into<String>, values: Vec<Option<f64>>) {
+        debug_assert_eq!(values.len(), self.columns.len());
+        self.rows.push((label.into(), values));
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "### {}\n", self.title);
+        for n in &self.notes {
+            let _ = writeln!(s, "{n}  ");
+        }
+        if !self.notes.is_empty() {
+            s.push('\n');
+        }
+        let mut cells: Vec<Vec<String>> = Vec::new();
+        let mut header = vec![self.label.clone()];
+        header.extend(self.columns.iter().map(|c| c.header.clone()));
+        cells.push(header);
+        for (label, values) in &self.rows {
+            let mut line = vec![label.clone()];
+            for (v, c) in values.iter().zip(&self.columns) {
+                line.push(match v {
+                    Some(v) => format_value(*v, c.format),
+                    None => String::new(),
+                });
+            }
+            cells.push(line);
+        }
+        let widths: Vec<usize> = (0..cells[0].len())
+            .map(|i| {
+                cells
+                    .iter()
+                    .map(|r| r[i].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(3)
+            })
+            .collect();
+        for (n, line) in cells.iter().enumerate() {
+            s.push('|');
+            for (i, cell) in line.iter().enumerate() {
+                let pad = widths[i] - cell.chars().count();
+                if i == 0 {
+                    let _ = write!(s, " {cell}{} |", " ".repeat(pad));
+                } else {
+                    let _ = write!(s, " {}{cell} |", " ".repeat(pad));
+                }
+            }
+            s.push('\n');
+            if n == 0 {
+                s.push('|');
+                for (i, w) in widths.iter().enumerate() {
+                    if i == 0 {
+                        let _ = write!(s, " {} |", "-".repeat(*w));
+                    } else {
+                        let _ = write!(s, " {}: |", "-".repeat(w - 1));
+                    }
+                }
+                s.push('\n');
+            }
+        }
+        s
+    }
+
+    pub fn csv(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&csv_field(&csv_name(&self.label)));
+        for c in &self.columns {
+            s.push(',');
+            s.push_str(&csv_field(&c.csv));
+        }
+        s.push('\n');
+        for (label, values) in &self.rows {
+            s.push_str(&csv_field(label));
+            for v in values {
+                s.push(',');
+                if let Some(v) = v {
+                    // Full precision: the CSV is for re-plotting, the markdown for reading.
+                    let _ = write!(s, "{v}");
+                }
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+fn csv_name(s: &str) -> String {
+    s.to_lowercase().replace(' ', "_")
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn format_value(v: f64, format: Format) -> String {
+    match format {
+        Format::Fixed(d) => format!("{v:.d$}"),
+        Format::Significant => {
+            if v == 0.0 {
+                "0".to_string()
+            } else {
+                let digits = (2 - v.abs().log10().floor() as i64).clamp(0, 12) as usize;
+                format!("{v:.digits$}")
+            }
+        }
+        Format::Count => {
+            let n = v.round() as u128;
+            let raw = n.to_string();
+            let mut out = String::new();
+            for (i, ch) in raw.chars().enumerate() {
+                if i > 0 && (raw.len() - i) % 3 == 0 {
+                    out.push(',');
+                }
+                out.push(ch);
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_empty_cells_and_units() {
+        let mut t = Table::new("t", "T", "filter")
+            .column("a (M ops/s)", "a_mops", Format::Fixed(1))
+            .column("b", "b", Format::Count);
+        t.row("x, y", vec![Some(1.25), None]);
+        t.row("z", vec![None, Some(1234567.0)]);
+        let md = t.markdown();
+        assert!(md.contains("| x, y |         1.2 |           |") || md.contains("1.2"));
+        assert!(md.contains("1,234,567"));
+        assert_eq!(t.csv(), "filter,a_mops,b\n\"x, y\",1.25,\nz,,1234567\n");
+    }
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(format_value(0.012207, Format::Significant), "0.0122");
+        assert_eq!(format_value(3.1, Format::Significant), "3.10");
+    }
+}

@@ -1,0 +1,219 @@
+//! Runs the report binary in tiny mode and checks that every table and plot it promises is
+//! written, and that every figure in the CSV files is a finite, positive number (or an empty
+//! cell, for an operation the filter cannot do).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CSV_FILES: [&str; 11] = [
+    "table3_space_and_construction",
+    "fig5_lookup_vs_positive_share",
+    "fig6_positive_lookup_vs_occupancy",
+    "fig6_negative_lookup_vs_occupancy",
+    "fig7_insert_vs_occupancy",
+    "fig8_delete_vs_occupancy",
+    "threads_lookups_fill90",
+    "threads_inserts_0_to_80",
+    "threads_mixed_90_10",
+    "threads_mixed_50_50",
+    "cache_line_rate_and_out_of_cache",
+];
+
+const SVG_FILES: [&str; 5] = [
+    "fig5_lookup_vs_positive_share",
+    "fig6_lookup_vs_occupancy",
+    "fig7_insert_vs_occupancy",
+    "fig8_delete_vs_occupancy",
+    "threads_scaling",
+];
+
+/// Columns that may hold a measured zero: a false-positive rate on a few thousand absent keys,
+/// and the count of lost items (zero is the correct answer for most filters).
+fn may_be_zero(column: &str) -> bool {
+    column.starts_with("fpr_measured") || column == "lost_items"
+}
+
+fn out_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cuckoo-nest-report-smoke-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Splits one CSV line; the report quotes fields that contain commas.
+fn fields(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+fn check_csv(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = fields(lines.next().expect("a header line"));
+    assert!(header.len() >= 2, "{}: too few columns", path.display());
+    let mut numbers = 0;
+    let mut rows = 0;
+    for line in lines {
+        rows += 1;
+        let cells = fields(line);
+        assert_eq!(
+            cells.len(),
+            header.len(),
+            "{}: ragged row {line:?}",
+            path.display()
+        );
+        assert!(
+            !cells[0].is_empty(),
+            "{}: row without a label",
+            path.display()
+        );
+        for (cell, column) in cells.iter().zip(&header).skip(1) {
+            if cell.is_empty() {
+                continue; // the filter cannot do this operation
+            }
+            let v: f64 = cell.parse().unwrap_or_else(|_| {
+                panic!("{}: {column} = {cell:?} is not a number", path.display())
+            });
+            assert!(
+                v.is_finite(),
+                "{}: {column} = {v} is not finite",
+                path.display()
+            );
+            if may_be_zero(column) {
+                assert!(v >= 0.0, "{}: {column} = {v} is negative", path.display());
+            } else {
+                assert!(
+                    v > 0.0,
+                    "{}: {column} = {v} is not positive",
+                    path.display()
+                );
+            }
+            numbers += 1;
+        }
+    }
+    assert!(rows > 0, "{}: no rows", path.display());
+    numbers
+}
+
+#[test]
+fn tiny_report_writes_every_table_and_plot() {
+    let out = out_dir();
+    let result = Command::new(env!("CARGO_BIN_EXE_report"))
+        .args(["--tiny", "--items", "20000", "--threads", "2", "--out"])
+        .arg(&out)
+        .output()
+        .expect("the report binary runs");
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "report failed:\n{stderr}");
+
+    for name in CSV_FILES {
+        let numbers = check_csv(&out.join(format!("{name}.csv")));
+        assert!(numbers > 0, "{name}.csv has no figures");
+    }
+    for name in SVG_FILES {
+        let path = out.join(format!("{name}.svg"));
+        let svg =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            svg.contains("<svg") && svg.contains("</svg>"),
+            "{name}.svg is not an SVG"
+        );
+        assert!(
+            svg.contains("<polyline") || svg.contains("<path"),
+            "{name}.svg has no lines"
+        );
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+
+    // Every measurement is printed on stdout as a markdown table, and kept in report.md.
+    let tables = stdout.matches("\n### ").count();
+    assert_eq!(tables, CSV_FILES.len(), "tables on stdout:\n{stdout}");
+    assert!(stdout.contains("| filter"), "no markdown table on stdout");
+    assert!(report.contains("### Table 3"));
+    for name in SVG_FILES {
+        assert!(
+            report.contains(&format!("{name}.svg")),
+            "report.md does not link {name}.svg"
+        );
+    }
+    // Bloom filters cannot delete: an empty cell, not a number.
+    let fig8 = std::fs::read_to_string(out.join("fig8_delete_vs_occupancy.csv")).unwrap();
+    let bloom = fig8
+        .lines()
+        .find(|l| l.starts_with("fastbloom"))
+        .expect("a fastbloom row");
+    assert!(
+        bloom.split(',').skip(1).all(str::is_empty),
+        "fastbloom deletes: {bloom}"
+    );
+    // One summary line per phase on stderr.
+    for phase in [
+        "keys:",
+        "single thread:",
+        "thread scaling:",
+        "cache-line rate:",
+        "out-of-cache lookups:",
+    ] {
+        assert!(stderr.contains(phase), "no summary for {phase}\n{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bad_options_exit_with_code_2() {
+    for args in [
+        &["--items", "many"][..],
+        &["--no-such-option"],
+        &["--configs", "3x7"],
+        &["--positive-fraction", "2"],
+    ] {
+        let result = Command::new(env!("CARGO_BIN_EXE_report"))
+            .args(args)
+            .output()
+            .expect("the report binary runs");
+        assert_eq!(result.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(stderr.contains("error:"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn help_lists_every_option() {
+    let result = Command::new(env!("CARGO_BIN_EXE_report"))
+        .arg("--help")
+        .output()
+        .expect("the report binary runs");
+    assert!(result.status.success());
+    let help = String::from_utf8_lossy(&result.stdout);
+    for option in [
+        "--items",
+        "--threads",
+        "--positive-fraction",
+        "--configs",
+        "--out",
+        "--quick",
+        "--tiny",
+        "--reps",
+        "--memory-mib",
+        "--seed",
+        "--help",
+    ] {
+        assert!(help.contains(option), "--help does not list {option}");
+    }
+}
