@@ -430,11 +430,11 @@ impl CuckooFilter {
 
     /// Bytes of the table and its stripes.
     pub fn memory_usage(&self) -> usize {
-        with_table!(&self.inner, t => t.memory_usage() + t.stripes.count() * 16)
+        with_table!(&self.inner, t => t.memory_usage() + t.stripes.memory_usage())
     }
 
     /// Bits of the bucket table per item at [`capacity`](Self::capacity),
-    /// the paper's measure (the stripes, at most 16 KiB, are counted in
+    /// the paper's measure (the stripes, at most 24 KiB, are counted in
     /// [`memory_usage`](Self::memory_usage) but not here).
     pub fn bits_per_item(&self) -> f64 {
         let table = with_table!(&self.inner, t => t.memory_usage());

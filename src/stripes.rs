@@ -1,16 +1,17 @@
 //! Version/lock stripes: the seqlock half of the protocol.
 //!
-//! Bucket `i` belongs to stripe `i & mask`. A stripe is one stamp word and
-//! one item counter. The stamp is `version << 1 | locked`:
+//! Bucket `i` belongs to stripe `i & mask`. A stripe has two halves, kept
+//! in separate arrays so that they never share a cache line:
 //!
-//! - bit 0, the lock: writers (insert, remove, every displacement hop, clear)
-//!   hold the locks of every bucket they write. Readers ignore it, so plain
-//!   inserts and removes never make a reader retry (contract 3).
-//! - bits 1.., the version: bumped to odd before a fingerprint *moves*
-//!   between buckets and to even after. A reader takes an even stamp before
-//!   loading a bucket and, if it found nothing, checks the stamp is still the
-//!   same; if a move ran in between, it retries rather than answer a false
-//!   "no" for an item that was in flight.
+//! - a lock and an item counter, for writers only (insert, remove, every
+//!   displacement hop, clear lock the stripes of every bucket they write).
+//!   Readers never touch them, so plain inserts and removes neither make a
+//!   reader retry (contract 3) nor evict the lines readers read.
+//! - a version, for readers: bumped to odd before a fingerprint *moves*
+//!   between buckets and to even after. A reader takes an even version
+//!   before loading a bucket and, if it found nothing, checks the version is
+//!   still the same; if a move ran in between, it retries rather than answer
+//!   a false "no" for an item that was in flight.
 //!
 //! The shape follows crossbeam-utils' `SeqLock` (acquire load, data, acquire
 //! fence, relaxed re-load), with the data itself in atomics. Locks are taken
@@ -19,30 +20,36 @@
 use crate::sync::{fence, AtomicU64, Ordering, Spin};
 
 const LOCKED: u64 = 1;
-const MOVING: u64 = 2;
-/// Bits that hold the lock and the version. Under `cuckoo_small_stamp` the
-/// version is two bits wide, so the loom models can make it wrap around.
+/// A version step. Versions are even at rest and odd while a move runs.
+const STEP: u64 = 1;
+/// Bits of the version. Under `cuckoo_small_stamp` the version is two bits
+/// wide, so the loom models can make it wrap around.
 #[cfg(not(cuckoo_small_stamp))]
-const STAMP_BITS: u64 = u64::MAX;
+const VERSION_BITS: u64 = u64::MAX;
 #[cfg(cuckoo_small_stamp)]
-const STAMP_BITS: u64 = 0b111;
+const VERSION_BITS: u64 = 0b11;
 
-/// The largest stripe count: 1024 stripes of 16 bytes stay within L2.
+/// The largest stripe count: 1024 versions (8 KiB) and 1024 locks (16 KiB)
+/// stay within L2.
 pub(crate) const MAX_STRIPES: usize = 1024;
 
-struct Stripe {
-    stamp: AtomicU64,
-    /// Items inserted minus items removed under this stripe's lock, wrapping:
-    /// only the sum over all stripes means anything.
+/// The writers' half of a stripe. Readers never touch it, so a writer
+/// taking a lock or counting an item does not evict readers' cache lines.
+struct Lock {
+    locked: AtomicU64,
+    /// Items inserted minus items removed under this lock, wrapping: only
+    /// the sum over all stripes means anything.
     count: AtomicU64,
 }
 
 pub(crate) struct Stripes {
-    stripes: Box<[Stripe]>,
+    /// Read by every lookup, written only around fingerprint moves.
+    versions: Box<[AtomicU64]>,
+    locks: Box<[Lock]>,
     mask: usize,
 }
 
-/// A stamp read by [`Stripes::read_begin`], to hand back to
+/// A version read by [`Stripes::read_begin`], to hand back to
 /// [`Stripes::read_valid`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stamp(u64);
@@ -57,14 +64,14 @@ impl Stripes {
             .div_ceil(16)
             .next_power_of_two()
             .clamp(per_bucket, MAX_STRIPES);
-        let stripes = (0..n)
-            .map(|_| Stripe {
-                stamp: AtomicU64::new(0),
-                count: AtomicU64::new(0),
-            })
-            .collect();
         Stripes {
-            stripes,
+            versions: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            locks: (0..n)
+                .map(|_| Lock {
+                    locked: AtomicU64::new(0),
+                    count: AtomicU64::new(0),
+                })
+                .collect(),
             mask: n - 1,
         }
     }
@@ -74,28 +81,29 @@ impl Stripes {
         bucket & self.mask
     }
 
-    #[inline(always)]
-    fn stripe(&self, s: usize) -> &Stripe {
-        &self.stripes[s]
-    }
-
-    /// Starts an optimistic read of stripe `s`: its stamp, or `None` while a
-    /// move is under way there (the caller waits and starts again).
+    /// Starts an optimistic read of stripe `s`: its version, or `None` while
+    /// a move is under way there (the caller waits and starts again).
     #[inline(always)]
     pub(crate) fn read_begin(&self, s: usize) -> Option<Stamp> {
-        let v = self.stripe(s).stamp.load(Ordering::Acquire);
-        if v & MOVING != 0 {
+        let v = self.versions[s].load(Ordering::Acquire);
+        // (cuckoo_broken_accept_odd: deliberately broken variant for the loom
+        // models, a reader that starts in the middle of a move.)
+        if v & STEP != 0 && !cfg!(cuckoo_broken_accept_odd) {
             None
         } else {
-            Some(Stamp(v & !LOCKED))
+            Some(Stamp(v))
         }
     }
 
-    /// Orders the bucket loads before the stamp re-checks that follow.
+    /// Orders the bucket loads before the version re-checks that follow.
     /// Called once after the loads, before one or more [`Self::read_valid`].
     #[inline(always)]
     pub(crate) fn read_fence() {
-        fence(Ordering::Acquire);
+        // (cuckoo_broken_no_read_fence: deliberately broken variant for the
+        // loom models, version re-checks that may be ordered before the loads.)
+        if !cfg!(cuckoo_broken_no_read_fence) {
+            fence(Ordering::Acquire);
+        }
     }
 
     /// True if no move touched stripe `s` since [`Self::read_begin`] returned
@@ -106,17 +114,22 @@ impl Stripes {
             // Deliberately broken variant for the loom models: never re-check.
             return true;
         }
-        self.stripe(s).stamp.load(Ordering::Relaxed) & !LOCKED == stamp.0
+        let now = self.versions[s].load(Ordering::Relaxed);
+        if cfg!(cuckoo_broken_wrap_compare) {
+            // Deliberately broken variant for the loom models: "no newer
+            // version" by size, which a wrapped counter fools.
+            return now <= stamp.0;
+        }
+        now == stamp.0
     }
 
     fn lock(&self, s: usize) {
-        let stamp = &self.stripe(s).stamp;
+        let locked = &self.locks[s].locked;
         let spin = Spin::new();
         loop {
-            let v = stamp.load(Ordering::Relaxed);
-            if v & LOCKED == 0
-                && stamp
-                    .compare_exchange_weak(v, v | LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            if locked.load(Ordering::Relaxed) == 0
+                && locked
+                    .compare_exchange_weak(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
             {
                 return;
@@ -126,10 +139,7 @@ impl Stripes {
     }
 
     fn unlock(&self, s: usize) {
-        let stamp = &self.stripe(s).stamp;
-        // Only the holder changes a locked stamp, so a plain store is enough.
-        let v = stamp.load(Ordering::Relaxed);
-        stamp.store(v & !LOCKED, Ordering::Release);
+        self.locks[s].locked.store(0, Ordering::Release);
     }
 
     /// Locks the stripes of buckets `a` and `b` (once if they share one), in
@@ -137,7 +147,13 @@ impl Stripes {
     pub(crate) fn lock_pair(&self, a: usize, b: usize) -> PairGuard<'_> {
         let (lo, hi) = {
             let (x, y) = (self.of(a), self.of(b));
-            (x.min(y), x.max(y))
+            if cfg!(cuckoo_broken_lock_order) {
+                // Deliberately broken variant for the loom models: locks in
+                // argument order, so two writers can wait on each other.
+                (x, y)
+            } else {
+                (x.min(y), x.max(y))
+            }
         };
         self.lock(lo);
         if hi != lo {
@@ -152,26 +168,25 @@ impl Stripes {
 
     /// Locks every stripe, in ascending order (for `clear`).
     pub(crate) fn lock_all(&self) -> AllGuard<'_> {
-        for s in 0..self.stripes.len() {
+        for s in 0..self.count() {
             self.lock(s);
         }
         AllGuard { stripes: self }
     }
 
-    /// Bumps the version of locked stripe `s` by one step (odd = moving).
-    /// A version bumped to odd is published before the data writes that
-    /// follow by the release fence in [`PairGuard::begin_move`].
+    /// Steps the version of stripe `s`, whose lock the caller holds (only
+    /// the lock holder writes a version, so load + store is enough).
     fn bump(&self, s: usize) {
-        let stamp = &self.stripe(s).stamp;
-        let v = stamp.load(Ordering::Relaxed);
-        stamp.store(v.wrapping_add(MOVING) & STAMP_BITS, Ordering::Release);
+        let version = &self.versions[s];
+        let v = version.load(Ordering::Relaxed);
+        version.store(v.wrapping_add(STEP) & VERSION_BITS, Ordering::Release);
     }
 
     /// The item count: the sum of every stripe's counter. Exact when no write
     /// is in flight; a snapshot otherwise.
     pub(crate) fn len(&self) -> usize {
-        let sum = self.stripes.iter().fold(0u64, |acc, s| {
-            acc.wrapping_add(s.count.load(Ordering::Relaxed))
+        let sum = self.locks.iter().fold(0u64, |acc, l| {
+            acc.wrapping_add(l.count.load(Ordering::Relaxed))
         });
         // Transiently negative sums (a remove counted before a racing insert)
         // read as 0.
@@ -183,7 +198,12 @@ impl Stripes {
     }
 
     pub(crate) fn count(&self) -> usize {
-        self.stripes.len()
+        self.versions.len()
+    }
+
+    /// Bytes of versions and locks.
+    pub(crate) fn memory_usage(&self) -> usize {
+        self.count() * (8 + 16)
     }
 }
 
@@ -217,8 +237,7 @@ impl PairGuard<'_> {
 
     /// Adds `delta` (wrapping) to the item counter of a locked stripe.
     pub(crate) fn count_add(&self, delta: i64) {
-        self.stripes
-            .stripe(self.lo)
+        self.stripes.locks[self.lo]
             .count
             .fetch_add(delta as u64, Ordering::Relaxed);
     }
@@ -253,8 +272,8 @@ impl AllGuard<'_> {
     }
 
     pub(crate) fn reset_counts(&self) {
-        for s in self.stripes.stripes.iter() {
-            s.count.store(0, Ordering::Relaxed);
+        for l in self.stripes.locks.iter() {
+            l.count.store(0, Ordering::Relaxed);
         }
     }
 }
