@@ -9,10 +9,11 @@
 //! `fetch_or`/`fetch_and`, so two writers holding different stripes may
 //! share a word without losing each other's bits.
 //!
-//! A lookup: prefetch both buckets, take both stripe stamps, load both
-//! buckets, ask the SIMD kernel which slots hold the fingerprint. A hit is
-//! final (that fingerprint really was there). A miss is final only if no move
-//! ran on either stripe meanwhile; otherwise look again.
+//! A lookup: prefetch both buckets, load them, ask the SIMD kernel which
+//! slots hold the fingerprint. A hit is final (that fingerprint really was
+//! there). A miss is final only if a second look, between two reads of both
+//! stripes' versions, also misses and no move ran on either stripe
+//! meanwhile; otherwise look again.
 
 use crate::error::BuildError;
 use crate::hash::{alt_index, split};
@@ -183,6 +184,21 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     /// prefetched): the batch path calls it directly.
     #[inline(always)]
     pub(crate) fn contains_at(&self, i1: usize, i2: usize, fp: u32) -> bool {
+        // A hit needs no versions: a fingerprint seen in a bucket really was
+        // there. So look once without them; hits (and a writer's version
+        // bumps) then never cost the reader the versions' cache lines.
+        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+        let (ma, mb) = self.match_pair(&a, &b, fp);
+        if ma | mb != 0 {
+            return true;
+        }
+        self.contains_versioned(i1, i2, fp)
+    }
+
+    /// The seqlock read: a miss counts only if no move ran on either bucket's
+    /// stripe while the buckets were loaded.
+    #[inline]
+    fn contains_versioned(&self, i1: usize, i2: usize, fp: u32) -> bool {
         let (s1, s2) = (self.stripes.of(i1), self.stripes.of(i2));
         let spin = Spin::new();
         loop {
@@ -209,6 +225,14 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     #[inline]
     pub(crate) fn set_slot(&self, i: usize, j: usize, fp: u32) {
         let (w, shift) = Self::slot_pos(i, j);
+        if cfg!(cuckoo_broken_plain_store) {
+            // Deliberately broken variant for the loom models: load + store
+            // loses a concurrent write to another bucket sharing the word.
+            let v = self.word(w).load(Ordering::Relaxed);
+            self.word(w)
+                .store(v | (fp as u64) << shift, Ordering::Relaxed);
+            return;
+        }
         self.word(w)
             .fetch_or((fp as u64) << shift, Ordering::Relaxed);
     }

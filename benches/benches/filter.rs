@@ -1,0 +1,438 @@
+//! Criterion benchmarks for the questions a user asks before adopting the
+//! filter, each against the `cuckoofilter` crate (0.5) and our own baseline
+//! in the same run, on the same pre-generated random u64 keys:
+//!
+//! - in cache (~1M items): single-thread `contains`, SIMD vs the scalar
+//!   reference kernel vs the peer;
+//! - out of cache (a table of >= 256 MiB): `contains`, `contains_batch`, the
+//!   peer, and this core's random cache-line load rate (the hardware limit:
+//!   a lookup needs two lines);
+//! - threads: 2 threads of lookups vs 1; lookups with a writer inserting and
+//!   removing at 90% load vs lookups alone;
+//! - inserts from empty to 95% load.
+//!
+//! After criterion's own output, the ratios the speed issue asks for are
+//! printed from criterion's estimates (medians) of this run.
+//!
+//! `CUCKOO_BENCH_BIG_ITEMS` sets the out-of-cache item count (default
+//! 120M, a 256 MiB table; smaller values are for trying the bench quickly).
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use cuckoo_nest::CuckooFilter;
+use std::collections::hash_map::DefaultHasher;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
+
+/// Queries per measured iteration: enough that loop overhead is noise.
+const QUERIES: usize = 1 << 16;
+
+fn keys(n: usize, seed: u64) -> Vec<u64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+/// Half present, half absent, shuffled by construction.
+fn queries(present: &[u64], n: usize) -> Vec<u64> {
+    let absent = keys(n / 2, 0xabad_cafe);
+    let stride = (present.len() / (n / 2)).max(1);
+    let mut q = Vec::with_capacity(n);
+    for (i, a) in absent.iter().enumerate() {
+        q.push(present[(i * stride) % present.len()]);
+        q.push(*a);
+    }
+    q
+}
+
+fn ours(n: usize, reference: bool) -> CuckooFilter {
+    CuckooFilter::builder()
+        .capacity(n)
+        .reference_kernel(reference)
+        .build()
+        .expect("build")
+}
+
+fn lookups(
+    c: &mut Criterion,
+    group: &str,
+    ours_f: &CuckooFilter,
+    scalar: Option<&CuckooFilter>,
+    peer: &Peer,
+    q: &[u64],
+) {
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Elements(q.len() as u64));
+    g.bench_function("contains_simd", |b| {
+        b.iter(|| q.iter().filter(|k| ours_f.contains(*k)).count())
+    });
+    if let Some(s) = scalar {
+        g.bench_function("contains_scalar", |b| {
+            b.iter(|| q.iter().filter(|k| s.contains(*k)).count())
+        });
+    }
+    let mut out = vec![false; q.len()];
+    g.bench_function("contains_batch", |b| {
+        b.iter(|| ours_f.contains_batch(q, &mut out).unwrap())
+    });
+    g.bench_function("peer_cuckoofilter", |b| {
+        b.iter(|| q.iter().filter(|k| peer.contains(*k)).count())
+    });
+    g.finish();
+}
+
+fn in_cache(c: &mut Criterion) {
+    let n = 1_000_000;
+    let present = keys(n, 1);
+    let simd = ours(n, false);
+    let scalar = ours(n, true);
+    let mut peer = Peer::with_capacity(n);
+    for k in &present {
+        simd.insert(k).unwrap();
+        scalar.insert(k).unwrap();
+        peer.add(k).unwrap();
+    }
+    let q = queries(&present, QUERIES);
+    lookups(c, "in_cache_1M", &simd, Some(&scalar), &peer, &q);
+}
+
+/// Independent random loads of one word per 64-byte line from a buffer far
+/// bigger than the caches: this core's random cache-line load rate.
+fn cache_line_rate(c: &mut Criterion, bytes: usize) {
+    let lines = bytes / 64;
+    let buf: Vec<u64> = vec![1; lines * 8];
+    let idx: Vec<u32> = keys(QUERIES, 9)
+        .iter()
+        .map(|k| (k % lines as u64) as u32)
+        .collect();
+    let mut g = c.benchmark_group("out_of_cache");
+    g.throughput(Throughput::Elements(idx.len() as u64));
+    g.bench_function("random_line_loads", |b| {
+        b.iter(|| {
+            idx.iter()
+                .map(|&i| buf[i as usize * 8])
+                .fold(0u64, u64::wrapping_add)
+        })
+    });
+    g.finish();
+}
+
+fn out_of_cache(c: &mut Criterion) {
+    let n: usize = std::env::var("CUCKOO_BENCH_BIG_ITEMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(120_000_000);
+    let t = Instant::now();
+    let present = keys(n, 2);
+    let big = ours(n, false);
+    big.insert_batch(&present).expect("sized for n");
+    eprintln!(
+        "out_of_cache: ours {} MiB, {} items, filled in {:.1} s",
+        big.memory_usage() >> 20,
+        n,
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let mut peer = Peer::with_capacity(n);
+    let mut peer_failed = 0;
+    for k in &present {
+        peer_failed += peer.add(k).is_err() as usize;
+    }
+    eprintln!(
+        "out_of_cache: cuckoofilter {} MiB, filled in {:.1} s ({peer_failed} inserts failed)",
+        peer.memory_usage() >> 20,
+        t.elapsed().as_secs_f64()
+    );
+    let q = queries(&present, QUERIES);
+    lookups(c, "out_of_cache", &big, None, &peer, &q);
+    drop(peer);
+    cache_line_rate(c, big.memory_usage().max(256 << 20) * 2);
+}
+
+/// Runs `f(thread, iters)` on `threads` threads at once; returns the time
+/// per lookup in aggregate (wall time / (threads * iters)).
+fn parallel(threads: usize, iters: u64, f: impl Fn(usize, u64) + Sync) -> Duration {
+    let start = std::sync::Barrier::new(threads);
+    let t = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let (f, start) = (&f, &start);
+                s.spawn(move || {
+                    start.wait();
+                    let t = Instant::now();
+                    f(i, iters);
+                    t.elapsed()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .max()
+            .unwrap()
+    });
+    t / threads as u32
+}
+
+fn threads(c: &mut Criterion) {
+    let n = 4_000_000;
+    let present = keys(n, 3);
+    let f = ours(n, false);
+    f.insert_batch(&present).unwrap();
+    let q = queries(&present, QUERIES);
+    let mut g = c.benchmark_group("threads");
+    g.throughput(Throughput::Elements(1));
+    for t in [1usize, 2] {
+        g.bench_with_input(BenchmarkId::new("lookups", t), &t, |b, &t| {
+            b.iter_custom(|iters| {
+                parallel(t, iters, |i, iters| {
+                    let mut hits = 0usize;
+                    for j in 0..iters as usize {
+                        hits += f.contains(&q[(j + i * 7919) % q.len()]) as usize;
+                    }
+                    black_box(hits);
+                })
+            })
+        });
+    }
+    g.finish();
+
+    // Lookups on a 90%-full table, alone and beside a writer that inserts
+    // fresh keys and removes old ones, holding the load at 90%.
+    let slots_f = CuckooFilter::builder().capacity(n).build().unwrap();
+    let target = slots_f.slots() * 9 / 10;
+    let fill = keys(target, 4);
+    slots_f.insert_batch(&fill).unwrap();
+    let q = queries(&fill, QUERIES);
+    let mut g = c.benchmark_group("threads_90pct");
+    g.throughput(Throughput::Elements(q.len() as u64));
+    g.bench_function("lookups_alone", |b| {
+        b.iter(|| q.iter().filter(|k| slots_f.contains(*k)).count())
+    });
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let fresh = keys(1 << 22, 5);
+            let mut j = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                let k = fresh[j % fresh.len()];
+                if slots_f.insert(&k).is_ok() {
+                    // Remove the key inserted 1000 steps ago (or a fill key).
+                    let old = if j >= 1000 {
+                        fresh[(j - 1000) % fresh.len()]
+                    } else {
+                        fill[j]
+                    };
+                    slots_f.remove(&old);
+                }
+                j += 1;
+            }
+        });
+        g.bench_function("lookups_with_writer", |b| {
+            b.iter(|| q.iter().filter(|k| slots_f.contains(*k)).count())
+        });
+        stop.store(true, Ordering::Relaxed);
+    });
+    g.finish();
+}
+
+fn inserts(c: &mut Criterion) {
+    let buckets = 1 << 18; // 2^20 slots: ours and the peer's table alike
+    let n = (buckets * 4) * 95 / 100;
+    let ks = keys(n, 6);
+    let mut g = c.benchmark_group("insert_to_95pct");
+    g.throughput(Throughput::Elements(n as u64));
+    g.sample_size(10);
+    g.bench_function("ours_insert", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let f = CuckooFilter::builder().buckets(buckets).build().unwrap();
+                let t = Instant::now();
+                for k in &ks {
+                    f.insert(k).unwrap();
+                }
+                total += t.elapsed();
+            }
+            total
+        })
+    });
+    g.bench_function("ours_insert_batch", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let f = CuckooFilter::builder().buckets(buckets).build().unwrap();
+                let t = Instant::now();
+                f.insert_batch(&ks).unwrap();
+                total += t.elapsed();
+            }
+            total
+        })
+    });
+    g.bench_function("peer_cuckoofilter", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let mut f = Peer::with_capacity(buckets * 4);
+                let t = Instant::now();
+                for k in &ks {
+                    // A failure here evicts a victim (the peer's behaviour);
+                    // counted in the time, not checked.
+                    let _ = f.add(k);
+                }
+                total += t.elapsed();
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+/// Median time per element of a finished bench, from criterion's estimates.
+fn median_ns(id: &str) -> Option<f64> {
+    let dir = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".into());
+    let root = std::path::Path::new(&dir).join("criterion");
+    // Run from the package dir (cargo bench) or the workspace root.
+    let path = [root.clone(), std::path::Path::new("..").join(&root)]
+        .into_iter()
+        .map(|r| r.join(id).join("new/estimates.json"))
+        .find(|p| p.exists())?;
+    let text = std::fs::read_to_string(path).ok()?;
+    // {"mean":{...},"median":{"confidence_interval":{...},"point_estimate":X,...
+    let at = text.find("\"median\"")?;
+    let rest = &text[at..];
+    let p = rest.find("\"point_estimate\":")? + "\"point_estimate\":".len();
+    let num: String = rest[p..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
+        .collect();
+    num.parse().ok()
+}
+
+fn summary() {
+    let per = |id: &str, elems: f64| median_ns(id).map(|ns| ns / elems);
+    let q = QUERIES as f64;
+    let ratio = |name: &str, a: Option<f64>, b: Option<f64>, goal: &str| match (a, b) {
+        (Some(a), Some(b)) => println!("| {name} | {:.2}x | {goal} |", b / a),
+        _ => println!("| {name} | not measured in this run | {goal} |"),
+    };
+    println!("\n## Ratios from this run (criterion medians)\n");
+    println!("| comparison | measured | goal |\n| --- | --- | --- |");
+    let ic = |b: &str| per(&format!("in_cache_1M/{b}"), q);
+    let oc = |b: &str| per(&format!("out_of_cache/{b}"), q);
+    ratio(
+        "in cache: contains vs cuckoofilter",
+        ic("contains_simd"),
+        ic("peer_cuckoofilter"),
+        ">= 3x",
+    );
+    ratio(
+        "in cache: contains SIMD vs scalar kernel",
+        ic("contains_simd"),
+        ic("contains_scalar"),
+        "> 1x",
+    );
+    ratio(
+        "in cache: contains_batch vs contains",
+        ic("contains_batch"),
+        ic("contains_simd"),
+        "",
+    );
+    ratio(
+        "out of cache: contains_batch vs contains",
+        oc("contains_batch"),
+        oc("contains_simd"),
+        ">= 3x",
+    );
+    ratio(
+        "out of cache: contains_batch vs cuckoofilter",
+        oc("contains_batch"),
+        oc("peer_cuckoofilter"),
+        ">= 5x",
+    );
+    ratio(
+        "out of cache: contains vs cuckoofilter",
+        oc("contains_simd"),
+        oc("peer_cuckoofilter"),
+        "",
+    );
+    if let (Some(batch), Some(line)) = (oc("contains_batch"), oc("random_line_loads")) {
+        println!(
+            "| out of cache: contains_batch vs hardware limit (2 random lines per lookup) | {:.0}% ({:.1} M lookups/s of {:.1} M) | >= 50% |",
+            100.0 * 2.0 * line / batch,
+            1e3 / batch,
+            1e3 / (2.0 * line)
+        );
+    }
+    let t = |b: &str| per(&format!("threads/lookups/{b}"), 1.0);
+    ratio(
+        "2 threads vs 1 thread, lookups (aggregate)",
+        t("2"),
+        t("1"),
+        ">= 1.8x",
+    );
+    let w = |b: &str| per(&format!("threads_90pct/{b}"), q);
+    if let (Some(alone), Some(with)) = (w("lookups_alone"), w("lookups_with_writer")) {
+        println!(
+            "| lookups beside a writer at 90% load vs alone | {:.0}% slower | <= 20% slower |",
+            100.0 * (with / alone - 1.0)
+        );
+    }
+    let i = |b: &str| per(&format!("insert_to_95pct/{b}"), 1.0);
+    ratio(
+        "insert to 95%: ours vs cuckoofilter",
+        i("ours_insert"),
+        i("peer_cuckoofilter"),
+        "",
+    );
+    ratio(
+        "insert to 95%: insert_batch vs cuckoofilter",
+        i("ours_insert_batch"),
+        i("peer_cuckoofilter"),
+        "",
+    );
+    println!("\n| bench | median ns/op | M ops/s |\n| --- | --- | --- |");
+    for (id, elems) in [
+        ("in_cache_1M/contains_simd", q),
+        ("in_cache_1M/contains_scalar", q),
+        ("in_cache_1M/contains_batch", q),
+        ("in_cache_1M/peer_cuckoofilter", q),
+        ("out_of_cache/contains_simd", q),
+        ("out_of_cache/contains_batch", q),
+        ("out_of_cache/peer_cuckoofilter", q),
+        ("out_of_cache/random_line_loads", q),
+        ("threads/lookups/1", 1.0),
+        ("threads/lookups/2", 1.0),
+        ("threads_90pct/lookups_alone", q),
+        ("threads_90pct/lookups_with_writer", q),
+        ("insert_to_95pct/ours_insert", 1.0),
+        ("insert_to_95pct/ours_insert_batch", 1.0),
+        ("insert_to_95pct/peer_cuckoofilter", 1.0),
+    ] {
+        if let Some(ns) = per(id, elems) {
+            println!("| {id} | {ns:.2} | {:.2} |", 1e3 / ns);
+        }
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    in_cache(&mut c);
+    threads(&mut c);
+    inserts(&mut c);
+    out_of_cache(&mut c);
+    c.final_summary();
+    summary();
+}
