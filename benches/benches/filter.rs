@@ -15,7 +15,7 @@
 //! printed from criterion's estimates (medians) of this run.
 //!
 //! `CUCKOO_BENCH_BIG_ITEMS` sets the out-of-cache item count (default
-//! 120M, a 256 MiB table; smaller values are for trying the bench quickly).
+//! 125M, a 258 MiB table; smaller values are for trying the bench quickly).
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cuckoo_nest::CuckooFilter;
@@ -152,7 +152,7 @@ fn out_of_cache(c: &mut Criterion) {
     let n: usize = std::env::var("CUCKOO_BENCH_BIG_ITEMS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(120_000_000);
+        .unwrap_or(125_000_000);
     let t = Instant::now();
     let present = keys(n, 2);
     let big = ours(n, false);
@@ -238,8 +238,10 @@ fn threads(c: &mut Criterion) {
             b.iter_custom(|iters| {
                 parallel(t, iters, |i, iters| {
                     let mut hits = 0usize;
+                    // QUERIES is a power of two: a mask, not a division.
+                    let mask = q.len() - 1;
                     for j in 0..iters as usize {
-                        hits += f.contains(&q[(j + i * 7919) % q.len()]) as usize;
+                        hits += f.contains(&q[(j + i * 7919) & mask]) as usize;
                     }
                     black_box(hits);
                 })
@@ -287,9 +289,14 @@ fn threads(c: &mut Criterion) {
     g.finish();
 }
 
+/// Buckets of the insert benchmark's tables: 2^20 slots, ours and the
+/// peer's alike; each iteration inserts until 95% of them are full.
+const INSERT_BUCKETS: usize = 1 << 18;
+const INSERTS: usize = INSERT_BUCKETS * 4 * 95 / 100;
+
 fn inserts(c: &mut Criterion) {
-    let buckets = 1 << 18; // 2^20 slots: ours and the peer's table alike
-    let n = (buckets * 4) * 95 / 100;
+    let buckets = INSERT_BUCKETS;
+    let n = INSERTS;
     let ks = keys(n, 6);
     let mut g = c.benchmark_group("insert_to_95pct");
     g.throughput(Throughput::Elements(n as u64));
@@ -441,7 +448,7 @@ fn summary() {
             100.0 * (with / alone - 1.0)
         );
     }
-    let i = |b: &str| per(&format!("insert_to_95pct/{b}"), 1.0);
+    let i = |b: &str| per(&format!("insert_to_95pct/{b}"), INSERTS as f64);
     ratio(
         "insert to 95%: ours vs cuckoofilter",
         i("ours_insert"),
@@ -470,9 +477,9 @@ fn summary() {
         ("threads/lookups/2", 1.0),
         ("threads_90pct/lookups_alone", q),
         ("threads_90pct/lookups_with_writer", q),
-        ("insert_to_95pct/ours_insert", 1.0),
-        ("insert_to_95pct/ours_insert_batch", 1.0),
-        ("insert_to_95pct/peer_cuckoofilter", 1.0),
+        ("insert_to_95pct/ours_insert", INSERTS as f64),
+        ("insert_to_95pct/ours_insert_batch", INSERTS as f64),
+        ("insert_to_95pct/peer_cuckoofilter", INSERTS as f64),
     ] {
         if let Some(ns) = per(id, elems) {
             println!("| {id} | {ns:.2} | {:.2} |", 1e3 / ns);
