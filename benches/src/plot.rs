@@ -35,7 +35,7 @@ const PALETTE: [RGBColor; 12] = [
     RGBColor(0xbc, 0xbd, 0x22),
     RGBColor(0x17, 0xbe, 0xcf),
     RGBColor(0x39, 0x3b, 0x79),
-    RGBColor(0xad, 0x49, 0x4a),
+    RGBColor(0x22, 0x22, 0x22), // cuckoo-nest batched: near black, apart from the red default
 ];
 
 fn color(i: usize) -> RGBColor {

@@ -176,7 +176,7 @@ pub fn format_value(v: f64, format: Format) -> String {
             let raw = n.to_string();
             let mut out = String::new();
             for (i, ch) in raw.chars().enumerate() {
-                if i > 0 && (raw.len() - i) % 3 == 0 {
+                if i > 0 && (raw.len() - i).is_multiple_of(3) {
                     out.push(',');
                 }
                 out.push(ch);
