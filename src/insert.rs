@@ -102,11 +102,20 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
         // The loads fly while we take the locks.
         self.prefetch(i1);
         self.prefetch(i2);
+        if unique && cfg!(cuckoo_broken_unique_unlocked) {
+            // Deliberately broken variant for the loom models: "if present,
+            // return false; else insert", the check apart from the placement.
+            let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+            let (ma, mb) = self.match_pair(&a, &b, fp);
+            if ma | mb != 0 {
+                return Ok(false);
+            }
+        }
         for _ in 0..MAX_ATTEMPTS {
             {
                 let guard = self.stripes.lock_pair(i1, i2);
                 let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-                if unique {
+                if unique && !cfg!(cuckoo_broken_unique_unlocked) {
                     let (ma, mb) = self.match_pair(&a, &b, fp);
                     if ma | mb != 0 {
                         return Ok(false);
@@ -240,7 +249,9 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
         for hop in path.iter().rev() {
             let guard = self.stripes.lock_pair(hop.from, hop.to);
             let from = self.load_bucket(hop.from);
-            if Self::lane(&from, hop.slot) != hop.fp {
+            // (cuckoo_broken_no_hop_check: deliberately broken variant for
+            // the loom models, a hop that trusts the lock-free search.)
+            if Self::lane(&from, hop.slot) != hop.fp && !cfg!(cuckoo_broken_no_hop_check) {
                 return false;
             }
             let free = self.match_one(&self.load_bucket(hop.to), 0);
@@ -248,7 +259,12 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
                 return false;
             }
             let dest = free.trailing_zeros() as usize;
-            guard.begin_move();
+            // (cuckoo_broken_no_move_version: deliberately broken variant for
+            // the loom models, a move readers are not told about.)
+            let versioned = !cfg!(cuckoo_broken_no_move_version);
+            if versioned {
+                guard.begin_move();
+            }
             if cfg!(cuckoo_broken_clear_first) {
                 // Deliberately broken variant for the loom models: the item
                 // is briefly in neither bucket.
@@ -258,7 +274,9 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
                 self.set_slot(hop.to, dest, hop.fp);
                 self.clear_slot(hop.from, hop.slot);
             }
-            guard.end_move();
+            if versioned {
+                guard.end_move();
+            }
         }
         true
     }
@@ -284,9 +302,16 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     /// moving, so readers wait or retry instead of seeing half a clear.
     pub(crate) fn clear(&self) {
         let guard = self.stripes.lock_all();
-        guard.begin_move();
+        // (cuckoo_broken_clear_unversioned: deliberately broken variant for
+        // the loom models, a clear readers can watch half done.)
+        let versioned = !cfg!(cuckoo_broken_clear_unversioned);
+        if versioned {
+            guard.begin_move();
+        }
         self.zero_all();
         guard.reset_counts();
-        guard.end_move();
+        if versioned {
+            guard.end_move();
+        }
     }
 }

@@ -84,7 +84,9 @@ fn run(bucket_size: usize, writers: usize, readers: usize) {
                         while oldest < n {
                             let i = oldest;
                             oldest += 1;
-                            if states[i].load(Ordering::Relaxed) == INSERTED && rand() % 4 != 0 {
+                            if states[i].load(Ordering::Relaxed) == INSERTED
+                                && !rand().is_multiple_of(4)
+                            {
                                 states[i].store(REMOVING, Ordering::Release);
                                 assert!(
                                     filter.remove(&key(w, i)),

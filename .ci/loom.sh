@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# loom models of the concurrency protocol (loom-tests/, release build), run
+# on the real table code with loom's atomics (--cfg loom).
+#
+#   .ci/loom.sh            the models, twice: with the real version width, and
+#                          with --cfg cuckoo_small_stamp (2-bit versions, so
+#                          model 7 wraps the counter); both must pass.
+#   .ci/loom.sh --broken   also the teeth check: every deliberately broken
+#                          variant (cuckoo_broken_*) must make the models it
+#                          is listed against in docs/verification.md fail.
+#
+# Each build gets its own target directory under $CARGO_TARGET_DIR (default
+# target/), because --cfg flags invalidate every crate of a build.
+# Preemption bounds are set inside the models; LOOM_MAX_PREEMPTIONS
+# overrides them for a deeper search by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+fail() {
+    printf '\n!!! loom.sh FAILED: %s\n' "$1" >&2
+    printf '!!! loom.sh wall time: %ds\n' $((SECONDS - start)) >&2
+    exit 1
+}
+command -v cargo >/dev/null || fail "cargo not found: install Rust with rustup"
+cargo --version
+
+target_root=${CARGO_TARGET_DIR:-$PWD/target}
+broken=false
+for arg in "$@"; do
+    case $arg in
+        --broken) broken=true ;;
+        *) fail "unknown argument $arg (want --broken or nothing)" ;;
+    esac
+done
+
+# Runs every model with extra cfg flags $2, in target dir suffix $1; output
+# to $3. Returns cargo's exit status.
+run_models() {
+    local name=$1 flags=$2 log=$3
+    RUSTFLAGS="--cfg loom $flags" CARGO_TARGET_DIR="$target_root/loom-$name" \
+        timeout 1200 cargo test -p cuckoo-nest-loom-tests --release --no-fail-fast \
+        -- --nocapture --test-threads=1 >"$log" 2>&1
+}
+
+logdir=$(mktemp -d)
+trap 'rm -rf "$logdir"' EXIT
+
+for pass in "real:" "small-stamp:--cfg cuckoo_small_stamp"; do
+    name=${pass%%:*}
+    flags=${pass#*:}
+    t0=$SECONDS
+    printf '\n--- loom models, %s versions (RUSTFLAGS="--cfg loom %s")\n' "$name" "$flags"
+    if ! run_models "$name" "$flags" "$logdir/$name.log"; then
+        cat "$logdir/$name.log"
+        fail "loom models failed ($name versions)"
+    fi
+    grep -oE 'loom model .*|ignored, .*' "$logdir/$name.log" || true
+    grep -q 'loom model' "$logdir/$name.log" || fail "no loom model ran ($name): was --cfg loom lost?"
+    printf -- '--- %s versions: ok in %ds\n' "$name" $((SECONDS - t0))
+done
+
+if $broken; then
+    # variant | extra cfgs | test functions that must fail (at least these)
+    variants=(
+        "no_recheck|--cfg cuckoo_broken_no_recheck|lookup_never_misses_an_item_moving_to_its_primary batch_never_misses_a_moving_item"
+        "accept_odd|--cfg cuckoo_broken_accept_odd|lookup_never_misses_an_item_moving_to_its_primary"
+        "no_read_fence|--cfg cuckoo_broken_no_read_fence|lookup_never_misses_an_item_moving_to_its_primary"
+        "no_move_version|--cfg cuckoo_broken_no_move_version|lookup_never_misses_an_item_moving_to_its_primary batch_never_misses_a_moving_item"
+        "wrap_compare|--cfg cuckoo_small_stamp --cfg cuckoo_broken_wrap_compare|lookup_never_misses_across_a_version_wrap"
+        "clear_unversioned|--cfg cuckoo_broken_clear_unversioned|lookups_see_before_or_after_the_clear"
+        "lock_order|--cfg cuckoo_broken_lock_order|one_free_slot_two_writers"
+        "unique_unlocked|--cfg cuckoo_broken_unique_unlocked|one_copy_with_room one_copy_after_displacing"
+        "no_hop_check|--cfg cuckoo_broken_no_hop_check|remove_of_a_moving_item remove_one_of_two_copies_while_one_moves"
+        "plain_store|--cfg cuckoo_broken_plain_store|writers_under_different_locks_share_a_word"
+        "clear_first|--cfg cuckoo_broken_clear_first|"
+    )
+    for v in "${variants[@]}"; do
+        IFS='|' read -r name flags expect <<<"$v"
+        # LOOM_BROKEN_ONLY="a b" runs only the variants named.
+        case " ${LOOM_BROKEN_ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
+        t0=$SECONDS
+        printf '\n--- broken variant %s (RUSTFLAGS="--cfg loom %s")\n' "$name" "$flags"
+        log="$logdir/broken-$name.log"
+        if run_models "broken-$name" "$flags" "$log"; then
+            status=passed
+        else
+            status=failed
+        fi
+        grep -q '^running' "$log" || { cat "$log"; fail "variant $name did not build"; }
+        # The test functions listed under "failures:" by every test binary.
+        failed=$(awk '/^failures:$/ {f = 1; next} f && /^    [a-z0-9_]+$/ {print $1; next} {f = 0}' "$log" |
+            sort -u | tr '\n' ' ')
+        printf 'caught by: %s\n' "${failed:-nothing}"
+        for t in $expect; do
+            case " $failed " in
+                *" $t "*) ;;
+                *) cat "$log"; fail "variant $name should fail $t but did not" ;;
+            esac
+        done
+        if [ -z "$expect" ] && [ "$status" = failed ]; then
+            printf 'note: %s was expected to be invisible but failed: %s\n' "$name" "$failed"
+        fi
+        printf -- '--- %s: %s in %ds\n' "$name" "$status" $((SECONDS - t0))
+    done
+fi
+
+printf '\nloom.sh: all passed; wall time %ds\n' $((SECONDS - start))
