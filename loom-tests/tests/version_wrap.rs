@@ -10,8 +10,8 @@
 //!
 //! (A lookup overtaken by two whole moves on both its stripes would see the
 //! same 2-bit version again and can be fooled: that is what the width is
-//! for. With the real 63-bit version a lookup would have to be overtaken by
-//! 2^62 moves on one stripe.)
+//! for. With the real 64-bit version a lookup would have to be overtaken by
+//! 2^63 moves on one stripe.)
 #![cfg(loom)]
 
 use cuckoo_nest_loom_tests::{check, one_hop_to_primary, tiny, OneHop};
