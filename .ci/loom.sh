@@ -5,9 +5,11 @@
 #   .ci/loom.sh            the models, twice: with the real version width, and
 #                          with --cfg cuckoo_small_stamp (2-bit versions, so
 #                          model 7 wraps the counter); both must pass. Then
-#                          one teeth check: with cuckoo_broken_no_recheck the
-#                          lookup models must fail (a guard against a search
-#                          that silently stopped exploring).
+#                          two teeth checks: with cuckoo_broken_no_recheck the
+#                          lookup models must fail, with
+#                          cuckoo_broken_remove_unversioned the colliding-
+#                          fingerprint models (a guard against a search that
+#                          silently stopped exploring).
 #   .ci/loom.sh --broken   the teeth check for every deliberately broken
 #                          variant (cuckoo_broken_*): each must make the
 #                          models it is listed against in
@@ -70,6 +72,9 @@ done
     lookups="lookup_never_misses_an_item_moving_to_its_alternate lookup_never_misses_an_item_moving_to_its_primary"
     lookups+=" four_slot_buckets_item_moving_to_its_alternate four_slot_buckets_item_moving_to_its_primary"
     lookups+=" batch_never_misses_a_moving_item"
+    colliding="lookup_survives_one_answer_move four_slot_buckets_lookup_survives_one_answer_move"
+    colliding+=" lookup_survives_the_answer_moving_back_and_forth batch_lookup_survives_one_answer_move"
+    colliding+=" colliding_removes_race_a_lookup insert_unique_races_a_colliding_remove"
     variants=(
         "no_recheck|--cfg cuckoo_broken_no_recheck|$lookups lookups_see_before_or_after_the_clear"
         "accept_odd|--cfg cuckoo_broken_accept_odd|$lookups lookups_see_before_or_after_the_clear"
@@ -78,7 +83,9 @@ done
         "wrap_compare|--cfg cuckoo_small_stamp --cfg cuckoo_broken_wrap_compare|lookup_never_misses_across_a_version_wrap"
         "clear_unversioned|--cfg cuckoo_broken_clear_unversioned|lookups_see_before_or_after_the_clear"
         "lock_order|--cfg cuckoo_broken_lock_order|one_free_slot_two_writers both_writers_displace"
-        "unique_unlocked|--cfg cuckoo_broken_unique_unlocked|one_copy_with_room one_copy_after_displacing"
+        "unique_unlocked|--cfg cuckoo_broken_unique_unlocked|one_copy_with_room one_copy_after_displacing insert_unique_races_a_colliding_remove"
+        # Every remove unversioned: the false negative of colliding items.
+        "remove_unversioned|--cfg cuckoo_broken_remove_unversioned|$colliding"
         "no_hop_check|--cfg cuckoo_broken_no_hop_check|remove_of_a_moving_item remove_one_of_two_copies_while_one_moves four_slot_buckets_remove_of_a_moving_item one_copy_after_displacing clear_lands_inside_a_displacement"
         "plain_store|--cfg cuckoo_broken_plain_store|writers_under_different_locks_share_a_word"
         # Invisible under the version protocol (docs/verification.md, section 3).
@@ -86,8 +93,9 @@ done
     )
     for v in "${variants[@]}"; do
         IFS='|' read -r name flags expect <<<"$v"
-        # Without --broken only no_recheck; LOOM_BROKEN_ONLY="a b" picks.
-        if $broken; then only=${LOOM_BROKEN_ONLY:-$name}; else only=no_recheck; fi
+        # Without --broken: no_recheck and remove_unversioned (the teeth of
+        # the lookup and the colliding-fingerprint models); LOOM_BROKEN_ONLY="a b" picks.
+        if $broken; then only=${LOOM_BROKEN_ONLY:-$name}; else only="no_recheck remove_unversioned"; fi
         case " $only " in *" $name "*) ;; *) continue ;; esac
         t0=$SECONDS
         printf '\n--- broken variant %s (RUSTFLAGS="--cfg loom %s")\n' "$name" "$flags"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# ThreadSanitizer over the multi-thread stress test (tests/stress.rs):
+# ThreadSanitizer over the multi-thread stress tests (tests/stress.rs:
 # writers insert past 90% load (so most inserts displace) and remove, readers
-# look up published keys. Nightly only: -Zsanitizer=thread, with std rebuilt
-# instrumented (-Zbuild-std, needs the rust-src component), in its own target
-# directory so the flags never touch other builds.
+# look up published keys; tests/collisions.rs: colliding items cycled
+# through insert and remove while readers look up one that stays). Nightly
+# only: -Zsanitizer=thread, with std rebuilt instrumented (-Zbuild-std, needs
+# the rust-src component), in its own target directory so the flags never
+# touch other builds.
 #
 #   CUCKOO_STRESS_MS   how long each stress run lasts (default here: 1500 ms;
 #                      TSan slows the code 5-15x, so fewer operations than
@@ -42,24 +44,26 @@ export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 target_dir=${CARGO_TARGET_DIR:-$PWD/target}/tsan
 
 tsan_test() {
+    local test=$1
+    shift
     RUSTFLAGS="-Zsanitizer=thread" RUSTDOCFLAGS="-Zsanitizer=thread" CARGO_TARGET_DIR="$target_dir" \
-        cargo +nightly test -Zbuild-std --target "$host" -p cuckoo-nest --test stress "$@"
+        cargo +nightly test -Zbuild-std --target "$host" -p cuckoo-nest --test "$test" "$@"
 }
 
-echo "ThreadSanitizer: tests/stress.rs on $host, CUCKOO_STRESS_MS=$CUCKOO_STRESS_MS"
-# Build first and check the binary really carries the TSan runtime, so a
-# lost flag cannot pass as a clean run.
-bin=$(tsan_test --no-run --message-format=json |
-    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1) ||
-    fail "building tests/stress.rs with -Zsanitizer=thread -Zbuild-std"
-[ -n "$bin" ] || fail "no test binary for tests/stress.rs in cargo's output"
-if command -v nm >/dev/null; then
-    # (grep without -q reads all of nm's output: no SIGPIPE under pipefail)
-    nm "$bin" | grep __tsan_init >/dev/null || fail "$bin is not instrumented by ThreadSanitizer"
-else
-    echo "note: nm not found, cannot double-check the instrumentation of $bin"
-fi
-tsan_test -- --nocapture ||
-    fail "ThreadSanitizer run of tests/stress.rs (a data race report or a test failure, above)"
+for test in stress collisions; do
+    echo "ThreadSanitizer: tests/$test.rs on $host, CUCKOO_STRESS_MS=$CUCKOO_STRESS_MS"
+    bin=$(tsan_test "$test" --no-run --message-format=json |
+        sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1) ||
+        fail "building tests/$test.rs with -Zsanitizer=thread -Zbuild-std"
+    [ -n "$bin" ] || fail "no test binary for tests/$test.rs in cargo's output"
+    if command -v nm >/dev/null; then
+        # (grep without -q reads all of nm's output: no SIGPIPE under pipefail)
+        nm "$bin" | grep __tsan_init >/dev/null || fail "$bin is not instrumented by ThreadSanitizer"
+    else
+        echo "note: nm not found, cannot double-check the instrumentation of $bin"
+    fi
+    tsan_test "$test" -- --nocapture ||
+        fail "ThreadSanitizer run of tests/$test.rs (a data race report or a test failure, above)"
+done
 
 printf '\ntsan.sh: passed; wall time %ds\n' $((SECONDS - start))

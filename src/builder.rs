@@ -170,7 +170,13 @@ impl Builder {
             }
         };
         if buckets > MAX_BUCKETS {
-            return Err(BuildError::CapacityTooLarge { capacity });
+            return Err(match self.buckets {
+                Some(_) => BuildError::TooManyBuckets {
+                    buckets,
+                    max: MAX_BUCKETS,
+                },
+                None => BuildError::CapacityTooLarge { capacity },
+            });
         }
         let sized_for = ((buckets * b) as f64 * alpha) as usize;
         Ok(Config {

@@ -14,6 +14,13 @@ pub enum BuildError {
         /// The capacity asked for.
         capacity: usize,
     },
+    /// An exact bucket count was asked for that no table can have.
+    TooManyBuckets {
+        /// The bucket count asked for.
+        buckets: usize,
+        /// The largest bucket count allowed.
+        max: usize,
+    },
     /// The allocator refused the table.
     AllocationFailed {
         /// Bytes requested.
@@ -50,6 +57,10 @@ impl fmt::Display for BuildError {
             BuildError::CapacityTooLarge { capacity } => write!(
                 f,
                 "capacity {capacity} is too large: its table would not fit in the address space"
+            ),
+            BuildError::TooManyBuckets { buckets, max } => write!(
+                f,
+                "{buckets} buckets is too many: at most {max} buckets fit in any address space"
             ),
             BuildError::AllocationFailed { bytes } => {
                 write!(f, "could not allocate the {bytes}-byte table")

@@ -130,6 +130,23 @@ pub(crate) fn split(hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
     (i1, fp)
 }
 
+/// A hash that [`split`] maps to primary bucket `i1` and fingerprint `fp`
+/// (the `k`-th of several such hashes), or `None` if `k` runs past the
+/// hashes of that bucket. Its inverse, kept beside it, so tests and models
+/// can aim several items at one bucket pair with one fingerprint.
+pub(crate) fn unsplit(i1: usize, fp: u32, buckets: usize, fp_max: u32, k: u32) -> Option<u64> {
+    if i1 >= buckets || fp == 0 || fp > fp_max {
+        return None;
+    }
+    // The low 32 bits: the smallest value whose scaled fingerprint is fp.
+    let low = ((fp as u128 - 1) << 32).div_ceil(fp_max as u128) as u64;
+    // The high bits: inside the range fast_range maps to i1.
+    let start = ((i1 as u128) << 64).div_ceil(buckets as u128);
+    let hi = (start >> 32) as u64 + 1 + k as u64;
+    let hash = hi.checked_mul(1 << 32)? | low;
+    (split(hash, buckets, fp_max) == (i1, fp)).then_some(hash)
+}
+
 /// The other bucket of a fingerprint: `alt(i) = (H(fp) - i) mod m`.
 ///
 /// An involution for every bucket count `m` (`alt(alt(i)) = i`), computed
@@ -196,6 +213,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn unsplit_inverts_split() {
+        for (m, fp_max) in [(1usize, 255u32), (4, 65535), (32, 255), (1000, u32::MAX)] {
+            for i in [0, m / 2, m - 1] {
+                for fp in [1, 2, fp_max / 3, fp_max] {
+                    for k in 0..3 {
+                        let h = unsplit(i, fp, m, fp_max, k).expect("small tables");
+                        assert_eq!(split(h, m, fp_max), (i, fp), "m={m} i={i} fp={fp}");
+                    }
+                }
+            }
+        }
+        assert_eq!(unsplit(4, 1, 4, 255, 0), None);
+        assert_eq!(unsplit(0, 0, 4, 255, 0), None);
     }
 
     #[test]

@@ -42,22 +42,30 @@ struct Node {
 const ROOT: u32 = u32::MAX;
 
 /// Runs `f` with an empty node buffer: one per thread, reused, so a search
-/// allocates only the first time a thread displaces. (Under loom, model
-/// threads share one OS thread, so each search gets its own buffer.)
+/// allocates only the first time a thread displaces. Where the thread's
+/// buffer cannot be had (an insert from a thread-local destructor that runs
+/// after the buffer's own, or a re-entrant call), a fresh local buffer
+/// serves: slower, never an abort. (Under loom, model threads share one OS
+/// thread, so each search gets its own buffer.)
 fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
     #[cfg(not(loom))]
     {
         thread_local! {
             static NODES: std::cell::RefCell<Vec<Node>> = const { std::cell::RefCell::new(Vec::new()) };
         }
-        NODES.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut nodes) => {
-                nodes.clear();
-                f(&mut nodes)
-            }
-            // Only if `f` re-entered (it does not); stay correct anyway.
-            Err(_) => f(&mut Vec::new()),
-        })
+        let mut f = Some(f);
+        let reused = NODES.try_with(|cell| {
+            let mut nodes = cell.try_borrow_mut().ok()?;
+            nodes.clear();
+            let f = f.take().expect("called once");
+            Some(f(&mut nodes))
+        });
+        match (reused, f) {
+            (Ok(Some(result)), _) => result,
+            // The closure was not called: the buffer was destroyed or busy.
+            (_, Some(f)) => f(&mut Vec::new()),
+            (_, None) => unreachable!("the search ran but returned nothing"),
+        }
     }
     #[cfg(loom)]
     f(&mut Vec::new())
@@ -261,10 +269,7 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
             let dest = free.trailing_zeros() as usize;
             // (cuckoo_broken_no_move_version: deliberately broken variant for
             // the loom models, a move readers are not told about.)
-            let versioned = !cfg!(cuckoo_broken_no_move_version);
-            if versioned {
-                guard.begin_move();
-            }
+            let _moving = (!cfg!(cuckoo_broken_no_move_version)).then(|| guard.versioned());
             if cfg!(cuckoo_broken_clear_first) {
                 // Deliberately broken variant for the loom models: the item
                 // is briefly in neither bucket.
@@ -274,28 +279,44 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
                 self.set_slot(hop.to, dest, hop.fp);
                 self.clear_slot(hop.from, hop.slot);
             }
-            if versioned {
-                guard.end_move();
-            }
         }
         true
     }
 
     /// Removes one copy of `fp` from bucket `i1` or its alternate.
+    ///
+    /// The table knows copies of a fingerprint in a bucket pair, not items:
+    /// items with the same fingerprint and pair share them. If another copy
+    /// stays in the pair, clearing this one can change which bucket holds
+    /// the copy that answers for some other item (it was in the bucket
+    /// cleared here; the one left is in the other bucket, perhaps put there
+    /// a moment ago). A lookup that read the other bucket before that copy
+    /// arrived and this one after the clear would miss it, so such a remove
+    /// is versioned like a move. A remove that leaves no copy in the pair
+    /// answered for no one else, and stays unversioned: readers of other
+    /// items in these buckets need not retry.
     pub(crate) fn remove(&self, i1: usize, fp: u32) -> bool {
         let i2 = self.alt(i1, fp);
         let guard = self.stripes.lock_pair(i1, i2);
-        for i in [i1, i2] {
-            let hits = self.match_one(&self.load_bucket(i), fp);
-            if hits != 0 {
-                // A removal moves nothing, so it bumps no version: readers of
-                // other items in these buckets need not retry.
-                self.clear_slot(i, hits.trailing_zeros() as usize);
-                guard.count_add(-1);
-                return true;
-            }
-        }
-        false
+        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+        let (in1, in2) = self.match_pair(&a, &b, fp);
+        // A single-bucket pair (i1 == i2) has its copies counted once.
+        let in2 = if i2 == i1 { 0 } else { in2 };
+        let (bucket, slot) = if in1 != 0 {
+            (i1, in1.trailing_zeros() as usize)
+        } else if in2 != 0 {
+            (i2, in2.trailing_zeros() as usize)
+        } else {
+            return false;
+        };
+        let others_stay = in1.count_ones() + in2.count_ones() > 1;
+        // (cuckoo_broken_remove_unversioned: deliberately broken variant for
+        // the loom models, every remove unversioned, as before this fix.)
+        let _section =
+            (others_stay && !cfg!(cuckoo_broken_remove_unversioned)).then(|| guard.versioned());
+        self.clear_slot(bucket, slot);
+        guard.count_add(-1);
+        true
     }
 
     /// Empties the table. Holds every stripe lock and marks every stripe as
@@ -304,14 +325,8 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
         let guard = self.stripes.lock_all();
         // (cuckoo_broken_clear_unversioned: deliberately broken variant for
         // the loom models, a clear readers can watch half done.)
-        let versioned = !cfg!(cuckoo_broken_clear_unversioned);
-        if versioned {
-            guard.begin_move();
-        }
+        let _section = (!cfg!(cuckoo_broken_clear_unversioned)).then(|| guard.versioned());
         self.zero_all();
         guard.reset_counts();
-        if versioned {
-            guard.end_move();
-        }
     }
 }

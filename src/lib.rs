@@ -197,6 +197,10 @@ impl CuckooFilter {
     ///
     /// # Errors
     /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    /// An insert that gives up may have moved other items between their two
+    /// buckets on the way (hops of displacement paths it carried out before
+    /// another writer took the room they made): every item is still found
+    /// and `len` is unchanged.
     #[inline]
     pub fn insert<T: Hash + ?Sized>(&self, item: &T) -> Result<(), InsertError> {
         self.insert_hash(self.hash(item))
@@ -351,7 +355,7 @@ impl CuckooFilter {
         let n = hashes.len();
         let h = |k: usize| hashes[k];
         Ok(
-            with_table!(&self.inner, t => match distance.next_power_of_two() {
+            with_table!(&self.inner, t => match distance.clamp(1, 64).next_power_of_two() {
                 0 | 1 => t.contains_many::<1>(n, h, out),
                 2 => t.contains_many::<2>(n, h, out),
                 4 => t.contains_many::<4>(n, h, out),
@@ -367,7 +371,10 @@ impl CuckooFilter {
     ///
     /// # Errors
     /// [`BatchInsertError`] at the first item that does not fit: the items
-    /// before it are in, it and the rest are not, nothing else changed.
+    /// before it are in, it and the rest are not. As with
+    /// [`insert`](Self::insert), the failed insert may have moved other
+    /// items between their two buckets before it gave up (each is still
+    /// found; nothing is dropped, `len` counts only what went in).
     pub fn insert_batch<T: Hash>(&self, items: &[T]) -> Result<(), BatchInsertError> {
         with_table!(&self.inner, t => {
             t.insert_many::<{ batch::DEFAULT_DISTANCE }>(items.len(), |k| self.hash(&items[k]), || self.len())
@@ -474,6 +481,15 @@ impl CuckooFilter {
             let (i1, fp) = t.locate(hash);
             (i1, t.alt(i1, fp), fp)
         })
+    }
+
+    /// The `k`-th hash whose primary bucket is `i1` and fingerprint `fp`
+    /// (`None` past the last, or for a bucket or fingerprint out of range):
+    /// for tests and models that aim several items at one bucket pair with
+    /// one fingerprint.
+    #[doc(hidden)]
+    pub fn debug_hash_for(&self, i1: usize, fp: u32, k: u32) -> Option<u64> {
+        with_table!(&self.inner, t => t.unlocate(i1, fp, k))
     }
 
     /// The fingerprints in bucket `i` (0 = empty), for tests.

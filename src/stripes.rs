@@ -7,11 +7,13 @@
 //!   displacement hop, clear lock the stripes of every bucket they write).
 //!   Readers never touch them, so plain inserts and removes neither make a
 //!   reader retry (contract 3) nor evict the lines readers read.
-//! - a version, for readers: bumped to odd before a fingerprint *moves*
-//!   between buckets and to even after. A reader takes an even version
-//!   before loading a bucket and, if it found nothing, checks the version is
-//!   still the same; if a move ran in between, it retries rather than answer
-//!   a false "no" for an item that was in flight.
+//! - a version, for readers: bumped to odd before a write that can change
+//!   which bucket of a pair holds the copy of a fingerprint that answers for
+//!   an item (a move between buckets, a remove that leaves another copy of
+//!   its fingerprint in the pair, a clear) and to even after. A reader takes
+//!   an even version before loading a bucket and, if it found nothing,
+//!   checks the version is still the same; if such a write ran in between,
+//!   it retries rather than answer a false "no".
 //!
 //! The shape follows crossbeam-utils' `SeqLock` (acquire load, data, acquire
 //! fence, relaxed re-load), with the data itself in atomics. Locks are taken
@@ -215,9 +217,11 @@ pub(crate) struct PairGuard<'a> {
 }
 
 impl PairGuard<'_> {
-    /// Marks both stripes as moving: readers that start now wait, readers in
-    /// flight will see a changed version and retry.
-    pub(crate) fn begin_move(&self) {
+    /// Opens a versioned section on both stripes: readers that start now
+    /// wait, readers in flight will see a changed version and retry. The
+    /// section ends (versions even again, one step past where they started)
+    /// when the returned guard is dropped, before the locks are released.
+    pub(crate) fn versioned(&self) -> VersionedSection<'_> {
         self.stripes.bump(self.lo);
         if self.hi != self.lo {
             self.stripes.bump(self.hi);
@@ -225,13 +229,10 @@ impl PairGuard<'_> {
         // The odd versions must be visible to any reader that sees one of the
         // data writes that follow.
         fence(Ordering::Release);
-    }
-
-    /// Ends a move: versions even again, one step past where they started.
-    pub(crate) fn end_move(&self) {
-        self.stripes.bump(self.lo);
-        if self.hi != self.lo {
-            self.stripes.bump(self.hi);
+        VersionedSection {
+            stripes: self.stripes,
+            lo: self.lo,
+            hi: self.hi,
         }
     }
 
@@ -240,6 +241,25 @@ impl PairGuard<'_> {
         self.stripes.locks[self.lo]
             .count
             .fetch_add(delta as u64, Ordering::Relaxed);
+    }
+}
+
+/// A write readers must not trust half done: a move, a remove that leaves
+/// another copy of its fingerprint, a clear. Borrowed from the lock guard,
+/// so it always ends before the locks are released.
+#[must_use = "the section ends when this guard is dropped"]
+pub(crate) struct VersionedSection<'a> {
+    stripes: &'a Stripes,
+    lo: usize,
+    hi: usize,
+}
+
+impl Drop for VersionedSection<'_> {
+    fn drop(&mut self) {
+        self.stripes.bump(self.lo);
+        if self.hi != self.lo {
+            self.stripes.bump(self.hi);
+        }
     }
 }
 
@@ -258,22 +278,35 @@ pub(crate) struct AllGuard<'a> {
 }
 
 impl AllGuard<'_> {
-    pub(crate) fn begin_move(&self) {
+    /// Opens a versioned section on every stripe (see
+    /// [`PairGuard::versioned`]); it ends when the returned guard drops.
+    pub(crate) fn versioned(&self) -> AllVersionedSection<'_> {
         for s in 0..self.stripes.count() {
             self.stripes.bump(s);
         }
         fence(Ordering::Release);
-    }
-
-    pub(crate) fn end_move(&self) {
-        for s in 0..self.stripes.count() {
-            self.stripes.bump(s);
+        AllVersionedSection {
+            stripes: self.stripes,
         }
     }
 
     pub(crate) fn reset_counts(&self) {
         for l in self.stripes.locks.iter() {
             l.count.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// [`VersionedSection`] over every stripe (for `clear`).
+#[must_use = "the section ends when this guard is dropped"]
+pub(crate) struct AllVersionedSection<'a> {
+    stripes: &'a Stripes,
+}
+
+impl Drop for AllVersionedSection<'_> {
+    fn drop(&mut self) {
+        for s in 0..self.stripes.count() {
+            self.stripes.bump(s);
         }
     }
 }

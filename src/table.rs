@@ -16,7 +16,7 @@
 //! meanwhile; otherwise look again.
 
 use crate::error::BuildError;
-use crate::hash::{alt_index, split};
+use crate::hash::{alt_index, split, unsplit};
 use crate::stripes::Stripes;
 use crate::sync::{AtomicU64, Ordering, Spin};
 use crate::words::Words;
@@ -81,6 +81,11 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     #[inline(always)]
     pub(crate) fn locate(&self, hash: u64) -> (usize, u32) {
         split(hash, self.buckets, Self::FP_MASK as u32)
+    }
+
+    /// The inverse of [`Self::locate`] (see [`unsplit`]).
+    pub(crate) fn unlocate(&self, i1: usize, fp: u32, k: u32) -> Option<u64> {
+        unsplit(i1, fp, self.buckets, Self::FP_MASK as u32, k)
     }
 
     #[inline(always)]

@@ -101,6 +101,38 @@ fn bad_capacities_are_typed_errors() {
 }
 
 #[test]
+fn an_exact_bucket_count_past_the_limit_names_itself() {
+    for buckets in [(1usize << 48) + 1, usize::MAX] {
+        let e = CuckooFilter::builder()
+            .buckets(buckets)
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            BuildError::TooManyBuckets {
+                buckets,
+                max: 1 << 48
+            }
+        );
+        assert!(e.to_string().contains(&buckets.to_string()), "{e}");
+    }
+}
+
+#[test]
+fn any_batch_distance_is_accepted() {
+    let filter = CuckooFilter::with_capacity(100);
+    filter.insert_hash(7).unwrap();
+    let hashes = [7u64, 8, 7];
+    for distance in [0, 1, 3, 64, 65, usize::MAX / 2 + 2, usize::MAX] {
+        let mut out = [false; 3];
+        let hits = filter
+            .contains_batch_hash_with_distance(&hashes, &mut out, distance)
+            .unwrap();
+        assert_eq!((hits, out[0], out[2]), (2 + out[1] as usize, true, true));
+    }
+}
+
+#[test]
 fn bad_false_positive_rates_are_typed_errors() {
     for rate in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY, -0.0] {
         let e = CuckooFilter::builder()

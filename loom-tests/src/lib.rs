@@ -70,15 +70,18 @@ impl Item {
 /// Finds hashes that land in chosen buckets, using the filter's own
 /// `debug_locate`, so the models aim at the real hash-to-bucket mapping.
 ///
-/// Every item handed out has two distinct buckets and a fingerprint no other
-/// item of the same `Aim` has: no lookup in a model can hit by a fingerprint
-/// collision, so "not found" and "exactly one copy" are exact statements.
+/// Every item [`Aim::item`] hands out has two distinct buckets and a
+/// fingerprint no other item of the same `Aim` has: no lookup in a model can
+/// hit by an accidental fingerprint collision, so "not found" and "exactly
+/// one copy" are exact statements. Collisions a model wants, it asks for by
+/// name with [`Aim::same_fingerprint`].
 /// The search is deterministic, so every loom iteration builds the same
 /// table.
 pub struct Aim<'a> {
     filter: &'a CuckooFilter,
     next: u64,
     fingerprints: Vec<u32>,
+    colliding: Vec<u64>,
 }
 
 impl<'a> Aim<'a> {
@@ -88,6 +91,7 @@ impl<'a> Aim<'a> {
             filter,
             next: 0,
             fingerprints: Vec::new(),
+            colliding: Vec::new(),
         }
     }
 
@@ -104,6 +108,31 @@ impl<'a> Aim<'a> {
             }
         }
         panic!("no hash satisfies the model's placement in 2^20 tries");
+    }
+
+    /// Another item with `of`'s fingerprint and bucket pair, whose primary
+    /// bucket is `primary` (one of `of`'s two): the table cannot tell the
+    /// two apart, it holds copies of one fingerprint in one pair. Built with
+    /// the filter's inverse of its hash split, so any fingerprint width
+    /// works; each call gives a new hash.
+    pub fn same_fingerprint(&mut self, of: &Item, primary: usize) -> Item {
+        assert!(of.lives_in(primary), "{primary} is not a bucket of {of:?}");
+        for k in 0..1 << 16 {
+            let Some(hash) = self.filter.debug_hash_for(primary, of.fp, k) else {
+                break;
+            };
+            let (i1, i2, fp) = self.filter.debug_locate(hash);
+            let item = Item { hash, i1, i2, fp };
+            if hash != of.hash && !self.colliding.contains(&hash) {
+                assert!(of.lives_in(i2) && fp == of.fp, "pair changed: {item:?}");
+                self.colliding.push(hash);
+                return item;
+            }
+        }
+        panic!(
+            "no more hashes with fingerprint {} in bucket {primary}",
+            of.fp
+        );
     }
 
     /// An item whose primary bucket is `i1` and alternate `i2`.
