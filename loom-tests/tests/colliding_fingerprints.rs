@@ -140,6 +140,10 @@ fn four_slot_buckets_lookup_survives_one_answer_move() {
 
 /// The answer moves to P and back while one lookup runs.
 #[test]
+#[cfg_attr(
+    cuckoo_small_stamp,
+    ignore = "two versioned sections on one stripe during one lookup wrap a 2-bit version back to where it started: what the real width is for (model 7)"
+)]
 fn lookup_survives_the_answer_moving_back_and_forth() {
     check("10c lookup vs two answer moves, b=2", 2, || {
         let f = family(2, false);
@@ -184,6 +188,10 @@ fn batch_lookup_survives_one_answer_move() {
 /// Two colliding removes at once: `w`'s (its copy in P) and `z`'s (after
 /// its insert), while `x` is looked up. Exactly `x`'s copy is left.
 #[test]
+#[cfg_attr(
+    cuckoo_small_stamp,
+    ignore = "two versioned sections on one stripe during one lookup wrap a 2-bit version back to where it started: what the real width is for (model 7)"
+)]
 fn colliding_removes_race_a_lookup() {
     check("10e colliding remove vs remove vs lookup, b=2", 2, || {
         let f = family(2, true);
