@@ -11,6 +11,7 @@
 //! concurrent displacements).
 
 use crate::error::{BatchInsertError, InsertError};
+use crate::layout::Layout;
 use crate::table::Table;
 use cuckoo_nest_simd::Kernel;
 
@@ -25,7 +26,7 @@ struct Located {
     fp: u32,
 }
 
-impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
+impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     #[inline(always)]
     fn locate_and_prefetch(&self, hash: u64) -> Located {
         let (i1, fp) = self.locate(hash);
@@ -68,7 +69,6 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
         &self,
         n: usize,
         hash_at: impl Fn(usize) -> u64,
-        len: impl Fn() -> usize,
     ) -> Result<(), BatchInsertError> {
         let mut ring = [Located::default(); D];
         for (k, slot) in ring.iter_mut().enumerate().take(n.min(D)) {
@@ -79,7 +79,7 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
             if k + D < n {
                 ring[k % D] = self.locate_and_prefetch(hash_at(k + D));
             }
-            self.insert(at.i1, at.fp, false, &len)
+            self.insert(at.i1, at.fp, false)
                 .map_err(|error: InsertError| BatchInsertError { inserted: k, error })?;
         }
         Ok(())

@@ -6,19 +6,40 @@ use crate::CuckooFilter;
 
 /// Bucket sizes the table supports.
 pub const BUCKET_SIZES: [usize; 3] = [2, 4, 8];
-/// Fingerprint widths the table supports, in bits.
-pub const FINGERPRINT_BITS: [u32; 3] = [8, 16, 32];
+/// Fingerprint widths the table supports, in bits. 8, 16 and 32 use the
+/// SIMD kernels; the others are packed back to back.
+pub const FINGERPRINT_BITS: std::ops::RangeInclusive<u32> = 4..=32;
 
-/// The load a table of bucket size `b` is sized for: a little under the
-/// load at which inserts start failing (about 84%, 95% and 98% for 2, 4 and
-/// 8 slots; paper section 5.1), so `capacity` items fit with headroom.
-pub(crate) fn design_load(b: usize) -> f64 {
-    match b {
-        2 => 0.80,
-        4 => 0.92,
-        _ => 0.95,
-    }
+/// The load a table of `b`-slot buckets with `f`-bit fingerprints is sized
+/// for: a little under the load at which inserts start failing, measured
+/// per shape (`tests/load.rs` prints and checks it; docs/design.md has the
+/// table). Small fingerprints give each bucket fewer distinct alternates,
+/// so their tables fill less.
+pub(crate) fn design_load(b: usize, f: u32) -> f64 {
+    DESIGN_LOADS
+        .iter()
+        .find(|&&(bb, from, _)| bb == b && f >= from)
+        .map_or(0.5, |&(_, _, load)| load)
 }
+
+/// (bucket size, smallest width, design load), widest first per size.
+/// Loads at the first failed insert, filling 2^16-bucket tables with random
+/// keys (docs/design.md): b = 2: 0.567 at f = 4 (2^18 buckets; 0.664 on
+/// 2^16: with 15 fingerprints a bucket has few alternates, and the load
+/// falls as the table grows), 0.884-0.895 from f = 5;
+/// b = 4: 0.955 at f = 4, 0.969-0.975 from f = 5; b = 8: 0.982 at f = 4,
+/// 0.993-0.995 from f = 5. Each design load keeps at least 1.5 points below
+/// the lowest of those, so `capacity` random inserts fit in small tables
+/// too (`tests/load.rs` checks it for every shape).
+const DESIGN_LOADS: &[(usize, u32, f64)] = &[
+    (2, 8, 0.85),
+    (2, 5, 0.80),
+    (2, 4, 0.45),
+    (4, 5, 0.95),
+    (4, 4, 0.93),
+    (8, 5, 0.98),
+    (8, 4, 0.96),
+];
 
 /// The false-positive rate at load `alpha`: a lookup compares against
 /// `2 * b * alpha` occupied slots on average, each matching with
@@ -55,6 +76,7 @@ pub struct Builder {
     buckets: Option<usize>,
     no_huge_pages: bool,
     reference_kernel: bool,
+    semi_sorted: bool,
 }
 
 /// A chosen configuration.
@@ -67,6 +89,15 @@ pub(crate) struct Config {
     pub(crate) seed: u64,
     pub(crate) huge_pages: bool,
     pub(crate) reference_kernel: bool,
+    pub(crate) semi_sorted: bool,
+}
+
+fn slot_bits(f: u32, semi_sorted: bool) -> f64 {
+    if semi_sorted {
+        f as f64 - 1.0
+    } else {
+        f as f64
+    }
 }
 
 /// Bucket counts above this are refused (2^48 buckets of 16 bits is
@@ -93,9 +124,36 @@ impl Builder {
         self
     }
 
-    /// Fingerprint width: 8, 16 or 32 bits.
+    /// Fingerprint width: 4 to 32 bits. 8, 16 and 32 use the SIMD kernels;
+    /// other widths are packed back to back (a 12-bit fingerprint costs 12
+    /// bits) and compared with a SWAR kernel.
     pub fn fingerprint_bits(mut self, bits: u32) -> Self {
         self.fingerprint_bits = Some(bits);
+        self
+    }
+
+    /// Semi-sorted buckets (paper section 5.2): the four fingerprints of a
+    /// bucket ordered by their high 4 bits, which are stored as one 12-bit
+    /// index, saving one bit per item. Needs 4-slot buckets (the default;
+    /// any other bucket size is [`BuildError::SemiSortedNeedsFourSlots`]).
+    /// Lookups decode the index (a table of 3,876 entries); every insert
+    /// and remove re-encodes its bucket and makes concurrent lookups of that
+    /// bucket retry.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::builder()
+    ///     .capacity(100_000)
+    ///     .false_positive_rate(0.001)
+    ///     .semi_sorted(true)
+    ///     .build()?;
+    /// assert!(filter.is_semi_sorted());
+    /// filter.insert("k")?;
+    /// assert!(filter.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn semi_sorted(mut self, enabled: bool) -> Self {
+        self.semi_sorted = enabled;
         self
     }
 
@@ -136,9 +194,10 @@ impl Builder {
     }
 
     pub(crate) fn config(&self) -> Result<Config, BuildError> {
-        let capacity = match self.capacity {
-            Some(0) | None if self.buckets.is_none() => return Err(BuildError::ZeroCapacity),
-            c => c.unwrap_or(0),
+        let capacity = match (self.capacity, self.buckets) {
+            (None, None) => return Err(BuildError::NoCapacity),
+            (Some(0), None) => return Err(BuildError::ZeroCapacity),
+            (c, _) => c.unwrap_or(0),
         };
         if let Some(rate) = self.false_positive_rate {
             if !(rate > 0.0 && rate < 1.0) {
@@ -155,18 +214,27 @@ impl Builder {
                 return Err(BuildError::UnsupportedFingerprintBits { bits: f });
             }
         }
+        if self.semi_sorted && self.bucket_size.is_some_and(|b| b != 4) {
+            return Err(BuildError::SemiSortedNeedsFourSlots {
+                bucket_size: self.bucket_size.unwrap_or(0),
+            });
+        }
         let (b, f) = self.choose()?;
-        let alpha = design_load(b);
+        let alpha = design_load(b, f);
         let buckets = match self.buckets {
             Some(m) => m.max(1),
             None => {
                 let per_bucket = b as f64 * alpha;
-                let m = (capacity as f64 / per_bucket).ceil();
-                // One spare bucket keeps tiny tables from failing early.
+                // Spare buckets: the load at the first failure varies more
+                // the smaller the table (a 120-slot table of 2-slot
+                // buckets fails anywhere from 77% on), so about sqrt(n)
+                // extra slots; under 0.1% of the table past 10^6 items.
+                let spare = 1.0 + (capacity as f64).sqrt().ceil() / b as f64;
+                let m = (capacity as f64 / per_bucket).ceil() + spare.ceil();
                 if m >= MAX_BUCKETS as f64 {
                     return Err(BuildError::CapacityTooLarge { capacity });
                 }
-                m as usize + 1
+                m as usize
             }
         };
         if buckets > MAX_BUCKETS {
@@ -178,7 +246,12 @@ impl Builder {
                 None => BuildError::CapacityTooLarge { capacity },
             });
         }
-        let sized_for = ((buckets * b) as f64 * alpha) as usize;
+        // What the table was sized for: the capacity asked for, or, for an
+        // exact bucket count, what that many buckets hold at the design load.
+        let sized_for = match self.buckets {
+            Some(_) => ((buckets * b) as f64 * alpha) as usize,
+            None => capacity,
+        };
         Ok(Config {
             bucket_size: b,
             fingerprint_bits: f,
@@ -187,34 +260,37 @@ impl Builder {
             seed: self.seed,
             huge_pages: !self.no_huge_pages,
             reference_kernel: self.reference_kernel,
+            semi_sorted: self.semi_sorted,
         })
     }
 
-    /// Picks (bucket size, fingerprint bits): the ones given, else the
-    /// cheapest in bits per item that meets the rate at full load.
+    /// Picks (bucket size, fingerprint bits): the ones given, else, among
+    /// every bucket size and width (semi-sorted ones only, with
+    /// `semi_sorted(true)`), the fewest bits per item at the design load
+    /// that meets the rate at capacity.
     fn choose(&self) -> Result<(usize, u32), BuildError> {
         let Some(rate) = self.false_positive_rate else {
-            return Ok((
-                self.bucket_size.unwrap_or(4),
-                self.fingerprint_bits.unwrap_or(16),
-            ));
+            let b = self.bucket_size.unwrap_or(4);
+            return Ok((b, self.fingerprint_bits.unwrap_or(16)));
         };
         let mut best: Option<(f64, usize, u32)> = None;
         let mut lowest_rate = f64::INFINITY;
-        for &b in &BUCKET_SIZES {
-            for &f in &FINGERPRINT_BITS {
+        for b in BUCKET_SIZES {
+            for f in FINGERPRINT_BITS {
                 if self.bucket_size.is_some_and(|x| x != b)
                     || self.fingerprint_bits.is_some_and(|x| x != f)
+                    || (self.semi_sorted && b != 4)
                 {
                     continue;
                 }
-                let p = false_positive_rate(b, f, design_load(b));
+                let load = design_load(b, f);
+                let p = false_positive_rate(b, f, load);
                 lowest_rate = lowest_rate.min(p);
                 if p > rate {
                     continue;
                 }
-                let bits = f as f64 / design_load(b);
-                // Ties (none today) go to the smaller bucket: fewer compares.
+                let bits = slot_bits(f, self.semi_sorted) / load;
+                // Ties go to the first found: the smaller bucket.
                 if best.is_none_or(|(c, _, _)| bits < c) {
                     best = Some((bits, b, f));
                 }

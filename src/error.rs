@@ -6,8 +6,15 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum BuildError {
-    /// No capacity was given, or it was 0.
+    /// The builder was given no capacity.
+    NoCapacity,
+    /// The capacity given was 0.
     ZeroCapacity,
+    /// Semi-sorted buckets hold exactly 4 fingerprints.
+    SemiSortedNeedsFourSlots {
+        /// The bucket size given.
+        bucket_size: usize,
+    },
     /// The table for this capacity would not fit in this machine's address
     /// space (the size computation overflows or passes the table-size limit).
     CapacityTooLarge {
@@ -43,7 +50,7 @@ pub enum BuildError {
         /// The bucket size given.
         bucket_size: usize,
     },
-    /// Fingerprints are 8, 16 or 32 bits wide.
+    /// Fingerprints are 4 to 32 bits wide.
     UnsupportedFingerprintBits {
         /// The width given.
         bits: u32,
@@ -53,7 +60,15 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            BuildError::NoCapacity => write!(
+                f,
+                "no capacity given: call Builder::capacity with the number of items the filter must hold"
+            ),
             BuildError::ZeroCapacity => write!(f, "capacity must be at least 1 item"),
+            BuildError::SemiSortedNeedsFourSlots { bucket_size } => write!(
+                f,
+                "semi-sorted buckets hold 4 fingerprints, not {bucket_size}: use bucket_size(4) or semi_sorted(false)"
+            ),
             BuildError::CapacityTooLarge { capacity } => write!(
                 f,
                 "capacity {capacity} is too large: its table would not fit in the address space"
@@ -79,7 +94,7 @@ impl fmt::Display for BuildError {
             ),
             BuildError::UnsupportedFingerprintBits { bits } => write!(
                 f,
-                "fingerprint width {bits} bits is not supported: use 8, 16 or 32"
+                "fingerprint width {bits} bits is not supported: use 4 to 32"
             ),
         }
     }
@@ -100,6 +115,13 @@ pub enum InsertError {
         /// Fingerprint slots in the table.
         slots: usize,
     },
+    /// Both of the item's buckets hold nothing but copies of its
+    /// fingerprint: the item (or items colliding with it) was inserted
+    /// `2 * bucket_size` times already. The rest of the filter may have room.
+    TooManyCopies {
+        /// Copies of the fingerprint in the item's buckets.
+        copies: usize,
+    },
 }
 
 impl fmt::Display for InsertError {
@@ -107,7 +129,11 @@ impl fmt::Display for InsertError {
         match self {
             InsertError::Full { len, slots } => write!(
                 f,
-                "filter full: no free slot reachable for this item ({len} items in {slots} slots); nothing was changed"
+                "filter full: no free slot reachable for this item ({len} items in {slots} slots); every item is still in, though some may have moved between their two buckets"
+            ),
+            InsertError::TooManyCopies { copies } => write!(
+                f,
+                "the item's two buckets hold {copies} copies of its fingerprint and nothing else: it (or an item colliding with it) was inserted too many times; nothing was changed"
             ),
         }
     }

@@ -119,11 +119,45 @@ pub(crate) fn fast_range(x: u64, n: u64) -> u64 {
     (((x as u128) * (n as u128)) >> 64) as u64
 }
 
+/// An odd constant and its inverse modulo 2^64, for [`spread`].
+const SPREAD: u64 = 0x9e37_79b9_7f4a_7c15;
+const SPREAD_INV: u64 = {
+    // Newton's iteration doubles the correct low bits each step.
+    let mut inv = SPREAD;
+    let mut k = 0;
+    while k < 6 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(SPREAD.wrapping_mul(inv)));
+        k += 1;
+    }
+    inv
+};
+
+/// A cheap bijection of the caller's 64 bits (xor-shift, multiply,
+/// xor-shift), applied to every hash before it is split, so that weak
+/// hashes (sequential ids passed to the `*_hash` methods, say) still spread
+/// over every bucket and fingerprint: high bits reach the fingerprint, low
+/// bits reach the bucket index. A bijection, so distinct hashes stay
+/// distinct and [`unsplit`] can invert it.
+#[inline(always)]
+pub(crate) fn spread(mut x: u64) -> u64 {
+    x ^= x >> 32;
+    x = x.wrapping_mul(SPREAD);
+    x ^ (x >> 32)
+}
+
+/// The inverse of [`spread`] (`x ^= x >> 32` is its own inverse).
+fn unspread(mut x: u64) -> u64 {
+    x ^= x >> 32;
+    x = x.wrapping_mul(SPREAD_INV);
+    x ^ (x >> 32)
+}
+
 /// Splits a 64-bit hash into a fingerprint in `1..=fp_max` (0 marks an empty
 /// slot) and the primary bucket in `0..buckets`. The bucket comes from the
 /// high bits, the fingerprint from the low 32, so the two are independent.
 #[inline(always)]
 pub(crate) fn split(hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
+    let hash = spread(hash);
     let i1 = fast_range(hash, buckets as u64) as usize;
     let low = hash as u32 as u64;
     let fp = ((low * fp_max as u64) >> 32) as u32 + 1;
@@ -143,7 +177,7 @@ pub(crate) fn unsplit(i1: usize, fp: u32, buckets: usize, fp_max: u32, k: u32) -
     // The high bits: inside the range fast_range maps to i1.
     let start = ((i1 as u128) << 64).div_ceil(buckets as u128);
     let hi = (start >> 32) as u64 + 1 + k as u64;
-    let hash = hi.checked_mul(1 << 32)? | low;
+    let hash = unspread(hi.checked_mul(1 << 32)? | low);
     (split(hash, buckets, fp_max) == (i1, fp)).then_some(hash)
 }
 
@@ -213,6 +247,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn spread_is_a_bijection() {
+        assert_eq!(SPREAD.wrapping_mul(SPREAD_INV), 1);
+        for x in [0u64, 1, 2, 42, u64::MAX, 1 << 63, 0xdead_beef_0000_0001] {
+            assert_eq!(unspread(spread(x)), x);
+        }
+    }
+
+    #[test]
+    fn sequential_hashes_spread_over_buckets_and_fingerprints() {
+        // What a user passing ids as "hashes" gets: 64 buckets all used,
+        // fingerprints all distinct.
+        let (m, fp_max) = (64usize, 4095u32);
+        let mut seen_buckets = vec![0u32; m];
+        let mut fps = std::collections::HashSet::new();
+        for id in 0..4096u64 {
+            let (i, fp) = split(id, m, fp_max);
+            seen_buckets[i] += 1;
+            fps.insert(fp);
+        }
+        assert!(
+            seen_buckets.iter().all(|&c| (32..=96).contains(&c)),
+            "{seen_buckets:?}"
+        );
+        assert!(fps.len() > 2500, "{} distinct fingerprints", fps.len());
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! gives up (no path within the search budget) has moved nothing. If a hop's
 //! check fails, another writer changed the table: search again.
 
+use crate::broken;
 use crate::error::InsertError;
+use crate::layout::Layout;
 use crate::table::Table;
 use cuckoo_nest_simd::Kernel;
 
@@ -85,7 +87,7 @@ enum Search {
 /// attempt means another writer made progress.
 const MAX_ATTEMPTS: usize = 128;
 
-impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
+impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     /// How many buckets the search may visit, and how long a path may be.
     /// Two-slot buckets branch little, so they get deeper paths.
     const SEARCH_NODES: usize = if B == 2 { 8192 } else { 2048 };
@@ -99,48 +101,47 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     /// returns `Ok(false)` if the fingerprint is already in either bucket,
     /// checked under the same locks as the placement, so racing unique
     /// inserts of one item store one copy.
-    pub(crate) fn insert(
-        &self,
-        i1: usize,
-        fp: u32,
-        unique: bool,
-        len: impl Fn() -> usize,
-    ) -> Result<bool, InsertError> {
+    pub(crate) fn insert(&self, i1: usize, fp: u32, unique: bool) -> Result<bool, InsertError> {
         let i2 = self.alt(i1, fp);
         // The loads fly while we take the locks.
         self.prefetch(i1);
         self.prefetch(i2);
-        if unique && cfg!(cuckoo_broken_unique_unlocked) {
-            // Deliberately broken variant for the loom models: "if present,
-            // return false; else insert", the check apart from the placement.
+        if unique && broken::UNIQUE_UNLOCKED {
             let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
             let (ma, mb) = self.match_pair(&a, &b, fp);
-            if ma | mb != 0 {
+            if ma.any() || mb.any() {
                 return Ok(false);
             }
         }
         for _ in 0..MAX_ATTEMPTS {
             {
-                let guard = self.stripes.lock_pair(i1, i2);
+                let guard = self.lock_pair(i1, i2);
                 let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-                if unique && !cfg!(cuckoo_broken_unique_unlocked) {
+                if unique && !broken::UNIQUE_UNLOCKED {
                     let (ma, mb) = self.match_pair(&a, &b, fp);
-                    if ma | mb != 0 {
+                    if ma.any() || mb.any() {
                         return Ok(false);
                     }
                 }
                 let (ea, eb) = self.match_pair(&a, &b, 0);
-                let spot = if ea != 0 {
-                    Some((i1, ea.trailing_zeros() as usize))
-                } else if eb != 0 {
-                    Some((i2, eb.trailing_zeros() as usize))
-                } else {
-                    None
+                let spot = match (ea.lowest_set_bit(), eb.lowest_set_bit()) {
+                    (Some(j), _) => Some((i1, j, &a)),
+                    (None, Some(j)) => Some((i2, j, &b)),
+                    (None, None) => None,
                 };
-                if let Some((bucket, slot)) = spot {
-                    self.set_slot(bucket, slot, fp);
+                if let Some((bucket, slot, current)) = spot {
+                    // Semi-sorted buckets re-encode on every write.
+                    let _section = (L::WRITES_VERSIONED && !broken::SEMI_UNVERSIONED)
+                        .then(|| guard.versioned());
+                    self.set_slot(bucket, slot, fp, current);
                     guard.count_add(1);
                     return Ok(true);
+                }
+                let (ma, mb) = self.match_pair(&a, &b, fp);
+                let own = ma.count() + if i2 == i1 { 0 } else { mb.count() };
+                let slots = if i2 == i1 { B } else { 2 * B };
+                if own as usize == slots {
+                    return Err(InsertError::TooManyCopies { copies: slots });
                 }
             }
             match self.search(i1, i2) {
@@ -154,7 +155,7 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
             }
         }
         Err(InsertError::Full {
-            len: len(),
+            len: self.len(),
             slots: self.buckets() * B,
         })
     }
@@ -184,7 +185,7 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
             let node = nodes[head];
             let bucket = self.load_bucket(node.bucket);
             let empty = self.match_one(&bucket, 0);
-            if empty != 0 {
+            if empty.any() {
                 if node.parent == ROOT {
                     return Search::RootHasRoom;
                 }
@@ -195,7 +196,7 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
                     if nodes.len() >= Self::SEARCH_NODES {
                         break;
                     }
-                    let fp = Self::lane(&bucket, j);
+                    let fp = self.lane(&bucket, j);
                     let child = self.alt(node.bucket, fp);
                     if Self::on_path(nodes, head, child) {
                         continue;
@@ -255,29 +256,22 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     /// each moved a fingerprint into a free slot of its alternate bucket).
     fn execute(&self, path: &[Hop]) -> bool {
         for hop in path.iter().rev() {
-            let guard = self.stripes.lock_pair(hop.from, hop.to);
+            let guard = self.lock_pair(hop.from, hop.to);
             let from = self.load_bucket(hop.from);
-            // (cuckoo_broken_no_hop_check: deliberately broken variant for
-            // the loom models, a hop that trusts the lock-free search.)
-            if Self::lane(&from, hop.slot) != hop.fp && !cfg!(cuckoo_broken_no_hop_check) {
+            if self.lane(&from, hop.slot) != hop.fp && !broken::NO_HOP_CHECK {
                 return false;
             }
-            let free = self.match_one(&self.load_bucket(hop.to), 0);
-            if free == 0 {
+            let to = self.load_bucket(hop.to);
+            let Some(dest) = self.match_one(&to, 0).lowest_set_bit() else {
                 return false;
-            }
-            let dest = free.trailing_zeros() as usize;
-            // (cuckoo_broken_no_move_version: deliberately broken variant for
-            // the loom models, a move readers are not told about.)
-            let _moving = (!cfg!(cuckoo_broken_no_move_version)).then(|| guard.versioned());
-            if cfg!(cuckoo_broken_clear_first) {
-                // Deliberately broken variant for the loom models: the item
-                // is briefly in neither bucket.
-                self.clear_slot(hop.from, hop.slot);
-                self.set_slot(hop.to, dest, hop.fp);
+            };
+            let _moving = (!broken::NO_MOVE_VERSION).then(|| guard.versioned());
+            if broken::CLEAR_FIRST {
+                self.clear_slot(hop.from, hop.slot, &from);
+                self.set_slot(hop.to, dest, hop.fp, &to);
             } else {
-                self.set_slot(hop.to, dest, hop.fp);
-                self.clear_slot(hop.from, hop.slot);
+                self.set_slot(hop.to, dest, hop.fp, &to);
+                self.clear_slot(hop.from, hop.slot, &from);
             }
         }
         true
@@ -297,24 +291,25 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     /// items in these buckets need not retry.
     pub(crate) fn remove(&self, i1: usize, fp: u32) -> bool {
         let i2 = self.alt(i1, fp);
-        let guard = self.stripes.lock_pair(i1, i2);
+        let guard = self.lock_pair(i1, i2);
         let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
         let (in1, in2) = self.match_pair(&a, &b, fp);
         // A single-bucket pair (i1 == i2) has its copies counted once.
-        let in2 = if i2 == i1 { 0 } else { in2 };
-        let (bucket, slot) = if in1 != 0 {
-            (i1, in1.trailing_zeros() as usize)
-        } else if in2 != 0 {
-            (i2, in2.trailing_zeros() as usize)
+        let in2 = if i2 == i1 {
+            crate::layout::Mask(0)
         } else {
-            return false;
+            in2
         };
-        let others_stay = in1.count_ones() + in2.count_ones() > 1;
-        // (cuckoo_broken_remove_unversioned: deliberately broken variant for
-        // the loom models, every remove unversioned, as before this fix.)
-        let _section =
-            (others_stay && !cfg!(cuckoo_broken_remove_unversioned)).then(|| guard.versioned());
-        self.clear_slot(bucket, slot);
+        let (bucket, slot, current) = match (in1.lowest_set_bit(), in2.lowest_set_bit()) {
+            (Some(j), _) => (i1, j, &a),
+            (None, Some(j)) => (i2, j, &b),
+            (None, None) => return false,
+        };
+        let others_stay = in1.count() + in2.count() > 1;
+        let versioned = (others_stay && !broken::REMOVE_UNVERSIONED)
+            || (L::WRITES_VERSIONED && !broken::SEMI_UNVERSIONED);
+        let _section = versioned.then(|| guard.versioned());
+        self.clear_slot(bucket, slot, current);
         guard.count_add(-1);
         true
     }
@@ -322,10 +317,8 @@ impl<const B: usize, const F: u32, K: Kernel + Default> Table<B, F, K> {
     /// Empties the table. Holds every stripe lock and marks every stripe as
     /// moving, so readers wait or retry instead of seeing half a clear.
     pub(crate) fn clear(&self) {
-        let guard = self.stripes.lock_all();
-        // (cuckoo_broken_clear_unversioned: deliberately broken variant for
-        // the loom models, a clear readers can watch half done.)
-        let _section = (!cfg!(cuckoo_broken_clear_unversioned)).then(|| guard.versioned());
+        let guard = self.lock_all();
+        let _section = (!broken::CLEAR_UNVERSIONED).then(|| guard.versioned());
         self.zero_all();
         guard.reset_counts();
     }

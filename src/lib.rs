@@ -65,10 +65,12 @@
 pub struct ReadmeDoctests;
 
 mod batch;
+mod broken;
 mod builder;
 mod error;
 mod hash;
 mod insert;
+mod layout;
 mod stripes;
 mod sync;
 mod table;
@@ -79,44 +81,55 @@ pub use error::{BatchInsertError, BuildError, InsertError, LengthMismatch};
 pub use hash::StableHasher;
 
 use builder::{design_load, false_positive_rate, Config};
+use layout::{Fixed, Packed, SemiSorted};
 use std::fmt;
 use std::hash::Hash;
 use table::Table;
 
-/// The table, monomorphised per (bucket size, fingerprint bits) so shifts
-/// and masks are constants in the hot path; one well-predicted match per
-/// call picks the variant.
-enum Inner {
-    B2F8(Table<2, 8>),
-    B2F16(Table<2, 16>),
-    B2F32(Table<2, 32>),
-    B4F8(Table<4, 8>),
-    B4F16(Table<4, 16>),
-    B4F32(Table<4, 32>),
-    B8F8(Table<8, 8>),
-    B8F16(Table<8, 16>),
-    B8F32(Table<8, 32>),
-    /// The default shape with the scalar reference kernel (benchmarks only).
-    B4F16Scalar(Table<4, 16, cuckoo_nest_simd::Scalar>),
-}
-
-/// Runs `$body` with `$t` bound to the concrete table.
-macro_rules! with_table {
-    ($inner:expr, $t:ident => $body:expr) => {
-        match $inner {
-            Inner::B2F8($t) => $body,
-            Inner::B2F16($t) => $body,
-            Inner::B2F32($t) => $body,
-            Inner::B4F8($t) => $body,
-            Inner::B4F16($t) => $body,
-            Inner::B4F32($t) => $body,
-            Inner::B8F8($t) => $body,
-            Inner::B8F16($t) => $body,
-            Inner::B8F32($t) => $body,
-            Inner::B4F16Scalar($t) => $body,
+/// The table, monomorphised per (bucket size, layout) so the hot path's
+/// shifts and masks are constants where they can be; one well-predicted
+/// match per call picks the variant. The shapes are listed once, here.
+macro_rules! shapes {
+    ($m:ident) => {
+        $m! {
+            B2F8: 2, Fixed<8>;
+            B2F16: 2, Fixed<16>;
+            B2F32: 2, Fixed<32>;
+            B4F8: 4, Fixed<8>;
+            B4F16: 4, Fixed<16>;
+            B4F32: 4, Fixed<32>;
+            B8F8: 8, Fixed<8>;
+            B8F16: 8, Fixed<16>;
+            B8F32: 8, Fixed<32>;
+            B2Packed: 2, Packed;
+            B4Packed: 4, Packed;
+            B8Packed: 8, Packed;
+            B4SemiSorted: 4, SemiSorted;
         }
     };
 }
+
+macro_rules! declare_inner {
+    ($($name:ident: $b:literal, $layout:ty;)*) => {
+        enum Inner {
+            $($name(Table<$b, $layout>),)*
+            /// The default shape with the scalar reference kernel
+            /// (benchmarks only).
+            B4F16Scalar(Table<4, Fixed<16>, cuckoo_nest_simd::Scalar>),
+        }
+
+        /// Runs `$body` with `$t` bound to the concrete table.
+        macro_rules! with_table {
+            ($inner:expr, $t:ident => $body:expr) => {
+                match $inner {
+                    $(Inner::$name($t) => $body,)*
+                    Inner::B4F16Scalar($t) => $body,
+                }
+            };
+        }
+    };
+}
+shapes!(declare_inner);
 
 /// A concurrent cuckoo filter. `Send + Sync`: share it with `Arc`; every
 /// method takes `&self`. See the [crate docs](crate) for the contract.
@@ -164,18 +177,27 @@ impl CuckooFilter {
 
     pub(crate) fn from_config(config: Config) -> Result<Self, BuildError> {
         let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
-        let inner = match (config.bucket_size, config.fingerprint_bits) {
-            (4, 16) if config.reference_kernel => Inner::B4F16Scalar(Table::new(m, n, hp)?),
-            (2, 8) => Inner::B2F8(Table::new(m, n, hp)?),
-            (2, 16) => Inner::B2F16(Table::new(m, n, hp)?),
-            (2, 32) => Inner::B2F32(Table::new(m, n, hp)?),
-            (4, 8) => Inner::B4F8(Table::new(m, n, hp)?),
-            (4, 16) => Inner::B4F16(Table::new(m, n, hp)?),
-            (4, 32) => Inner::B4F32(Table::new(m, n, hp)?),
-            (8, 8) => Inner::B8F8(Table::new(m, n, hp)?),
-            (8, 16) => Inner::B8F16(Table::new(m, n, hp)?),
-            (8, 32) => Inner::B8F32(Table::new(m, n, hp)?),
-            (b, f) => unreachable!("builder validated bucket size {b} and width {f}"),
+        let (b, f) = (config.bucket_size, config.fingerprint_bits);
+        let inner = match (b, f, config.semi_sorted) {
+            (4, 16, false) if config.reference_kernel => {
+                Inner::B4F16Scalar(Table::new(Fixed, m, n, hp)?)
+            }
+            (4, f, true) => Inner::B4SemiSorted(Table::new(SemiSorted::new(f), m, n, hp)?),
+            (2, 8, _) => Inner::B2F8(Table::new(Fixed, m, n, hp)?),
+            (2, 16, _) => Inner::B2F16(Table::new(Fixed, m, n, hp)?),
+            (2, 32, _) => Inner::B2F32(Table::new(Fixed, m, n, hp)?),
+            (4, 8, _) => Inner::B4F8(Table::new(Fixed, m, n, hp)?),
+            (4, 16, _) => Inner::B4F16(Table::new(Fixed, m, n, hp)?),
+            (4, 32, _) => Inner::B4F32(Table::new(Fixed, m, n, hp)?),
+            (8, 8, _) => Inner::B8F8(Table::new(Fixed, m, n, hp)?),
+            (8, 16, _) => Inner::B8F16(Table::new(Fixed, m, n, hp)?),
+            (8, 32, _) => Inner::B8F32(Table::new(Fixed, m, n, hp)?),
+            (2, f, _) => Inner::B2Packed(Table::new(Packed::new(2, f), m, n, hp)?),
+            (4, f, _) => Inner::B4Packed(Table::new(Packed::new(4, f), m, n, hp)?),
+            (8, f, _) => Inner::B8Packed(Table::new(Packed::new(8, f), m, n, hp)?),
+            (b, f, ss) => {
+                unreachable!("builder validated bucket size {b}, width {f}, semi-sorted {ss}")
+            }
         };
         Ok(CuckooFilter { inner, config })
     }
@@ -267,7 +289,7 @@ impl CuckooFilter {
     pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
-            t.insert(i1, fp, false, || self.len()).map(|_| ())
+            t.insert(i1, fp, false).map(|_| ())
         })
     }
 
@@ -279,7 +301,7 @@ impl CuckooFilter {
     pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
-            t.insert(i1, fp, true, || self.len())
+            t.insert(i1, fp, true)
         })
     }
 
@@ -377,7 +399,7 @@ impl CuckooFilter {
     /// found; nothing is dropped, `len` counts only what went in).
     pub fn insert_batch<T: Hash>(&self, items: &[T]) -> Result<(), BatchInsertError> {
         with_table!(&self.inner, t => {
-            t.insert_many::<{ batch::DEFAULT_DISTANCE }>(items.len(), |k| self.hash(&items[k]), || self.len())
+            t.insert_many::<{ batch::DEFAULT_DISTANCE }>(items.len(), |k| self.hash(&items[k]))
         })
     }
 
@@ -387,14 +409,14 @@ impl CuckooFilter {
     /// As [`insert_batch`](Self::insert_batch).
     pub fn insert_batch_hash(&self, hashes: &[u64]) -> Result<(), BatchInsertError> {
         with_table!(&self.inner, t => {
-            t.insert_many::<{ batch::DEFAULT_DISTANCE }>(hashes.len(), |k| hashes[k], || self.len())
+            t.insert_many::<{ batch::DEFAULT_DISTANCE }>(hashes.len(), |k| hashes[k])
         })
     }
 
     /// Items in the filter (inserts minus removes). Exact when no write is
     /// in flight.
     pub fn len(&self) -> usize {
-        with_table!(&self.inner, t => t.stripes.len())
+        with_table!(&self.inner, t => t.len())
     }
 
     /// True if the filter holds no items.
@@ -425,9 +447,14 @@ impl CuckooFilter {
         self.config.bucket_size
     }
 
-    /// Fingerprint width in bits (8, 16 or 32).
+    /// Fingerprint width in bits (4 to 32).
     pub fn fingerprint_bits(&self) -> u32 {
         self.config.fingerprint_bits
+    }
+
+    /// True if the buckets are semi-sorted ([`Builder::semi_sorted`]).
+    pub fn is_semi_sorted(&self) -> bool {
+        self.config.semi_sorted
     }
 
     /// The fraction of slots in use, in `0.0..=1.0`.
@@ -437,14 +464,14 @@ impl CuckooFilter {
 
     /// Bytes of the table and its stripes.
     pub fn memory_usage(&self) -> usize {
-        with_table!(&self.inner, t => t.memory_usage() + t.stripes.memory_usage())
+        with_table!(&self.inner, t => t.memory_usage())
     }
 
     /// Bits of the bucket table per item at [`capacity`](Self::capacity),
     /// the paper's measure (the stripes, at most 24 KiB, are counted in
     /// [`memory_usage`](Self::memory_usage) but not here).
     pub fn bits_per_item(&self) -> f64 {
-        let table = with_table!(&self.inner, t => t.memory_usage());
+        let table = with_table!(&self.inner, t => t.table_bytes());
         table as f64 * 8.0 / self.capacity() as f64
     }
 
@@ -464,7 +491,11 @@ impl CuckooFilter {
     /// [`capacity`](Self::capacity) items.
     pub fn expected_false_positive_rate_at_capacity(&self) -> f64 {
         let b = self.bucket_size();
-        false_positive_rate(b, self.fingerprint_bits(), design_load(b))
+        false_positive_rate(
+            b,
+            self.fingerprint_bits(),
+            design_load(b, self.fingerprint_bits()),
+        )
     }
 
     /// Removes every item. Concurrent lookups see the filter either before

@@ -19,6 +19,7 @@
 //! fence, relaxed re-load), with the data itself in atomics. Locks are taken
 //! in ascending stripe order, so writers cannot deadlock.
 
+use crate::broken;
 use crate::sync::{fence, AtomicU64, Ordering, Spin};
 
 const LOCKED: u64 = 1;
@@ -59,11 +60,15 @@ pub(crate) struct Stamp(u64);
 impl Stripes {
     /// Stripes for `buckets` buckets: a power of two, one per bucket for
     /// tables of up to 16 buckets (so small models exercise independent
-    /// locks), then one per 16 buckets, at most [`MAX_STRIPES`].
+    /// locks), at least 16, then one per 1024 buckets, at most
+    /// [`MAX_STRIPES`]. At 24 bytes a stripe that is about 0.05 bits per
+    /// item (a 4-slot bucket holds 3.8 items), so the stripes do not undo
+    /// what packed fingerprints save; 16 stripes already keep two writers
+    /// apart almost always, and 1024 serve the largest tables.
     pub(crate) fn new(buckets: usize) -> Self {
         let per_bucket = buckets.next_power_of_two().min(16);
         let n = buckets
-            .div_ceil(16)
+            .div_ceil(1024)
             .next_power_of_two()
             .clamp(per_bucket, MAX_STRIPES);
         Stripes {
@@ -83,46 +88,37 @@ impl Stripes {
         bucket & self.mask
     }
 
-    /// Starts an optimistic read of stripe `s`: its version, or `None` while
-    /// a move is under way there (the caller waits and starts again).
+    /// Starts an optimistic read of stripe `s`: its version, even or odd
+    /// (odd: a versioned section is open there, and [`Self::read_valid`]
+    /// will say so). Reading it never waits, so a lookup takes the same path
+    /// whether it hits or misses.
     #[inline(always)]
-    pub(crate) fn read_begin(&self, s: usize) -> Option<Stamp> {
-        let v = self.versions[s].load(Ordering::Acquire);
-        // (cuckoo_broken_accept_odd: deliberately broken variant for the loom
-        // models, a reader that starts in the middle of a move.)
-        if v & STEP != 0 && !cfg!(cuckoo_broken_accept_odd) {
-            None
-        } else {
-            Some(Stamp(v))
-        }
+    pub(crate) fn read_begin(&self, s: usize) -> Stamp {
+        Stamp(self.versions[s].load(Ordering::Acquire))
     }
 
     /// Orders the bucket loads before the version re-checks that follow.
     /// Called once after the loads, before one or more [`Self::read_valid`].
     #[inline(always)]
     pub(crate) fn read_fence() {
-        // (cuckoo_broken_no_read_fence: deliberately broken variant for the
-        // loom models, version re-checks that may be ordered before the loads.)
-        if !cfg!(cuckoo_broken_no_read_fence) {
+        if !broken::NO_READ_FENCE {
             fence(Ordering::Acquire);
         }
     }
 
-    /// True if no move touched stripe `s` since [`Self::read_begin`] returned
-    /// `stamp`.
+    /// True if no versioned section was open on stripe `s` at
+    /// [`Self::read_begin`] (which returned `stamp`) or ran since.
     #[inline(always)]
     pub(crate) fn read_valid(&self, s: usize, stamp: Stamp) -> bool {
-        if cfg!(cuckoo_broken_no_recheck) {
-            // Deliberately broken variant for the loom models: never re-check.
+        if broken::NO_RECHECK {
             return true;
         }
         let now = self.versions[s].load(Ordering::Relaxed);
-        if cfg!(cuckoo_broken_wrap_compare) {
-            // Deliberately broken variant for the loom models: "no newer
-            // version" by size, which a wrapped counter fools.
-            return now <= stamp.0;
+        let even = stamp.0 & STEP == 0 || broken::ACCEPT_ODD;
+        if broken::WRAP_COMPARE {
+            return even & (now <= stamp.0);
         }
-        now == stamp.0
+        even & (now == stamp.0)
     }
 
     fn lock(&self, s: usize) {
@@ -149,9 +145,7 @@ impl Stripes {
     pub(crate) fn lock_pair(&self, a: usize, b: usize) -> PairGuard<'_> {
         let (lo, hi) = {
             let (x, y) = (self.of(a), self.of(b));
-            if cfg!(cuckoo_broken_lock_order) {
-                // Deliberately broken variant for the loom models: locks in
-                // argument order, so two writers can wait on each other.
+            if broken::LOCK_ORDER {
                 (x, y)
             } else {
                 (x.min(y), x.max(y))

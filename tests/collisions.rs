@@ -102,7 +102,7 @@ fn set_up(filter: &CuckooFilter) -> Vec<Family> {
     families
 }
 
-fn run(bucket_size: usize, bits: u32) {
+fn run(bucket_size: usize, bits: u32, semi_sorted: bool) {
     let ms: u64 = std::env::var("CUCKOO_STRESS_MS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -111,6 +111,7 @@ fn run(bucket_size: usize, bits: u32) {
         .buckets(BUCKETS)
         .bucket_size(bucket_size)
         .fingerprint_bits(bits)
+        .semi_sorted(semi_sorted)
         .build()
         .unwrap();
     let families = set_up(&filter);
@@ -167,7 +168,8 @@ fn run(bucket_size: usize, bits: u32) {
         flips.load(Ordering::Relaxed),
     );
     println!(
-        "{bucket_size}x{bits}: {} families, {flipped} answer moves, {looked} lookups, {fns} false negatives",
+        "{bucket_size}x{bits}{}: {} families, {flipped} answer moves, {looked} lookups, {fns} false negatives",
+        if semi_sorted { " semi-sorted" } else { "" },
         families.len()
     );
     assert!(flipped > 0 && looked > 0, "the threads did no work");
@@ -191,20 +193,30 @@ fn run(bucket_size: usize, bits: u32) {
 
 #[test]
 fn default_4x16() {
-    run(4, 16);
+    run(4, 16, false);
 }
 
 #[test]
 fn two_slot_buckets_2x16() {
-    run(2, 16);
+    run(2, 16, false);
 }
 
 #[test]
 fn eight_slot_buckets_8x32() {
-    run(8, 32);
+    run(8, 32, false);
 }
 
 #[test]
 fn small_fingerprints_4x8() {
-    run(4, 8);
+    run(4, 8, false);
+}
+
+#[test]
+fn packed_2x12() {
+    run(2, 12, false);
+}
+
+#[test]
+fn semi_sorted_4x13() {
+    run(4, 13, true);
 }

@@ -18,8 +18,8 @@ fn an_item_fits_2b_times_then_fails_cleanly() {
             filter.insert("dup").unwrap();
         }
         let err = filter.insert("dup").unwrap_err();
-        assert!(matches!(err, InsertError::Full { .. }), "{err}");
-        assert!(err.to_string().contains("nothing was changed"));
+        assert_eq!(err, InsertError::TooManyCopies { copies: 2 * b });
+        assert!(err.to_string().contains("inserted too many times"), "{err}");
         assert_eq!(filter.len(), 100 + 2 * b);
         assert!((0..100u64).all(|k| filter.contains(&k)));
         // Each copy comes out once.
@@ -72,10 +72,9 @@ fn bad_capacities_are_typed_errors() {
         CuckooFilter::try_with_capacity(0).unwrap_err(),
         BuildError::ZeroCapacity
     );
-    assert_eq!(
-        CuckooFilter::builder().build().unwrap_err(),
-        BuildError::ZeroCapacity
-    );
+    let none = CuckooFilter::builder().build().unwrap_err();
+    assert_eq!(none, BuildError::NoCapacity);
+    assert!(none.to_string().contains("no capacity given"), "{none}");
     assert!(matches!(
         CuckooFilter::try_with_capacity(usize::MAX).unwrap_err(),
         BuildError::CapacityTooLarge { .. }
@@ -175,7 +174,7 @@ fn unsupported_shapes_are_typed_errors() {
             .unwrap_err();
         assert_eq!(e, BuildError::UnsupportedBucketSize { bucket_size: b });
     }
-    for f in [0, 1, 12, 64, u32::MAX] {
+    for f in [0, 1, 3, 33, 64, u32::MAX] {
         let e = CuckooFilter::builder()
             .capacity(100)
             .fingerprint_bits(f)
@@ -185,31 +184,82 @@ fn unsupported_shapes_are_typed_errors() {
     }
 }
 
+/// Every (bucket size, width) the builder could have chosen, built
+/// explicitly: the one it picks for a rate meets the rate and has no more
+/// bits per item than any other that meets it.
+fn check_choice(rate: f64, semi_sorted: bool) -> (usize, u32, f64) {
+    let build = |b: Option<usize>, f: Option<u32>| {
+        let mut builder = CuckooFilter::builder()
+            .capacity(1_000_000)
+            .semi_sorted(semi_sorted)
+            .huge_pages(false);
+        if let Some(b) = b {
+            builder = builder.bucket_size(b);
+        }
+        if let Some(f) = f {
+            builder = builder.fingerprint_bits(f);
+        }
+        builder
+    };
+    let chosen = build(None, None).false_positive_rate(rate).build().unwrap();
+    assert!(chosen.expected_false_positive_rate_at_capacity() <= rate);
+    assert_eq!(chosen.is_semi_sorted(), semi_sorted);
+    let sizes: &[usize] = if semi_sorted { &[4] } else { &[2, 4, 8] };
+    for &b in sizes {
+        for f in 4..=32 {
+            let other = build(Some(b), Some(f)).build().unwrap();
+            if other.expected_false_positive_rate_at_capacity() <= rate {
+                assert!(
+                    chosen.bits_per_item() <= other.bits_per_item() + 1e-9,
+                    "rate {rate}: chose {}x{} at {:.3} bits, but {b}x{f} meets it at {:.3}",
+                    chosen.bucket_size(),
+                    chosen.fingerprint_bits(),
+                    chosen.bits_per_item(),
+                    other.bits_per_item()
+                );
+            }
+        }
+    }
+    (
+        chosen.bucket_size(),
+        chosen.fingerprint_bits(),
+        chosen.bits_per_item(),
+    )
+}
+
 #[test]
 fn builder_picks_the_smallest_configuration_meeting_the_rate() {
-    let pick = |p: f64| {
-        let f = CuckooFilter::builder()
-            .capacity(100_000)
-            .false_positive_rate(p)
-            .build()
-            .unwrap();
-        assert!(f.expected_false_positive_rate_at_capacity() <= p);
-        (f.bucket_size(), f.fingerprint_bits(), f.bits_per_item())
-    };
-    // 8-bit fingerprints: b=8 (6% at full load) misses 5%, b=4 (2.9%)
-    // meets it with fewer bits per item than b=2.
-    let (b, f, _) = pick(0.05);
-    assert_eq!((b, f), (4, 8));
-    // 2% is met only by b=2 (1.25%) among 8-bit configurations.
-    let (b, f, _) = pick(0.02);
-    assert_eq!((b, f), (2, 8));
-    let (_, f, _) = pick(1e-3);
-    assert_eq!(f, 16);
-    let (_, f, _) = pick(1e-6);
-    assert_eq!(f, 32);
+    for rate in [0.1, 0.03, 0.01, 1e-3, 1e-4, 1e-6, 1e-8] {
+        check_choice(rate, false);
+        check_choice(rate, true);
+    }
+    // The paper's sweet spots: 1% and 0.1% on 4-slot buckets.
+    assert_eq!(check_choice(0.01, false).0, 4);
+    assert_eq!(check_choice(1e-3, false).1, 13);
+    assert_eq!(check_choice(1e-3, true).1, 13);
     // Default: 4 x 16 bits.
     let d = CuckooFilter::with_capacity(1000);
     assert_eq!((d.bucket_size(), d.fingerprint_bits()), (4, 16));
+    assert!(!d.is_semi_sorted());
+}
+
+#[test]
+fn semi_sorted_needs_four_slot_buckets() {
+    for b in [2, 8] {
+        let e = CuckooFilter::builder()
+            .capacity(100)
+            .bucket_size(b)
+            .semi_sorted(true)
+            .build()
+            .unwrap_err();
+        assert_eq!(e, BuildError::SemiSortedNeedsFourSlots { bucket_size: b });
+    }
+    let ok = CuckooFilter::builder()
+        .capacity(100)
+        .semi_sorted(true)
+        .build()
+        .unwrap();
+    assert!(ok.is_semi_sorted() && ok.bucket_size() == 4);
 }
 
 #[test]

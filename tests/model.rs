@@ -1,5 +1,6 @@
-//! Random operation sequences against a model multiset: never a false
-//! negative, `len` exact, `insert_unique` never stores a second copy.
+//! Random operation sequences against a model multiset, on every shape
+//! (bucket size, width, semi-sorted): never a false negative, `len` exact,
+//! `insert_unique` never stores a second copy.
 
 use cuckoo_nest::CuckooFilter;
 use proptest::prelude::*;
@@ -25,19 +26,27 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn config() -> impl Strategy<Value = (usize, u32, usize)> {
+/// Every shape: bucket size, width from 4 to 32 (fixed and packed), and
+/// semi-sorted 4-slot buckets, at a random capacity.
+fn config() -> impl Strategy<Value = (usize, u32, bool, usize)> {
     (
         prop::sample::select(vec![2usize, 4, 8]),
-        prop::sample::select(vec![8u32, 16, 32]),
+        4u32..=32,
+        any::<bool>(),
         1usize..300,
     )
+        .prop_map(|(b, f, semi, capacity)| (if semi { 4 } else { b }, f, semi, capacity))
 }
 
-fn run(ops: &[Op], bucket_size: usize, bits: u32, capacity: usize) -> Result<(), TestCaseError> {
+fn run(
+    ops: &[Op],
+    (bucket_size, bits, semi_sorted, capacity): (usize, u32, bool, usize),
+) -> Result<(), TestCaseError> {
     let filter = CuckooFilter::builder()
         .capacity(capacity)
         .bucket_size(bucket_size)
         .fingerprint_bits(bits)
+        .semi_sorted(semi_sorted)
         .build()
         .unwrap();
     let mut model: HashMap<u16, usize> = HashMap::new();
@@ -88,11 +97,11 @@ proptest! {
 
     #[test]
     fn behaves_like_a_multiset(
-        (b, f, capacity) in config(),
+        config in config(),
         // Shorter sequences under miri, which interprets every operation
         // (600 took ten minutes there).
         ops in prop::collection::vec(op(), 1..if cfg!(miri) { 80 } else { 600 }),
     ) {
-        run(&ops, b, f, capacity)?;
+        run(&ops, config)?;
     }
 }

@@ -35,7 +35,7 @@ fn key(w: usize, i: usize) -> u64 {
     ((w as u64) << 40) | i as u64
 }
 
-fn run(bucket_size: usize, writers: usize, readers: usize) {
+fn run(bucket_size: usize, bits: u32, semi_sorted: bool, writers: usize, readers: usize) {
     let ms: u64 = std::env::var("CUCKOO_STRESS_MS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -44,6 +44,8 @@ fn run(bucket_size: usize, writers: usize, readers: usize) {
     let filter = CuckooFilter::builder()
         .buckets(buckets)
         .bucket_size(bucket_size)
+        .fingerprint_bits(bits)
+        .semi_sorted(semi_sorted)
         .build()
         .unwrap();
     let slots = filter.slots();
@@ -183,8 +185,9 @@ fn run(bucket_size: usize, writers: usize, readers: usize) {
         .count();
     let inserted: u64 = next_key.iter().map(|n| n.load(Ordering::Relaxed)).sum();
     eprintln!(
-        "b={bucket_size}: {writers} writers, {readers} readers, {ms} ms: {inserted} inserts ({failed} failed), \
+        "b={bucket_size} f={bits}{}: {writers} writers, {readers} readers, {ms} ms: {inserted} inserts ({failed} failed), \
          {} lookups, load {:.3}, {} false negatives",
+        if semi_sorted { " semi-sorted" } else { "" },
         lookups.load(Ordering::Relaxed),
         filter.load_factor(),
         false_negatives.load(Ordering::Relaxed)
@@ -209,10 +212,22 @@ fn run(bucket_size: usize, writers: usize, readers: usize) {
 
 #[test]
 fn stress_four_slot_buckets() {
-    run(4, 2, 1);
+    run(4, 16, false, 2, 1);
 }
 
 #[test]
 fn stress_two_slot_buckets() {
-    run(2, 2, 1);
+    run(2, 16, false, 2, 1);
+}
+
+/// 12-bit slots packed back to back: slots and buckets straddle words.
+#[test]
+fn stress_packed_twelve_bit_fingerprints() {
+    run(4, 12, false, 2, 1);
+}
+
+/// Semi-sorted buckets: every write re-encodes its bucket.
+#[test]
+fn stress_semi_sorted_buckets() {
+    run(4, 13, true, 2, 1);
 }

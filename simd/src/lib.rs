@@ -24,6 +24,10 @@
 //! - [`Dynamic`]: the best kernel for the running CPU, detected once;
 //!   [`available`] lists every kernel the CPU supports.
 //!
+//! Lanes of other widths (1 to 32 bits, packed back to back in one `u64`)
+//! have an exact SWAR compare of their own, [`PackedLanes`], checked against
+//! its lane-by-lane reference.
+//!
 //! ```
 //! use cuckoo_nest_simd::{Kernel, Scalar};
 //! // Two 4 x 16-bit buckets side by side: lanes 0..4 and 4..8.
@@ -36,12 +40,14 @@
 #![warn(missing_docs)]
 
 mod dynamic;
+mod packed;
 mod portable;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
 pub use dynamic::{available, Dynamic};
+pub use packed::PackedLanes;
 pub use portable::Portable;
 pub use scalar::Scalar;
 #[cfg(target_arch = "x86_64")]

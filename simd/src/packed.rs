@@ -1,0 +1,180 @@
+//! Lanes of any width from 1 to 32 bits packed in one `u64`: SWAR compare.
+//!
+//! The SIMD kernels compare 8, 16 and 32-bit lanes. Fingerprints of other
+//! widths (12 or 13 bits are the space-optimal ones at the false-positive
+//! rates databases use) are packed back to back, so a bucket of `lanes`
+//! lanes of `width` bits is `lanes * width` bits, not a byte multiple. When
+//! that fits in 64 bits, one word holds the whole bucket and a handful of
+//! integer operations find the lanes equal to a value, with no carry from
+//! one lane into the next (so the answer is exact, unlike the cheaper
+//! "has zero byte" trick, which can flag a lane above a true match).
+
+/// Precomputed masks for `lanes` lanes of `width` bits in a `u64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackedLanes {
+    width: u32,
+    lanes: u32,
+    /// Bit 0 of every lane: multiplies a value into every lane.
+    ones: u64,
+    /// Every lane's bits but its top bit.
+    low: u64,
+    /// Every lane's top bit.
+    high: u64,
+}
+
+impl PackedLanes {
+    /// Masks for `lanes` lanes of `width` bits, or `None` unless
+    /// `1 <= width <= 32`, `lanes >= 1` and `width * lanes <= 64`.
+    pub const fn new(width: u32, lanes: u32) -> Option<Self> {
+        if width == 0 || width > 32 || lanes == 0 || width * lanes > 64 {
+            return None;
+        }
+        let (mut ones, mut k) = (0u64, 0);
+        while k < lanes {
+            ones |= 1 << (k * width);
+            k += 1;
+        }
+        let high = ones << (width - 1);
+        let lane_bits = if width * lanes == 64 {
+            u64::MAX
+        } else {
+            (1u64 << (width * lanes)) - 1
+        };
+        Some(PackedLanes {
+            width,
+            lanes,
+            ones,
+            low: lane_bits & !high,
+            high,
+        })
+    }
+
+    /// Lane width in bits.
+    pub const fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Number of lanes.
+    pub const fn lanes(&self) -> u32 {
+        self.lanes
+    }
+
+    /// The top bit of every lane of `word` equal to `value` (the low
+    /// `width` bits of `value` count), all other bits clear.
+    #[inline(always)]
+    pub fn eq_high_bits(&self, word: u64, value: u32) -> u64 {
+        let x = word ^ (value as u64).wrapping_mul(self.ones);
+        // A lane's top bit of y is set iff the lane is not zero: the add
+        // carries into the top bit iff a lower bit is set, and cannot carry
+        // out of the lane (low + low < 2^width).
+        let y = ((x & self.low).wrapping_add(self.low)) | x;
+        !y & self.high
+    }
+
+    /// True if any lane of `word` equals `value`.
+    #[inline(always)]
+    pub fn any_eq(&self, word: u64, value: u32) -> bool {
+        self.eq_high_bits(word, value) != 0
+    }
+
+    /// The lanes of `word` equal to `value`: bit `k` set for lane `k`.
+    #[inline(always)]
+    pub fn eq(&self, word: u64, value: u32) -> u32 {
+        self.compress(self.eq_high_bits(word, value))
+    }
+
+    /// One bit per lane from the lanes' top bits.
+    #[inline(always)]
+    fn compress(&self, high_bits: u64) -> u32 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2", not(miri)))]
+        {
+            // SAFETY: the bmi2 target feature is enabled at compile time.
+            unsafe { core::arch::x86_64::_pext_u64(high_bits, self.high) as u32 }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2", not(miri))))]
+        {
+            let mut m = 0;
+            let mut bits = high_bits;
+            while bits != 0 {
+                let at = bits.trailing_zeros();
+                m |= 1 << (at / self.width);
+                bits &= bits - 1;
+            }
+            m
+        }
+    }
+
+    /// The naive answer, lane by lane: the reference [`Self::eq`] is tested
+    /// against.
+    pub fn eq_reference(&self, word: u64, value: u32) -> u32 {
+        let mask = if self.width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        };
+        let mut m = 0;
+        for k in 0..self.lanes {
+            if (word >> (k * self.width)) & mask == value as u64 & mask {
+                m |= 1 << k;
+            }
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(mut s: u64) -> impl FnMut() -> u64 {
+        move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        }
+    }
+
+    #[test]
+    fn every_width_and_lane_count_matches_the_reference() {
+        let mut next = rng(0x1234_5678);
+        let rounds = if cfg!(miri) { 3 } else { 300 };
+        for width in 1..=32u32 {
+            for lanes in 1..=(64 / width).min(32) {
+                let p = PackedLanes::new(width, lanes).unwrap();
+                let mask = (1u64 << width) - 1;
+                for _ in 0..rounds {
+                    let mut word = next();
+                    if width * lanes < 64 {
+                        word &= (1u64 << (width * lanes)) - 1;
+                    }
+                    // Plant the value in some lanes, and ask for zero too.
+                    let value = (next() & mask) as u32;
+                    for k in 0..lanes {
+                        if next().is_multiple_of(3) {
+                            word &= !(mask << (k * width));
+                            word |= (value as u64) << (k * width);
+                        }
+                    }
+                    for v in [value, 0, (value + 1) & mask as u32] {
+                        assert_eq!(
+                            p.eq(word, v),
+                            p.eq_reference(word, v),
+                            "width {width} lanes {lanes} word {word:#x} value {v}"
+                        );
+                        assert_eq!(p.any_eq(word, v), p.eq_reference(word, v) != 0);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shapes_out_of_range_are_refused() {
+        assert!(PackedLanes::new(0, 4).is_none());
+        assert!(PackedLanes::new(33, 1).is_none());
+        assert!(PackedLanes::new(13, 5).is_none());
+        assert!(PackedLanes::new(16, 4).is_some());
+        assert!(PackedLanes::new(32, 2).is_some());
+    }
+}

@@ -1,0 +1,692 @@
+//! How a bucket's fingerprints sit in the table's words, in three layouts
+//! behind one face ([`Layout`]), so the table, the insert path and the batch
+//! path never see which one they run on.
+//!
+//! - [`Fixed`]: 8, 16 or 32-bit fingerprints. A bucket is 16 to 256 bits, a
+//!   power of two, so it never straddles a word (up to 64 bits) or a cache
+//!   line, and the SIMD kernels compare both candidate buckets at once.
+//! - [`Packed`]: any width from 4 to 32 bits, packed back to back: the table
+//!   costs `m * b * f` bits. A bucket (and a slot) may straddle two words;
+//!   buckets of up to 64 bits are compared with an exact SWAR kernel
+//!   ([`PackedLanes`]), wider ones lane by lane.
+//! - [`SemiSorted`]: four slots per bucket, ordered by their fingerprints'
+//!   high 4 bits, which are stored as a 12-bit index into the 3,876 sorted
+//!   nibble combinations (paper section 5.2): `4f - 4` bits per bucket, one
+//!   bit per item less than [`Packed`].
+//!
+//! Every layout loads a bucket into the same register shape, a [`Bucket`]
+//! with lane `j` at bits `j * f`, so matching and the insert path's slot
+//! logic are shared. Loads are relaxed atomic loads of whole words (the
+//! stripes order them); writes are atomic read-modify-writes of whole words
+//! (`fetch_or`, `fetch_and`, `fetch_xor`), so writers holding different
+//! stripes may share a word without losing each other's bits. A bucket that
+//! spans several words is loaded one word at a time, so a reader can see a
+//! slot half written; docs/verification.md argues why that never makes a
+//! lookup answer a false "no" (for semi-sorted buckets, whose every write
+//! re-encodes the bucket, only because those writes are versioned).
+
+use crate::broken;
+use crate::sync::{AtomicU64, Ordering};
+use cuckoo_nest_simd::{Kernel, PackedLanes};
+
+/// A loaded bucket: lane `j` (fingerprint of slot `j`) at bits `j * f`.
+pub(crate) type Bucket = [u64; 4];
+
+/// Which slots of a bucket matched: bit `j` for slot `j`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Mask(pub(crate) u32);
+
+impl Mask {
+    /// True if any slot matched.
+    #[inline(always)]
+    pub(crate) fn any(self) -> bool {
+        self.0 != 0
+    }
+
+    /// The first matching slot.
+    #[inline(always)]
+    pub(crate) fn lowest_set_bit(self) -> Option<usize> {
+        (self.0 != 0).then(|| self.0.trailing_zeros() as usize)
+    }
+
+    /// How many slots matched.
+    #[inline(always)]
+    pub(crate) fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+}
+
+/// One bucket layout for buckets of `B` slots.
+pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
+    /// Every write rewrites more than the slot it changes (semi-sorted
+    /// buckets re-encode), so writes must run in a versioned section.
+    const WRITES_VERSIONED: bool;
+
+    /// Fingerprint width in bits.
+    fn fingerprint_bits(&self) -> u32;
+
+    /// Bits one bucket takes in the table.
+    fn bucket_bits(&self) -> usize;
+
+    /// The largest fingerprint (all `f` bits set).
+    #[inline(always)]
+    fn fp_max(&self) -> u32 {
+        let f = self.fingerprint_bits();
+        if f == 32 {
+            u32::MAX
+        } else {
+            (1 << f) - 1
+        }
+    }
+
+    /// The words holding bucket `i`'s first and last bits.
+    #[inline(always)]
+    fn span(&self, i: usize) -> (usize, usize) {
+        let bits = self.bucket_bits();
+        let first = i * bits;
+        (first / 64, (first + bits - 1) / 64)
+    }
+
+    /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
+    fn load(&self, words: &[AtomicU64], i: usize) -> Bucket;
+
+    /// Slot `j` of a loaded bucket.
+    fn lane(&self, bucket: &Bucket, j: usize) -> u32;
+
+    /// Which slots of `a` and of `b` equal `value` (0 asks for empty
+    /// slots).
+    fn matches<K: Kernel>(&self, kernel: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask);
+
+    /// True if any slot of `a` or `b` equals `value`.
+    #[inline(always)]
+    fn any_match<K: Kernel>(&self, kernel: K, a: &Bucket, b: &Bucket, value: u32) -> bool {
+        let (x, y) = self.matches(kernel, a, b, value);
+        x.any() | y.any()
+    }
+
+    /// Writes `fp` into empty slot `j` of bucket `i`, whose loaded value
+    /// under its stripe lock is `current`.
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket);
+
+    /// Empties slot `j` of bucket `i` (loaded as `current` under its lock).
+    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, current: &Bucket);
+}
+
+/// The bits of `value` below `bits` (`bits` in 0..=64).
+#[inline(always)]
+fn low_bits(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// Lane `j` of `f` bits from a bucket laid out lane after lane.
+#[inline(always)]
+fn packed_lane(bucket: &Bucket, j: usize, f: u32) -> u32 {
+    let bit = j * f as usize;
+    let (w, o) = (bit / 64, (bit % 64) as u32);
+    let hi = if w + 1 < 4 { bucket[w + 1] } else { 0 };
+    let both = (hi as u128) << 64 | bucket[w] as u128;
+    ((both >> o) as u64 & low_bits(f)) as u32
+}
+
+/// Mask of the lanes equal to `value`, lane by lane.
+#[inline(always)]
+fn lanes_equal<const B: usize>(bucket: &Bucket, f: u32, value: u32) -> Mask {
+    let mut m = 0;
+    for j in 0..B {
+        m |= ((packed_lane(bucket, j, f) == value) as u32) << j;
+    }
+    Mask(m)
+}
+
+/// Loads words `first..=last` (at most five) and shifts them so that bit
+/// `shift` of word `first` becomes bit 0. Words past `last` are not read
+/// (the index is clamped), so a bucket never costs a cache line it does not
+/// touch.
+#[inline(always)]
+fn load_span<const N: usize>(words: &[AtomicU64], first: usize, last: usize, shift: u32) -> Bucket {
+    let mut raw = [0u64; 5];
+    for (k, r) in raw.iter_mut().enumerate().take(N + 1) {
+        *r = words[(first + k).min(last)].load(Ordering::Relaxed);
+    }
+    let mut out = [0u64; 4];
+    for k in 0..N {
+        let both = (raw[k + 1] as u128) << 64 | raw[k] as u128;
+        out[k] = (both >> shift) as u64;
+    }
+    out
+}
+
+/// Writes `bits` (a slot or a bucket's change, `len` bits at table bit
+/// `at`) into the words with `op` per word touched: `fetch_or` to set,
+/// `fetch_and` of the complement to clear, `fetch_xor` to flip.
+#[inline(always)]
+fn write_bits(words: &[AtomicU64], at: usize, bits: u128, len: u32, op: WordOp) {
+    let (mut w, shift) = (at / 64, (at % 64) as u32);
+    // Up to 128 bits at an offset of up to 63: at most three words.
+    let parts = [
+        (bits << shift) as u64,
+        ((bits << shift) >> 64) as u64,
+        if shift == 0 {
+            0
+        } else {
+            (bits >> (128 - shift)) as u64
+        },
+    ];
+    let span = (shift + len).div_ceil(64) as usize;
+    for (k, &part) in parts.iter().enumerate().take(span) {
+        let mask = {
+            // The bits of this word that belong to the written range.
+            let lo = if k == 0 { shift } else { 0 };
+            let end = (shift + len).saturating_sub(64 * k as u32).min(64);
+            low_bits(end) & !low_bits(lo)
+        };
+        let word = &words[w];
+        match op {
+            WordOp::Set => {
+                if broken::PACKED_PLAIN_STORE && k > 0 {
+                    // Deliberately broken variant for the loom models: the
+                    // second word of a straddling slot written with load +
+                    // store, losing a concurrent write to a neighbour.
+                    let v = word.load(Ordering::Relaxed);
+                    word.store(v | part, Ordering::Relaxed);
+                } else {
+                    word.fetch_or(part, Ordering::Relaxed);
+                }
+            }
+            WordOp::Clear => {
+                word.fetch_and(!mask, Ordering::Relaxed);
+            }
+            WordOp::Flip => {
+                if part & mask != 0 {
+                    word.fetch_xor(part & mask, Ordering::Relaxed);
+                }
+            }
+        }
+        w += 1;
+    }
+}
+
+#[derive(Clone, Copy)]
+enum WordOp {
+    Set,
+    Clear,
+    Flip,
+}
+
+/// 8, 16 or 32-bit fingerprints: buckets of a power-of-two size that never
+/// straddle a word or a line, compared by the SIMD kernels.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Fixed<const F: u32>;
+
+impl<const F: u32> Fixed<F> {
+    const FP_MASK: u64 = low_bits_const(F);
+}
+
+const fn low_bits_const(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
+    const WRITES_VERSIONED: bool = false;
+
+    #[inline(always)]
+    fn fingerprint_bits(&self) -> u32 {
+        F
+    }
+
+    #[inline(always)]
+    fn bucket_bits(&self) -> usize {
+        B * F as usize
+    }
+
+    #[inline(always)]
+    fn load(&self, words: &[AtomicU64], i: usize) -> Bucket {
+        let bits = B * F as usize;
+        let mut out = [0u64; 4];
+        if bits <= 64 {
+            let bit = i * bits;
+            let v = words[bit / 64].load(Ordering::Relaxed) >> (bit % 64);
+            out[0] = v & low_bits_const(bits as u32);
+        } else {
+            let per = bits / 64;
+            for (k, o) in out.iter_mut().enumerate().take(per) {
+                *o = words[i * per + k].load(Ordering::Relaxed);
+            }
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
+        let bit = j * F as usize;
+        ((bucket[bit / 64] >> (bit % 64)) & Self::FP_MASK) as u32
+    }
+
+    #[inline(always)]
+    fn matches<K: Kernel>(&self, k: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
+        let bits = B * F as usize;
+        let lane_mask = ((1u64 << B) - 1) as u32;
+        let (x, y) = if bits <= 64 {
+            let g = [a[0], b[0]];
+            let m = match F {
+                8 => k.eq8x16(g, value as u8),
+                16 => k.eq16x8(g, value as u16),
+                _ => k.eq32x4(g, value),
+            };
+            let lanes_per_word = 64 / F;
+            (m & lane_mask, (m >> lanes_per_word) & lane_mask)
+        } else if bits == 128 {
+            let g = [a[0], a[1], b[0], b[1]];
+            let m = match F {
+                8 => k.eq8x32(g, value as u8),
+                16 => k.eq16x16(g, value as u16),
+                _ => k.eq32x8(g, value),
+            };
+            (m & lane_mask, (m >> B) & lane_mask)
+        } else {
+            // 256-bit buckets (8 x 32 bits): one group each.
+            (k.eq32x8(*a, value), k.eq32x8(*b, value))
+        };
+        (Mask(x), Mask(y))
+    }
+
+    #[inline(always)]
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket) {
+        let bit = (i * B + j) * F as usize;
+        let (word, shift) = (&words[bit / 64], bit % 64);
+        if broken::PLAIN_STORE {
+            // Deliberately broken variant for the loom models: load + store
+            // loses a concurrent write to another bucket sharing the word.
+            let v = word.load(Ordering::Relaxed);
+            word.store(v | (fp as u64) << shift, Ordering::Relaxed);
+            return;
+        }
+        word.fetch_or((fp as u64) << shift, Ordering::Relaxed);
+    }
+
+    #[inline(always)]
+    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket) {
+        let bit = (i * B + j) * F as usize;
+        words[bit / 64].fetch_and(!(Self::FP_MASK << (bit % 64)), Ordering::Relaxed);
+    }
+}
+
+/// Any width from 4 to 32 bits, packed back to back.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packed {
+    f: u32,
+    bucket_bits: usize,
+    /// The SWAR kernel, for buckets of up to 64 bits.
+    swar: Option<PackedLanes>,
+}
+
+impl Packed {
+    pub(crate) fn new(bucket_size: usize, f: u32) -> Self {
+        Packed {
+            f,
+            bucket_bits: bucket_size * f as usize,
+            swar: PackedLanes::new(f, bucket_size as u32),
+        }
+    }
+}
+
+impl<const B: usize> Layout<B> for Packed {
+    const WRITES_VERSIONED: bool = false;
+
+    #[inline(always)]
+    fn fingerprint_bits(&self) -> u32 {
+        self.f
+    }
+
+    #[inline(always)]
+    fn bucket_bits(&self) -> usize {
+        self.bucket_bits
+    }
+
+    #[inline(always)]
+    fn load(&self, words: &[AtomicU64], i: usize) -> Bucket {
+        let first = i * self.bucket_bits;
+        let last = (first + self.bucket_bits - 1) / 64;
+        let shift = (first % 64) as u32;
+        let mut out = if self.bucket_bits <= 64 {
+            load_span::<1>(words, first / 64, last, shift)
+        } else {
+            load_span::<4>(words, first / 64, last, shift)
+        };
+        if self.bucket_bits <= 64 {
+            out[0] &= low_bits(self.bucket_bits as u32);
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
+        packed_lane(bucket, j, self.f)
+    }
+
+    #[inline(always)]
+    fn matches<K: Kernel>(&self, _: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
+        match self.swar {
+            Some(p) => (Mask(p.eq(a[0], value)), Mask(p.eq(b[0], value))),
+            None => (
+                lanes_equal::<B>(a, self.f, value),
+                lanes_equal::<B>(b, self.f, value),
+            ),
+        }
+    }
+
+    #[inline(always)]
+    fn any_match<K: Kernel>(&self, k: K, a: &Bucket, b: &Bucket, value: u32) -> bool {
+        match self.swar {
+            Some(p) => p.any_eq(a[0], value) | p.any_eq(b[0], value),
+            None => {
+                let (x, y) = Layout::<B>::matches(self, k, a, b, value);
+                x.any() | y.any()
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket) {
+        let at = i * self.bucket_bits + j * self.f as usize;
+        write_bits(words, at, fp as u128, self.f, WordOp::Set);
+    }
+
+    #[inline(always)]
+    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket) {
+        let at = i * self.bucket_bits + j * self.f as usize;
+        write_bits(words, at, 0, self.f, WordOp::Clear);
+    }
+}
+
+/// Non-decreasing 4-tuples of nibbles, `n0 <= n1 <= n2 <= n3`, packed as
+/// `n0 << 12 | n1 << 8 | n2 << 4 | n3`, in increasing order: entry `k` is
+/// the tuple whose index is `k`. 3,876 = C(15 + 4, 4) of them.
+pub(crate) const NIBBLE_TUPLES: [u16; 3876] = nibble_tuples();
+
+const fn nibble_tuples() -> [u16; 3876] {
+    let mut out = [0u16; 3876];
+    let mut k = 0;
+    let mut a = 0;
+    while a < 16 {
+        let mut b = a;
+        while b < 16 {
+            let mut c = b;
+            while c < 16 {
+                let mut d = c;
+                while d < 16 {
+                    out[k] = (a << 12 | b << 8 | c << 4 | d) as u16;
+                    k += 1;
+                    d += 1;
+                }
+                c += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    out
+}
+
+/// Four-slot buckets ordered by fingerprint, whose high nibbles are stored
+/// as one 12-bit index (paper section 5.2). Layout of a bucket's `4f - 4`
+/// bits: the index in bits 0..12, then the four slots' low `f - 4` bits in
+/// sorted order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SemiSorted {
+    f: u32,
+    bucket_bits: usize,
+    /// The SWAR kernel over decoded lanes, for widths up to 16.
+    swar: Option<PackedLanes>,
+}
+
+impl SemiSorted {
+    pub(crate) fn new(f: u32) -> Self {
+        SemiSorted {
+            f,
+            bucket_bits: 4 * f as usize - 4,
+            swar: PackedLanes::new(f, 4),
+        }
+    }
+
+    /// The bucket's stored bits.
+    #[inline(always)]
+    fn load_raw(&self, words: &[AtomicU64], i: usize) -> u128 {
+        let first = i * self.bucket_bits;
+        let last = (first + self.bucket_bits - 1) / 64;
+        let b = load_span::<2>(words, first / 64, last, (first % 64) as u32);
+        ((b[1] as u128) << 64 | b[0] as u128) & ((1u128 << self.bucket_bits) - 1)
+    }
+
+    /// The four fingerprints of stored bits `raw`, in sorted order.
+    #[inline(always)]
+    pub(crate) fn decode(&self, raw: u128) -> [u32; 4] {
+        let tuple = NIBBLE_TUPLES[(raw as usize & 0xfff).min(NIBBLE_TUPLES.len() - 1)];
+        let low = self.f - 4;
+        let mut out = [0u32; 4];
+        for (j, o) in out.iter_mut().enumerate() {
+            let nibble = (tuple >> (12 - 4 * j)) as u32 & 0xf;
+            let rest = (raw >> (12 + j as u32 * low)) as u32 & low_bits(low) as u32;
+            *o = nibble << low | rest;
+        }
+        out
+    }
+
+    /// The stored bits of four fingerprints (any order).
+    pub(crate) fn encode(&self, mut fps: [u32; 4]) -> u128 {
+        fps.sort_unstable();
+        let low = self.f - 4;
+        let tuple = fps.iter().fold(0u16, |t, &fp| t << 4 | (fp >> low) as u16);
+        let index = NIBBLE_TUPLES
+            .binary_search(&tuple)
+            .expect("sorted nibbles are a listed tuple");
+        let mut raw = index as u128;
+        for (j, &fp) in fps.iter().enumerate() {
+            raw |= ((fp as u64 & low_bits(low)) as u128) << (12 + j as u32 * low);
+        }
+        raw
+    }
+
+    fn rewrite(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket) {
+        let mut fps = [0u32; 4];
+        for (k, v) in fps.iter_mut().enumerate() {
+            *v = packed_lane(current, k, self.f);
+        }
+        let old = self.encode(fps);
+        fps[j] = fp;
+        let new = self.encode(fps);
+        write_bits(
+            words,
+            i * self.bucket_bits,
+            old ^ new,
+            self.bucket_bits as u32,
+            WordOp::Flip,
+        );
+    }
+}
+
+impl Layout<4> for SemiSorted {
+    const WRITES_VERSIONED: bool = true;
+
+    #[inline(always)]
+    fn fingerprint_bits(&self) -> u32 {
+        self.f
+    }
+
+    #[inline(always)]
+    fn bucket_bits(&self) -> usize {
+        self.bucket_bits
+    }
+
+    #[inline(always)]
+    fn load(&self, words: &[AtomicU64], i: usize) -> Bucket {
+        let fps = self.decode(self.load_raw(words, i));
+        let mut lanes = 0u128;
+        for (j, &fp) in fps.iter().enumerate() {
+            lanes |= (fp as u128) << (j as u32 * self.f);
+        }
+        [lanes as u64, (lanes >> 64) as u64, 0, 0]
+    }
+
+    #[inline(always)]
+    fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
+        packed_lane(bucket, j, self.f)
+    }
+
+    #[inline(always)]
+    fn matches<K: Kernel>(&self, _: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
+        match self.swar {
+            Some(p) => (Mask(p.eq(a[0], value)), Mask(p.eq(b[0], value))),
+            None => (
+                lanes_equal::<4>(a, self.f, value),
+                lanes_equal::<4>(b, self.f, value),
+            ),
+        }
+    }
+
+    #[inline(always)]
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket) {
+        self.rewrite(words, i, j, fp, current);
+    }
+
+    #[inline(always)]
+    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, current: &Bucket) {
+        self.rewrite(words, i, j, 0, current);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nibble_tuples_are_sorted_and_complete() {
+        assert!(NIBBLE_TUPLES.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(NIBBLE_TUPLES[0], 0);
+        assert_eq!(NIBBLE_TUPLES[3875], 0xffff);
+    }
+
+    #[test]
+    fn semi_sorted_encoding_round_trips() {
+        for f in [4u32, 5, 8, 12, 13, 16, 17, 24, 31, 32] {
+            let layout = SemiSorted::new(f);
+            let max = if f == 32 { u32::MAX } else { (1 << f) - 1 };
+            let mut s = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..500 {
+                let mut fps = [0u32; 4];
+                for v in fps.iter_mut() {
+                    s ^= s << 13;
+                    s ^= s >> 7;
+                    s ^= s << 17;
+                    // Some empty slots, some shared nibbles.
+                    *v = if s.is_multiple_of(5) {
+                        0
+                    } else {
+                        (s as u32) & max
+                    };
+                }
+                let raw = layout.encode(fps);
+                assert!(raw < 1u128 << layout.bucket_bits, "f={f}");
+                let mut sorted = fps;
+                sorted.sort_unstable();
+                assert_eq!(layout.decode(raw), sorted, "f={f}");
+            }
+        }
+    }
+
+    fn words(n: usize) -> Vec<AtomicU64> {
+        (0..n).map(|_| AtomicU64::new(0)).collect()
+    }
+
+    /// Every width, every bucket size: set and clear slots of neighbouring
+    /// buckets and read them back, so straddling slots and buckets are
+    /// checked against a plain model.
+    #[test]
+    fn packed_slots_round_trip_across_words() {
+        for b in [2usize, 4, 8] {
+            for f in 4..=32u32 {
+                let layout = Packed::new(b, f);
+                let buckets = 9;
+                let w = words((buckets * b * f as usize).div_ceil(64) + 1);
+                let mut model = vec![vec![0u32; b]; buckets];
+                let max = if f == 32 { u32::MAX } else { (1 << f) - 1 };
+                for step in 0..(buckets * b * 3) {
+                    let (i, j) = ((step * 7) % buckets, (step * 3) % b);
+                    let current = match b {
+                        2 => Layout::<2>::load(&layout, &w, i),
+                        4 => Layout::<4>::load(&layout, &w, i),
+                        _ => Layout::<8>::load(&layout, &w, i),
+                    };
+                    let fp = (((step as u64 + 1) * 0x9e37_79b9) as u32 & max).max(1);
+                    if model[i][j] == 0 {
+                        Layout::<2>::set(&layout, &w, i, j, fp, &current);
+                        model[i][j] = fp;
+                    } else {
+                        Layout::<2>::clear(&layout, &w, i, j, &current);
+                        model[i][j] = 0;
+                    }
+                    for (k, slots) in model.iter().enumerate() {
+                        let got = Layout::<8>::load(&layout, &w, k);
+                        for (s, &want) in slots.iter().enumerate() {
+                            assert_eq!(
+                                packed_lane(&got, s, f),
+                                want,
+                                "b={b} f={f} bucket {k} slot {s}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn semi_sorted_buckets_round_trip_across_words() {
+        for f in [4u32, 9, 12, 13, 16, 17, 20, 32] {
+            let layout = SemiSorted::new(f);
+            let buckets = 7;
+            let w = words((buckets * layout.bucket_bits).div_ceil(64) + 1);
+            let mut model = vec![[0u32; 4]; buckets];
+            let max = if f == 32 { u32::MAX } else { (1 << f) - 1 };
+            for step in 0..(buckets * 4 * 3) {
+                let i = (step * 5) % buckets;
+                let current = layout.load(&w, i);
+                let lanes: Vec<u32> = (0..4).map(|j| layout.lane(&current, j)).collect();
+                let mut sorted = model[i];
+                sorted.sort_unstable();
+                assert_eq!(lanes, sorted, "f={f} bucket {i}");
+                let fp = (((step as u64 + 1) * 0x9e37_79b9_7f4a) as u32 & max).max(1);
+                match lanes.iter().position(|&v| v == 0) {
+                    Some(j) if step % 3 != 2 => {
+                        layout.set(&w, i, j, fp, &current);
+                        let k = model[i].iter().position(|&v| v == 0).unwrap();
+                        model[i][k] = fp;
+                    }
+                    _ => {
+                        let j = (step % 4).max(lanes.iter().position(|&v| v != 0).unwrap_or(0));
+                        if lanes[j] != 0 {
+                            layout.clear(&w, i, j, &current);
+                            let k = model[i].iter().position(|&v| v == lanes[j]).unwrap();
+                            model[i][k] = 0;
+                        }
+                    }
+                }
+                for (k, want) in model.iter().enumerate() {
+                    let got = layout.load(&w, k);
+                    let mut want = *want;
+                    want.sort_unstable();
+                    let lanes: Vec<u32> = (0..4).map(|j| layout.lane(&got, j)).collect();
+                    assert_eq!(lanes, want, "f={f} bucket {k} after step {step}");
+                }
+            }
+        }
+    }
+}
