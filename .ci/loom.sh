@@ -88,6 +88,9 @@ done
         "remove_unversioned|--cfg cuckoo_broken_remove_unversioned|$colliding"
         "no_hop_check|--cfg cuckoo_broken_no_hop_check|remove_of_a_moving_item remove_one_of_two_copies_while_one_moves four_slot_buckets_remove_of_a_moving_item one_copy_after_displacing clear_lands_inside_a_displacement"
         "plain_store|--cfg cuckoo_broken_plain_store|writers_under_different_locks_share_a_word"
+        "packed_plain_store|--cfg cuckoo_broken_packed_plain_store|straddling_slot_and_neighbour_share_a_word"
+        "semi_unversioned|--cfg cuckoo_broken_semi_unversioned|semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"
+        "probe_stamp_after_load|--cfg cuckoo_broken_probe_stamp_after_load|$lookups"
         # Invisible under the version protocol (docs/verification.md, section 3).
         "clear_first|--cfg cuckoo_broken_clear_first|"
     )

@@ -49,6 +49,33 @@ pub(crate) fn false_positive_rate(b: usize, f: u32, alpha: f64) -> f64 {
     1.0 - (1.0 - per_slot).powf(2.0 * b as f64 * alpha)
 }
 
+/// How many (bucket pair, fingerprint) classes are expected to receive more
+/// than `2b` of `n` random items: each such class makes an insert fail
+/// with [`InsertError::TooManyCopies`](crate::InsertError::TooManyCopies)
+/// however empty the table. About `m (2^f - 1) / 2` classes share the items
+/// (a class is a fingerprint and a primary bucket, two primaries per pair),
+/// each receiving Poisson(`lambda`) of them. Matters only for small
+/// fingerprints in 2-slot buckets: the builder skips shapes where it is not
+/// negligible.
+fn copies_overflow_expected(b: usize, f: u32, n: usize) -> f64 {
+    let m = n as f64 / (b as f64 * design_load(b, f));
+    let classes = m * ((1u64 << f) - 1) as f64 / 2.0;
+    if classes <= 0.0 {
+        return 0.0;
+    }
+    let lambda = n as f64 / classes;
+    // P(Poisson(lambda) > 2b): the tail from 2b + 1, summed until it
+    // vanishes.
+    let (mut term, mut tail) = ((-lambda).exp(), 0.0);
+    for k in 1..=(2 * b + 40) {
+        term *= lambda / k as f64;
+        if k > 2 * b {
+            tail += term;
+        }
+    }
+    classes * tail
+}
+
 /// Builds a [`CuckooFilter`] from a capacity and, optionally, a target
 /// false-positive rate, a bucket size, a fingerprint width and a hash seed.
 ///
@@ -283,6 +310,11 @@ impl Builder {
                 {
                     continue;
                 }
+                if copies_overflow_expected(b, f, self.capacity.unwrap_or(0)) > 1e-4 {
+                    // Too few fingerprints for this many items: some pair
+                    // of buckets would be asked for more than 2b copies.
+                    continue;
+                }
                 let load = design_load(b, f);
                 let p = false_positive_rate(b, f, load);
                 lowest_rate = lowest_rate.min(p);
@@ -306,5 +338,20 @@ impl Builder {
     /// Builds the filter.
     pub fn build(self) -> Result<CuckooFilter, BuildError> {
         CuckooFilter::from_config(self.config()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_overflow_risk_is_small_fingerprints_in_small_buckets() {
+        // 2-slot buckets with 5-bit fingerprints: about one overfull class
+        // in a million items; 4-slot buckets need nine items in one class.
+        assert!(copies_overflow_expected(2, 5, 1_000_000) > 0.1);
+        assert!(copies_overflow_expected(2, 12, 1_000_000) < 1e-6);
+        assert!(copies_overflow_expected(4, 5, 1_000_000) < 1e-4);
+        assert!(copies_overflow_expected(4, 8, 1 << 40) < 1e-4);
     }
 }

@@ -62,6 +62,10 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     /// buckets re-encode), so writes must run in a versioned section.
     const WRITES_VERSIONED: bool;
 
+    /// A torn read can show a fingerprint that was never stored, so a hit
+    /// is final only once the versions validate too.
+    const HITS_NEED_VALIDATION: bool = false;
+
     /// Fingerprint width in bits.
     fn fingerprint_bits(&self) -> u32;
 
@@ -102,6 +106,23 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     fn any_match<K: Kernel>(&self, kernel: K, a: &Bucket, b: &Bucket, value: u32) -> bool {
         let (x, y) = self.matches(kernel, a, b, value);
         x.any() | y.any()
+    }
+
+    /// Loads buckets `i1` and `i2` and says whether either holds `fp`: the
+    /// lookup's whole data path, which a layout may do without building
+    /// [`Bucket`]s (fewer instructions per lookup keep more lookups' cache
+    /// misses in flight).
+    #[inline(always)]
+    fn probe<K: Kernel>(
+        &self,
+        kernel: K,
+        words: &[AtomicU64],
+        i1: usize,
+        i2: usize,
+        fp: u32,
+    ) -> bool {
+        let (a, b) = (self.load(words, i1), self.load(words, i2));
+        self.any_match(kernel, &a, &b, fp)
     }
 
     /// Writes `fp` into empty slot `j` of bucket `i`, whose loaded value
@@ -226,7 +247,7 @@ impl<const F: u32> Fixed<F> {
     const FP_MASK: u64 = low_bits_const(F);
 }
 
-const fn low_bits_const(bits: u32) -> u64 {
+pub(crate) const fn low_bits_const(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
     } else {
@@ -319,73 +340,134 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
     }
 }
 
-/// Any width from 4 to 32 bits, packed back to back.
+/// Any width from 4 to 32 bits, packed back to back. `F` is the width when
+/// it is known at compile time (the shapes the builder picks most get their
+/// own table type, so shifts and masks are constants and a lookup costs
+/// about as many instructions as a fixed-width one); 0 means "read it from
+/// the fields", the one table type every other width shares.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Packed {
+pub(crate) struct Packed<const F: u32 = 0> {
     f: u32,
     bucket_bits: usize,
+    /// The bucket's bits, for buckets of up to 64 bits.
+    bucket_mask: u64,
     /// The SWAR kernel, for buckets of up to 64 bits.
     swar: Option<PackedLanes>,
 }
 
-impl Packed {
+impl<const F: u32> Packed<F> {
     pub(crate) fn new(bucket_size: usize, f: u32) -> Self {
+        debug_assert!(F == 0 || F == f);
+        let bucket_bits = bucket_size * f as usize;
         Packed {
             f,
-            bucket_bits: bucket_size * f as usize,
+            bucket_bits,
+            bucket_mask: low_bits(bucket_bits as u32),
             swar: PackedLanes::new(f, bucket_size as u32),
         }
     }
 }
 
-impl<const B: usize> Layout<B> for Packed {
+/// Loads up to 64 bits at table bit `first`: the word holding the first
+/// bit and the one holding bit `first + len - 1` (the same word if the
+/// range does not straddle), shifted together. Bits above `len` are left
+/// for the caller to mask.
+#[inline(always)]
+fn load_bits(words: &[AtomicU64], first: usize, len: usize) -> u64 {
+    let (w, last) = (first / 64, (first + len - 1) / 64);
+    let lo = words[w].load(Ordering::Relaxed);
+    let hi = words[last].load(Ordering::Relaxed);
+    // With hi == lo (no straddle) the bits shifted in from hi land at
+    // positions >= 64 - shift >= len, above what the caller keeps.
+    (((hi as u128) << 64 | lo as u128) >> (first % 64)) as u64
+}
+
+impl<const F: u32> Packed<F> {
+    #[inline(always)]
+    fn width(&self) -> u32 {
+        if F == 0 {
+            self.f
+        } else {
+            F
+        }
+    }
+
+    #[inline(always)]
+    fn bits<const B: usize>(&self) -> usize {
+        if F == 0 {
+            self.bucket_bits
+        } else {
+            B * F as usize
+        }
+    }
+
+    #[inline(always)]
+    fn mask<const B: usize>(&self) -> u64 {
+        if F == 0 {
+            self.bucket_mask
+        } else {
+            low_bits_const((B * F as usize) as u32)
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<const B: usize>(&self) -> Option<PackedLanes> {
+        if F == 0 {
+            self.swar
+        } else {
+            const { PackedLanes::new(F, B as u32) }
+        }
+    }
+}
+
+impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     const WRITES_VERSIONED: bool = false;
 
     #[inline(always)]
     fn fingerprint_bits(&self) -> u32 {
-        self.f
+        self.width()
     }
 
     #[inline(always)]
     fn bucket_bits(&self) -> usize {
-        self.bucket_bits
+        self.bits::<B>()
     }
 
     #[inline(always)]
     fn load(&self, words: &[AtomicU64], i: usize) -> Bucket {
-        let first = i * self.bucket_bits;
-        let last = (first + self.bucket_bits - 1) / 64;
-        let shift = (first % 64) as u32;
-        let mut out = if self.bucket_bits <= 64 {
-            load_span::<1>(words, first / 64, last, shift)
+        let first = i * self.bits::<B>();
+        if self.bits::<B>() <= 64 {
+            [
+                load_bits(words, first, self.bits::<B>()) & self.mask::<B>(),
+                0,
+                0,
+                0,
+            ]
         } else {
-            load_span::<4>(words, first / 64, last, shift)
-        };
-        if self.bucket_bits <= 64 {
-            out[0] &= low_bits(self.bucket_bits as u32);
+            let last = (first + self.bits::<B>() - 1) / 64;
+            load_span::<4>(words, first / 64, last, (first % 64) as u32)
         }
-        out
     }
 
     #[inline(always)]
     fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
-        packed_lane(bucket, j, self.f)
+        packed_lane(bucket, j, self.width())
     }
 
     #[inline(always)]
     fn matches<K: Kernel>(&self, _: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
-        match self.swar {
+        match self.lanes::<B>() {
             Some(p) => (Mask(p.eq(a[0], value)), Mask(p.eq(b[0], value))),
             None => (
-                lanes_equal::<B>(a, self.f, value),
-                lanes_equal::<B>(b, self.f, value),
+                lanes_equal::<B>(a, self.width(), value),
+                lanes_equal::<B>(b, self.width(), value),
             ),
         }
     }
 
     #[inline(always)]
     fn any_match<K: Kernel>(&self, k: K, a: &Bucket, b: &Bucket, value: u32) -> bool {
-        match self.swar {
+        match self.lanes::<B>() {
             Some(p) => p.any_eq(a[0], value) | p.any_eq(b[0], value),
             None => {
                 let (x, y) = Layout::<B>::matches(self, k, a, b, value);
@@ -395,15 +477,34 @@ impl<const B: usize> Layout<B> for Packed {
     }
 
     #[inline(always)]
+    fn probe<K: Kernel>(&self, k: K, words: &[AtomicU64], i1: usize, i2: usize, fp: u32) -> bool {
+        match self.lanes::<B>() {
+            Some(p) => {
+                let bits = self.bits::<B>();
+                let a = load_bits(words, i1 * bits, bits) & self.mask::<B>();
+                let b = load_bits(words, i2 * bits, bits) & self.mask::<B>();
+                p.any_eq(a, fp) | p.any_eq(b, fp)
+            }
+            None => {
+                let (a, b) = (
+                    Layout::<B>::load(self, words, i1),
+                    Layout::<B>::load(self, words, i2),
+                );
+                Layout::<B>::any_match(self, k, &a, &b, fp)
+            }
+        }
+    }
+
+    #[inline(always)]
     fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket) {
-        let at = i * self.bucket_bits + j * self.f as usize;
-        write_bits(words, at, fp as u128, self.f, WordOp::Set);
+        let at = i * self.bits::<B>() + j * self.width() as usize;
+        write_bits(words, at, fp as u128, self.width(), WordOp::Set);
     }
 
     #[inline(always)]
     fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket) {
-        let at = i * self.bucket_bits + j * self.f as usize;
-        write_bits(words, at, 0, self.f, WordOp::Clear);
+        let at = i * self.bits::<B>() + j * self.width() as usize;
+        write_bits(words, at, 0, self.width(), WordOp::Clear);
     }
 }
 
@@ -436,44 +537,113 @@ const fn nibble_tuples() -> [u16; 3876] {
     out
 }
 
+/// The same tuples in lane order, `n0 | n1 << 4 | n2 << 8 | n3 << 12` (slot
+/// `j`'s nibble at bits `4j`), padded to 4096 entries so that any 12-bit
+/// index read from a torn bucket is in bounds (a torn read is retried: every
+/// semi-sorted write is versioned).
+static NIBBLE_LANES: [u16; 4096] = nibble_lanes();
+
+const fn nibble_lanes() -> [u16; 4096] {
+    let mut out = [0u16; 4096];
+    let mut k = 0;
+    while k < NIBBLE_TUPLES.len() {
+        let t = NIBBLE_TUPLES[k];
+        out[k] = (t >> 12) | ((t >> 8) & 0xf) << 4 | ((t >> 4) & 0xf) << 8 | (t & 0xf) << 12;
+        k += 1;
+    }
+    out
+}
+
 /// Four-slot buckets ordered by fingerprint, whose high nibbles are stored
 /// as one 12-bit index (paper section 5.2). Layout of a bucket's `4f - 4`
 /// bits: the index in bits 0..12, then the four slots' low `f - 4` bits in
-/// sorted order.
+/// sorted order. `F` as in [`Packed`]: the width when known at compile
+/// time, 0 to read it from the fields.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SemiSorted {
+pub(crate) struct SemiSorted<const F: u32 = 0> {
     f: u32,
     bucket_bits: usize,
     /// The SWAR kernel over decoded lanes, for widths up to 16.
     swar: Option<PackedLanes>,
+    /// The SWAR kernel over the stored low bits, for buckets of up to 64
+    /// bits (widths up to 17).
+    lows: Option<PackedLanes>,
 }
 
-impl SemiSorted {
+impl<const F: u32> SemiSorted<F> {
     pub(crate) fn new(f: u32) -> Self {
+        debug_assert!(F == 0 || F == f);
         SemiSorted {
             f,
             bucket_bits: 4 * f as usize - 4,
             swar: PackedLanes::new(f, 4),
+            lows: if f > 4 && f <= 17 {
+                PackedLanes::new(f - 4, 4)
+            } else {
+                None
+            },
+        }
+    }
+
+    #[inline(always)]
+    fn width(&self) -> u32 {
+        if F == 0 {
+            self.f
+        } else {
+            F
+        }
+    }
+
+    #[inline(always)]
+    fn bits(&self) -> usize {
+        if F == 0 {
+            self.bucket_bits
+        } else {
+            4 * F as usize - 4
+        }
+    }
+
+    #[inline(always)]
+    fn lanes(&self) -> Option<PackedLanes> {
+        if F == 0 {
+            self.swar
+        } else {
+            const { PackedLanes::new(F, 4) }
+        }
+    }
+
+    #[inline(always)]
+    fn low_lanes(&self) -> Option<PackedLanes> {
+        if F == 0 {
+            self.lows
+        } else if F > 4 && F <= 17 {
+            const { PackedLanes::new(if F > 4 { F - 4 } else { 1 }, 4) }
+        } else {
+            None
         }
     }
 
     /// The bucket's stored bits.
     #[inline(always)]
     fn load_raw(&self, words: &[AtomicU64], i: usize) -> u128 {
-        let first = i * self.bucket_bits;
-        let last = (first + self.bucket_bits - 1) / 64;
+        let bits = self.bits();
+        let first = i * bits;
+        if bits <= 64 {
+            return (load_bits(words, first, bits) & low_bits(bits as u32)) as u128;
+        }
+        let last = (first + bits - 1) / 64;
         let b = load_span::<2>(words, first / 64, last, (first % 64) as u32);
-        ((b[1] as u128) << 64 | b[0] as u128) & ((1u128 << self.bucket_bits) - 1)
+        ((b[1] as u128) << 64 | b[0] as u128) & ((1u128 << bits) - 1)
     }
 
     /// The four fingerprints of stored bits `raw`, in sorted order.
     #[inline(always)]
     pub(crate) fn decode(&self, raw: u128) -> [u32; 4] {
-        let tuple = NIBBLE_TUPLES[(raw as usize & 0xfff).min(NIBBLE_TUPLES.len() - 1)];
-        let low = self.f - 4;
+        let nibbles = NIBBLE_LANES[raw as usize & 0xfff] as u32;
+        let low = self.width() - 4;
         let mut out = [0u32; 4];
         for (j, o) in out.iter_mut().enumerate() {
-            let nibble = (tuple >> (12 - 4 * j)) as u32 & 0xf;
+            let nibble = (nibbles >> (4 * j)) & 0xf;
             let rest = (raw >> (12 + j as u32 * low)) as u32 & low_bits(low) as u32;
             *o = nibble << low | rest;
         }
@@ -483,7 +653,7 @@ impl SemiSorted {
     /// The stored bits of four fingerprints (any order).
     pub(crate) fn encode(&self, mut fps: [u32; 4]) -> u128 {
         fps.sort_unstable();
-        let low = self.f - 4;
+        let low = self.width() - 4;
         let tuple = fps.iter().fold(0u16, |t, &fp| t << 4 | (fp >> low) as u16);
         let index = NIBBLE_TUPLES
             .binary_search(&tuple)
@@ -495,35 +665,63 @@ impl SemiSorted {
         raw
     }
 
+    /// True if bucket `i` holds `fp`, without decoding it: the slots whose
+    /// stored low bits equal `fp`'s (SWAR over the low-bit lanes) and whose
+    /// nibble equals `fp`'s (SWAR over the looked-up nibble lanes).
+    #[inline(always)]
+    fn holds(&self, words: &[AtomicU64], i: usize, fp: u32, lows: PackedLanes) -> bool {
+        let low = self.width() - 4;
+        let raw = load_bits(words, i * self.bits(), self.bits());
+        let nibbles = NIBBLE_LANES[raw as usize & 0xfff] as u64;
+        let low_hits =
+            lows.eq_high_bits((raw >> 12) & low_bits(4 * low), fp & low_bits(low) as u32);
+        let nibble_hits = const {
+            match PackedLanes::new(4, 4) {
+                Some(p) => p,
+                None => unreachable!(),
+            }
+        }
+        .eq_high_bits(nibbles, fp >> low);
+        let mut both = 0;
+        for j in 0..4 {
+            both |= (low_hits >> (j * low + low - 1)) & (nibble_hits >> (4 * j + 3));
+        }
+        both & 1 != 0
+    }
+
     fn rewrite(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket) {
         let mut fps = [0u32; 4];
         for (k, v) in fps.iter_mut().enumerate() {
-            *v = packed_lane(current, k, self.f);
+            *v = packed_lane(current, k, self.width());
         }
         let old = self.encode(fps);
         fps[j] = fp;
         let new = self.encode(fps);
         write_bits(
             words,
-            i * self.bucket_bits,
+            i * self.bits(),
             old ^ new,
-            self.bucket_bits as u32,
+            self.bits() as u32,
             WordOp::Flip,
         );
     }
 }
 
-impl Layout<4> for SemiSorted {
+impl<const F: u32> Layout<4> for SemiSorted<F> {
     const WRITES_VERSIONED: bool = true;
+    // A torn read of a re-encoding can decode to a fingerprint never
+    // stored; the re-encoding is versioned, so validating hits too catches
+    // it.
+    const HITS_NEED_VALIDATION: bool = true;
 
     #[inline(always)]
     fn fingerprint_bits(&self) -> u32 {
-        self.f
+        self.width()
     }
 
     #[inline(always)]
     fn bucket_bits(&self) -> usize {
-        self.bucket_bits
+        self.bits()
     }
 
     #[inline(always)]
@@ -531,24 +729,35 @@ impl Layout<4> for SemiSorted {
         let fps = self.decode(self.load_raw(words, i));
         let mut lanes = 0u128;
         for (j, &fp) in fps.iter().enumerate() {
-            lanes |= (fp as u128) << (j as u32 * self.f);
+            lanes |= (fp as u128) << (j as u32 * self.width());
         }
         [lanes as u64, (lanes >> 64) as u64, 0, 0]
     }
 
     #[inline(always)]
     fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
-        packed_lane(bucket, j, self.f)
+        packed_lane(bucket, j, self.width())
     }
 
     #[inline(always)]
     fn matches<K: Kernel>(&self, _: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
-        match self.swar {
+        match self.lanes() {
             Some(p) => (Mask(p.eq(a[0], value)), Mask(p.eq(b[0], value))),
             None => (
-                lanes_equal::<4>(a, self.f, value),
-                lanes_equal::<4>(b, self.f, value),
+                lanes_equal::<4>(a, self.width(), value),
+                lanes_equal::<4>(b, self.width(), value),
             ),
+        }
+    }
+
+    #[inline(always)]
+    fn probe<K: Kernel>(&self, k: K, words: &[AtomicU64], i1: usize, i2: usize, fp: u32) -> bool {
+        match self.low_lanes() {
+            Some(lows) => self.holds(words, i1, fp, lows) | self.holds(words, i2, fp, lows),
+            None => {
+                let (a, b) = (self.load(words, i1), self.load(words, i2));
+                self.any_match(k, &a, &b, fp)
+            }
         }
     }
 
@@ -568,6 +777,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn nibble_lanes_match_the_tuples() {
+        for (k, &t) in NIBBLE_TUPLES.iter().enumerate() {
+            let l = NIBBLE_LANES[k];
+            assert_eq!((l & 0xf, l >> 12), (t >> 12, t & 0xf));
+        }
+    }
+
+    #[test]
     fn nibble_tuples_are_sorted_and_complete() {
         assert!(NIBBLE_TUPLES.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(NIBBLE_TUPLES[0], 0);
@@ -577,7 +794,7 @@ mod tests {
     #[test]
     fn semi_sorted_encoding_round_trips() {
         for f in [4u32, 5, 8, 12, 13, 16, 17, 24, 31, 32] {
-            let layout = SemiSorted::new(f);
+            let layout = SemiSorted::<0>::new(f);
             let max = if f == 32 { u32::MAX } else { (1 << f) - 1 };
             let mut s = 0x9e37_79b9_7f4a_7c15u64;
             for _ in 0..500 {
@@ -613,7 +830,7 @@ mod tests {
     fn packed_slots_round_trip_across_words() {
         for b in [2usize, 4, 8] {
             for f in 4..=32u32 {
-                let layout = Packed::new(b, f);
+                let layout = Packed::<0>::new(b, f);
                 let buckets = 9;
                 let w = words((buckets * b * f as usize).div_ceil(64) + 1);
                 let mut model = vec![vec![0u32; b]; buckets];
@@ -651,7 +868,7 @@ mod tests {
     #[test]
     fn semi_sorted_buckets_round_trip_across_words() {
         for f in [4u32, 9, 12, 13, 16, 17, 20, 32] {
-            let layout = SemiSorted::new(f);
+            let layout = SemiSorted::<0>::new(f);
             let buckets = 7;
             let w = words((buckets * layout.bucket_bits).div_ceil(64) + 1);
             let mut model = vec![[0u32; 4]; buckets];

@@ -39,10 +39,14 @@
 //!   `insert` returns [`InsertError::Full`] and every earlier item is still
 //!   there (many cuckoo filters drop a victim at this point; this one does
 //!   not, because it finds a whole displacement path before moving anything).
-//! - **Lookups are lock-free and write no shared memory**, so they scale
-//!   with cores. Inserts into a free slot and removes do not disturb them;
-//!   only a displacement in progress on one of their two buckets makes a
-//!   lookup look again.
+//! - **Lookups are lock-free and write no shared memory**: no lookup waits
+//!   for a lock or makes another core's cache line dirty. (How that scales
+//!   on a given machine is measured, not promised: docs/benchmarks.md.)
+//!   Inserts into a free slot, and removes that leave no other copy of their
+//!   fingerprint in their buckets, do not disturb them; a displacement, a
+//!   remove that leaves a colliding copy, a semi-sorted bucket's re-encoding
+//!   or a `clear` in progress on one of their two buckets makes a lookup
+//!   look again.
 //! - **Writers on unrelated buckets run in parallel**: they lock only the
 //!   stripes of the buckets they touch, in a global order (no deadlock).
 //! - **Removing an item never inserted** may remove another item that has
@@ -102,8 +106,11 @@ macro_rules! shapes {
             B8F16: 8, Fixed<16>;
             B8F32: 8, Fixed<32>;
             B2Packed: 2, Packed;
+            B4P12: 4, Packed<12>;
+            B4P13: 4, Packed<13>;
             B4Packed: 4, Packed;
             B8Packed: 8, Packed;
+            B4S13: 4, SemiSorted<13>;
             B4SemiSorted: 4, SemiSorted;
         }
     };
@@ -182,6 +189,7 @@ impl CuckooFilter {
             (4, 16, false) if config.reference_kernel => {
                 Inner::B4F16Scalar(Table::new(Fixed, m, n, hp)?)
             }
+            (4, 13, true) => Inner::B4S13(Table::new(SemiSorted::new(13), m, n, hp)?),
             (4, f, true) => Inner::B4SemiSorted(Table::new(SemiSorted::new(f), m, n, hp)?),
             (2, 8, _) => Inner::B2F8(Table::new(Fixed, m, n, hp)?),
             (2, 16, _) => Inner::B2F16(Table::new(Fixed, m, n, hp)?),
@@ -192,6 +200,8 @@ impl CuckooFilter {
             (8, 8, _) => Inner::B8F8(Table::new(Fixed, m, n, hp)?),
             (8, 16, _) => Inner::B8F16(Table::new(Fixed, m, n, hp)?),
             (8, 32, _) => Inner::B8F32(Table::new(Fixed, m, n, hp)?),
+            (4, 12, _) => Inner::B4P12(Table::new(Packed::new(4, 12), m, n, hp)?),
+            (4, 13, _) => Inner::B4P13(Table::new(Packed::new(4, 13), m, n, hp)?),
             (2, f, _) => Inner::B2Packed(Table::new(Packed::new(2, f), m, n, hp)?),
             (4, f, _) => Inner::B4Packed(Table::new(Packed::new(4, f), m, n, hp)?),
             (8, f, _) => Inner::B8Packed(Table::new(Packed::new(8, f), m, n, hp)?),
@@ -424,10 +434,12 @@ impl CuckooFilter {
         self.len() == 0
     }
 
-    /// The number of items the filter was sized for: at least the capacity
-    /// asked for. Inserts usually keep succeeding somewhat past it (up to
-    /// about 84%, 95% or 98% of [`slots`](Self::slots) for buckets of 2, 4
-    /// or 8).
+    /// The number of items the filter was sized for: the capacity asked for
+    /// (or, for an exact bucket count, what those buckets hold at the design
+    /// load). That many random inserts always fit; more usually do, up to
+    /// the load at which the first insert fails, measured per shape in
+    /// docs/design.md (for example 0.97 of [`slots`](Self::slots) for
+    /// 4-slot buckets).
     pub fn capacity(&self) -> usize {
         self.config.capacity
     }

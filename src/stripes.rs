@@ -67,9 +67,12 @@ impl Stripes {
     /// apart almost always, and 1024 serve the largest tables.
     pub(crate) fn new(buckets: usize) -> Self {
         let per_bucket = buckets.next_power_of_two().min(16);
-        let n = buckets
-            .div_ceil(1024)
+        // Rounded down to a power of two, so the stripes stay under 0.05
+        // bits per item.
+        let n = (buckets / 1024 + 1)
             .next_power_of_two()
+            .wrapping_shr(1)
+            .max(1)
             .clamp(per_bucket, MAX_STRIPES);
         Stripes {
             versions: (0..n).map(|_| AtomicU64::new(0)).collect(),

@@ -167,14 +167,13 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         let spin = Spin::new();
         loop {
             let (mut t1, mut t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
-            let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+            let found = self.layout.probe(self.kernel, &self.words, i1, i2, fp);
             if broken::PROBE_STAMP_AFTER_LOAD {
                 (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
             }
-            let found = self.layout.any_match(self.kernel, &a, &b, fp);
             Stripes::read_fence();
             let valid = self.stripes.read_valid(s1, t1) & self.stripes.read_valid(s2, t2);
-            if found | valid {
+            if valid | (found & !L::HITS_NEED_VALIDATION) {
                 return found;
             }
             spin.wait();

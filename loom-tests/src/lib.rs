@@ -47,6 +47,19 @@ pub fn tiny(bucket_size: usize) -> CuckooFilter {
         .expect("a 4-bucket table is a valid configuration")
 }
 
+/// A table of [`BUCKETS`] buckets of `bucket_size` slots of `bits`-bit
+/// fingerprints, semi-sorted or not: the packed and semi-sorted layouts,
+/// whose buckets and slots straddle words.
+pub fn tiny_shape(bucket_size: usize, bits: u32, semi_sorted: bool) -> CuckooFilter {
+    CuckooFilter::builder()
+        .buckets(BUCKETS)
+        .bucket_size(bucket_size)
+        .fingerprint_bits(bits)
+        .semi_sorted(semi_sorted)
+        .build()
+        .expect("a 4-bucket table is a valid configuration")
+}
+
 /// An item a model inserts: its hash and where the table puts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Item {

@@ -1,0 +1,220 @@
+//! Space and speed of the packed and semi-sorted layouts, the figures
+//! docs/benchmarks.md quotes for them.
+//!
+//! `cargo run --release --example space [-- ITEMS [OUT_OF_CACHE_ITEMS [ROUNDS [SPACE]]]]`
+//! (defaults: 1,000,000; 32,000,000; 7; 1, and 0 skips part 1 and 2)
+//!
+//! 1. For false-positive rates from 10% to 10^-6: the builder's choice,
+//!    plain and semi-sorted, filled to capacity with random keys: bits per
+//!    item counting all of `memory_usage()`, the measured false-positive
+//!    rate on absent keys, beside a Bloom filter's optimum (1.44 log2 1/e)
+//!    and the lower bound (log2 1/e).
+//! 2. The paper's Table 3 rows: 4 x 12 bits, and semi-sorted 4 x 13 bits.
+//! 3. Single-thread `contains` (a shuffled 50% hit stream) and
+//!    `contains_batch` for 4 x 12, 4 x 13 and semi-sorted 4 x 13 against
+//!    the 4 x 16 default, in cache (ITEMS) and out of cache
+//!    (OUT_OF_CACHE_ITEMS): ROUNDS rounds, each measuring every filter once
+//!    in a rotated order; medians with min and max, and the median of the
+//!    per-round ratios to the default.
+
+use cuckoo_nest::CuckooFilter;
+use std::time::Instant;
+
+fn splitmix(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed.wrapping_mul(0xd1b5_4a32_d192_ed03);
+    move || {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+fn keys(n: usize, seed: u64) -> Vec<u64> {
+    let mut next = splitmix(seed);
+    (0..n).map(|_| next()).collect()
+}
+
+fn arg(k: usize, default: usize) -> usize {
+    std::env::args()
+        .nth(k)
+        .map(|a| a.parse().expect("a positive whole number"))
+        .unwrap_or(default)
+}
+
+/// Fills `filter` with `n` random keys; returns them.
+fn fill(filter: &CuckooFilter, n: usize, seed: u64) -> Vec<u64> {
+    let present = keys(n, seed);
+    for k in &present {
+        filter.insert(k).expect("capacity(n) holds n random keys");
+    }
+    present
+}
+
+/// Measured false-positive rate on absent keys: enough probes for about
+/// 1000 false positives, at most 50 million.
+fn measured_rate(filter: &CuckooFilter, expected: f64) -> (f64, usize, usize) {
+    let probes = ((1000.0 / expected) as usize).clamp(200_000, 50_000_000);
+    let mut next = splitmix(u64::MAX / 7);
+    let hits = (0..probes).filter(|_| filter.contains(&next())).count();
+    (hits as f64 / probes as f64, hits, probes)
+}
+
+fn space(n: usize) {
+    println!("## Bits per item against false-positive rate ({n} items, at capacity)\n");
+    println!("| target | layout | b x f | bits/item (all memory) | measured rate | probes | Bloom optimum | lower bound |");
+    println!("|---:|---|---|---:|---:|---:|---:|---:|");
+    for target in [1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 1e-4, 1e-5, 1e-6] {
+        for semi in [false, true] {
+            let filter = CuckooFilter::builder()
+                .capacity(n)
+                .false_positive_rate(target)
+                .semi_sorted(semi)
+                .build()
+                .expect("a reachable rate");
+            fill(&filter, n, 1);
+            let (rate, hits, probes) =
+                measured_rate(&filter, filter.expected_false_positive_rate());
+            let bits = filter.memory_usage() as f64 * 8.0 / n as f64;
+            let log = (1.0 / target).log2();
+            println!(
+                "| {target:.0e} | {} | {}x{} | {bits:.2} | {rate:.3e} ({hits}) | {probes} | {:.2} | {:.2} |",
+                if semi { "semi-sorted" } else { "plain" },
+                filter.bucket_size(),
+                filter.fingerprint_bits(),
+                1.44 * log,
+                log
+            );
+        }
+    }
+    println!("\n## The paper's Table 3 rows ({n} items)\n");
+    println!("| filter | bits/item (all memory) | load at capacity | measured rate | expected |");
+    println!("|---|---:|---:|---:|---:|");
+    for (name, f, semi) in [("CF, f = 12", 12, false), ("ss-CF, f = 13", 13, true)] {
+        let filter = CuckooFilter::builder()
+            .capacity(n)
+            .bucket_size(4)
+            .fingerprint_bits(f)
+            .semi_sorted(semi)
+            .build()
+            .unwrap();
+        fill(&filter, n, 2);
+        let expected = filter.expected_false_positive_rate();
+        let (rate, hits, _) = measured_rate(&filter, expected);
+        println!(
+            "| {name} | {:.2} | {:.3} | {rate:.3e} ({hits}) | {expected:.3e} |",
+            filter.memory_usage() as f64 * 8.0 / n as f64,
+            filter.load_factor()
+        );
+    }
+}
+
+struct Subject {
+    name: &'static str,
+    filter: CuckooFilter,
+}
+
+fn subjects(n: usize) -> Vec<Subject> {
+    [
+        ("4x16 (default)", 16, false),
+        ("4x12 packed", 12, false),
+        ("4x13 packed", 13, false),
+        ("4x13 semi-sorted", 13, true),
+    ]
+    .into_iter()
+    .map(|(name, f, semi)| {
+        let filter = CuckooFilter::builder()
+            .capacity(n)
+            .bucket_size(4)
+            .fingerprint_bits(f)
+            .semi_sorted(semi)
+            .build()
+            .unwrap();
+        Subject { name, filter }
+    })
+    .collect()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn speed(n: usize, rounds: usize, label: &str) {
+    let subjects = subjects(n);
+    for s in &subjects {
+        fill(&s.filter, n, 3);
+    }
+    // Half present, half absent, shuffled together.
+    let present = keys(n, 3);
+    let absent = keys(n, 4);
+    let mut stream: Vec<u64> = present
+        .iter()
+        .take(n / 2)
+        .chain(absent.iter().take(n / 2))
+        .copied()
+        .collect();
+    let mut next = splitmix(5);
+    for i in (1..stream.len()).rev() {
+        stream.swap(i, (next() % (i as u64 + 1)) as usize);
+    }
+    let mut out = vec![false; stream.len()];
+    let k = subjects.len();
+    // rates[subject][op][round], M lookups/s.
+    let mut rates = vec![[vec![], vec![]]; k];
+    for round in 0..rounds {
+        for j in 0..k {
+            let s = &subjects[(round + j) % k];
+            let idx = (round + j) % k;
+            let t = Instant::now();
+            let hits = stream.iter().filter(|key| s.filter.contains(*key)).count();
+            let single = stream.len() as f64 / t.elapsed().as_secs_f64() / 1e6;
+            assert!(hits >= n / 2, "{}: false negatives", s.name);
+            let t = Instant::now();
+            let hits = s.filter.contains_batch(&stream, &mut out).unwrap();
+            let batch = stream.len() as f64 / t.elapsed().as_secs_f64() / 1e6;
+            assert!(hits >= n / 2, "{}: false negatives", s.name);
+            rates[idx][0].push(single);
+            rates[idx][1].push(batch);
+        }
+    }
+    println!("\n## Lookups, shuffled 50% hits, {label} ({n} items, {rounds} rounds)\n");
+    println!("| filter | bits/item | contains M/s (min-max) | ratio to default | contains_batch M/s (min-max) | ratio to default |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (i, s) in subjects.iter().enumerate() {
+        let mut cells = Vec::new();
+        for (r, base) in rates[i].iter().zip(&rates[0]) {
+            let mut sorted = r.clone();
+            let med = median(&mut sorted);
+            let mut ratios: Vec<f64> = r.iter().zip(base).map(|(a, b)| a / b).collect();
+            cells.push(format!(
+                "{med:.1} ({:.1}-{:.1}) | {:.2}",
+                sorted[0],
+                sorted[sorted.len() - 1],
+                median(&mut ratios)
+            ));
+        }
+        println!(
+            "| {} | {:.2} | {} | {} |",
+            s.name,
+            s.filter.memory_usage() as f64 * 8.0 / n as f64,
+            cells[0],
+            cells[1]
+        );
+    }
+}
+
+fn main() {
+    let n = arg(1, 1_000_000);
+    let big = arg(2, 32_000_000);
+    let rounds = arg(3, 7);
+    // A fourth argument, 0, skips the space tables (speed only).
+    if arg(4, 1) != 0 {
+        space(n);
+    }
+    speed(n, rounds, "in cache");
+    if big > 0 {
+        speed(big, rounds, "out of cache");
+    }
+}
