@@ -56,6 +56,18 @@ impl Mask {
     }
 }
 
+/// The matching slots, lowest first.
+impl Iterator for Mask {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        let j = self.lowest_set_bit()?;
+        self.0 &= self.0 - 1;
+        Some(j)
+    }
+}
+
 /// One bucket layout for buckets of `B` slots.
 pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     /// Every write rewrites more than the slot it changes (semi-sorted
@@ -775,6 +787,13 @@ impl<const F: u32> Layout<4> for SemiSorted<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mask_iterates_its_slots_lowest_first() {
+        assert_eq!(Mask(0b1010_0110).collect::<Vec<_>>(), [1, 2, 5, 7]);
+        assert_eq!(Mask(0).lowest_set_bit(), None);
+        assert_eq!(Mask(0b100).count(), 1);
+    }
 
     #[test]
     fn nibble_lanes_match_the_tuples() {

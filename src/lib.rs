@@ -93,31 +93,38 @@ use table::Table;
 /// The table, monomorphised per (bucket size, layout) so the hot path's
 /// shifts and masks are constants where they can be; one well-predicted
 /// match per call picks the variant. The shapes are listed once, here.
+/// The table, monomorphised per (bucket size, layout) so the hot path's
+/// shifts and masks are constants where they can be; one well-predicted
+/// match per call picks the variant. The shapes are listed once, here: name,
+/// bucket size, layout type, the (bucket size, width, semi-sorted) it
+/// serves, and how its layout is made. The first matching row wins, so the
+/// packed widths with a table type of their own come before the catch-all
+/// run-time-width rows.
 macro_rules! shapes {
     ($m:ident) => {
         $m! {
-            B2F8: 2, Fixed<8>;
-            B2F16: 2, Fixed<16>;
-            B2F32: 2, Fixed<32>;
-            B4F8: 4, Fixed<8>;
-            B4F16: 4, Fixed<16>;
-            B4F32: 4, Fixed<32>;
-            B8F8: 8, Fixed<8>;
-            B8F16: 8, Fixed<16>;
-            B8F32: 8, Fixed<32>;
-            B2Packed: 2, Packed;
-            B4P12: 4, Packed<12>;
-            B4P13: 4, Packed<13>;
-            B4Packed: 4, Packed;
-            B8Packed: 8, Packed;
-            B4S13: 4, SemiSorted<13>;
-            B4SemiSorted: 4, SemiSorted;
+            B2F8: 2, Fixed<8>, (2, 8, false) => Fixed;
+            B2F16: 2, Fixed<16>, (2, 16, false) => Fixed;
+            B2F32: 2, Fixed<32>, (2, 32, false) => Fixed;
+            B4F8: 4, Fixed<8>, (4, 8, false) => Fixed;
+            B4F16: 4, Fixed<16>, (4, 16, false) => Fixed;
+            B4F32: 4, Fixed<32>, (4, 32, false) => Fixed;
+            B8F8: 8, Fixed<8>, (8, 8, false) => Fixed;
+            B8F16: 8, Fixed<16>, (8, 16, false) => Fixed;
+            B8F32: 8, Fixed<32>, (8, 32, false) => Fixed;
+            B4P12: 4, Packed<12>, (4, 12, false) => Packed::new(4, 12);
+            B4P13: 4, Packed<13>, (4, 13, false) => Packed::new(4, 13);
+            B2Packed: 2, Packed, (2, f, false) => Packed::new(2, f);
+            B4Packed: 4, Packed, (4, f, false) => Packed::new(4, f);
+            B8Packed: 8, Packed, (8, f, false) => Packed::new(8, f);
+            B4S13: 4, SemiSorted<13>, (4, 13, true) => SemiSorted::new(13);
+            B4SemiSorted: 4, SemiSorted, (4, f, true) => SemiSorted::new(f);
         }
     };
 }
 
 macro_rules! declare_inner {
-    ($($name:ident: $b:literal, $layout:ty;)*) => {
+    ($($name:ident: $b:literal, $layout:ty, $shape:pat => $make:expr;)*) => {
         enum Inner {
             $($name(Table<$b, $layout>),)*
             /// The default shape with the scalar reference kernel
@@ -133,6 +140,23 @@ macro_rules! declare_inner {
                     Inner::B4F16Scalar($t) => $body,
                 }
             };
+        }
+
+        impl Inner {
+            /// The table for a validated configuration.
+            fn new(config: &Config) -> Result<Self, BuildError> {
+                let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
+                let shape = (config.bucket_size, config.fingerprint_bits, config.semi_sorted);
+                if config.reference_kernel && shape == (4, 16, false) {
+                    return Ok(Inner::B4F16Scalar(Table::new(Fixed, m, n, hp)?));
+                }
+                Ok(match shape {
+                    $($shape => Inner::$name(Table::new($make, m, n, hp)?),)*
+                    (b, f, semi) => unreachable!(
+                        "builder validated bucket size {b}, width {f}, semi-sorted {semi}"
+                    ),
+                })
+            }
         }
     };
 }
@@ -183,33 +207,10 @@ impl CuckooFilter {
     }
 
     pub(crate) fn from_config(config: Config) -> Result<Self, BuildError> {
-        let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
-        let (b, f) = (config.bucket_size, config.fingerprint_bits);
-        let inner = match (b, f, config.semi_sorted) {
-            (4, 16, false) if config.reference_kernel => {
-                Inner::B4F16Scalar(Table::new(Fixed, m, n, hp)?)
-            }
-            (4, 13, true) => Inner::B4S13(Table::new(SemiSorted::new(13), m, n, hp)?),
-            (4, f, true) => Inner::B4SemiSorted(Table::new(SemiSorted::new(f), m, n, hp)?),
-            (2, 8, _) => Inner::B2F8(Table::new(Fixed, m, n, hp)?),
-            (2, 16, _) => Inner::B2F16(Table::new(Fixed, m, n, hp)?),
-            (2, 32, _) => Inner::B2F32(Table::new(Fixed, m, n, hp)?),
-            (4, 8, _) => Inner::B4F8(Table::new(Fixed, m, n, hp)?),
-            (4, 16, _) => Inner::B4F16(Table::new(Fixed, m, n, hp)?),
-            (4, 32, _) => Inner::B4F32(Table::new(Fixed, m, n, hp)?),
-            (8, 8, _) => Inner::B8F8(Table::new(Fixed, m, n, hp)?),
-            (8, 16, _) => Inner::B8F16(Table::new(Fixed, m, n, hp)?),
-            (8, 32, _) => Inner::B8F32(Table::new(Fixed, m, n, hp)?),
-            (4, 12, _) => Inner::B4P12(Table::new(Packed::new(4, 12), m, n, hp)?),
-            (4, 13, _) => Inner::B4P13(Table::new(Packed::new(4, 13), m, n, hp)?),
-            (2, f, _) => Inner::B2Packed(Table::new(Packed::new(2, f), m, n, hp)?),
-            (4, f, _) => Inner::B4Packed(Table::new(Packed::new(4, f), m, n, hp)?),
-            (8, f, _) => Inner::B8Packed(Table::new(Packed::new(8, f), m, n, hp)?),
-            (b, f, ss) => {
-                unreachable!("builder validated bucket size {b}, width {f}, semi-sorted {ss}")
-            }
-        };
-        Ok(CuckooFilter { inner, config })
+        Ok(CuckooFilter {
+            inner: Inner::new(&config)?,
+            config,
+        })
     }
 
     #[inline]
