@@ -98,11 +98,17 @@ fn check_load(shape: Shape) -> f64 {
     load
 }
 
-const WIDTHS: [u32; 6] = [4, 8, 12, 16, 24, 32];
+/// Widths the load tests fill; under miri two (a fixed and a packed one),
+/// each step being interpreted.
+const WIDTHS: &[u32] = if cfg!(miri) {
+    &[8, 12]
+} else {
+    &[4, 8, 12, 16, 24, 32]
+};
 
 #[test]
 fn four_slot_buckets_reach_95_percent() {
-    for f in WIDTHS {
+    for &f in WIDTHS {
         let load = check_load(Shape {
             b: 4,
             f,
@@ -116,7 +122,12 @@ fn four_slot_buckets_reach_95_percent() {
 
 #[test]
 fn semi_sorted_buckets_reach_95_percent() {
-    for f in [5, 9, 13, 17, 24, 32] {
+    let widths: &[u32] = if cfg!(miri) {
+        &[13]
+    } else {
+        &[5, 9, 13, 17, 24, 32]
+    };
+    for &f in widths {
         let load = check_load(Shape {
             b: 4,
             f,
@@ -130,7 +141,7 @@ fn semi_sorted_buckets_reach_95_percent() {
 
 #[test]
 fn eight_slot_buckets_reach_98_percent() {
-    for f in WIDTHS {
+    for &f in WIDTHS {
         let load = check_load(Shape {
             b: 8,
             f,
@@ -144,7 +155,7 @@ fn eight_slot_buckets_reach_98_percent() {
 
 #[test]
 fn two_slot_buckets_reach_84_percent() {
-    for f in WIDTHS {
+    for &f in WIDTHS {
         let load = check_load(Shape {
             b: 2,
             f,
