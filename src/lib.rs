@@ -480,6 +480,13 @@ impl CuckooFilter {
         with_table!(&self.inner, t => t.memory_usage())
     }
 
+    /// Address and length in bytes of the bucket table; only for
+    /// tests/huge_pages.rs, which checks how the kernel backs it.
+    #[doc(hidden)]
+    pub fn debug_table_ptr(&self) -> (usize, usize) {
+        with_table!(&self.inner, t => t.words_range())
+    }
+
     /// Bits of the bucket table per item at [`capacity`](Self::capacity),
     /// the paper's measure (the stripes, at most 24 KiB, are counted in
     /// [`memory_usage`](Self::memory_usage) but not here).

@@ -92,6 +92,11 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         self.stripes.lock_all()
     }
 
+    /// Address and byte length of the words (for the huge-page test).
+    pub(crate) fn words_range(&self) -> (usize, usize) {
+        (self.words.as_ptr() as usize, self.words.len() * 8)
+    }
+
     #[inline(always)]
     pub(crate) fn locate(&self, hash: u64) -> (usize, u32) {
         split(hash, self.buckets, self.layout.fp_max())

@@ -1,8 +1,22 @@
 //! The table's memory: a zeroed, cache-line-aligned array of atomic words.
 //!
-//! Unsafe code is kept to this module. Tables of 4 MiB or more are aligned
-//! to 2 MiB and, on Linux, advised for transparent huge pages: random bucket
-//! accesses over a large table otherwise miss the TLB on nearly every lookup.
+//! Unsafe code is kept to this module. Random bucket accesses over a large
+//! table otherwise miss the TLB on nearly every lookup, so tables of 4 MiB or
+//! more built with `huge_pages` (the default) are aligned to 2 MiB and, on
+//! Linux, backed by transparent huge pages. The advice has to come before the
+//! memory is first touched: in THP's `madvise` mode a page fault in a region
+//! not yet advised gets a 4 KiB page, and once a region is on 4 KiB pages
+//! only khugepaged merges them, by default about 16 MiB every 10 s.
+//! `alloc_zeroed` of a 2 MiB-aligned block writes the zeros itself, so
+//! advising afterwards left the table on 4 KiB pages. These tables therefore
+//! come from their own anonymous `mmap` (already zero), trimmed to 2 MiB
+//! alignment, advised with `MADV_HUGEPAGE`, and only then populated
+//! (`MADV_POPULATE_WRITE`, or one write per page on kernels before 5.14), so
+//! the table is backed when `build` returns, as it was with `alloc_zeroed`.
+//! Only a tail shorter than 2 MiB stays on 4 KiB pages. Smaller tables,
+//! `huge_pages(false)`, other platforms, miri, and a failed `mmap` use
+//! `alloc_zeroed`.
+//!
 //! Under loom the words are loom atomics in a plain `Box` (loom's atomics
 //! cannot be conjured from zeroed memory).
 
@@ -14,7 +28,17 @@ use std::ops::Deref;
 pub(crate) struct Words {
     ptr: std::ptr::NonNull<AtomicU64>,
     len: usize,
-    layout: std::alloc::Layout,
+    /// Where the memory came from, so `Drop` frees it the same way.
+    source: Source,
+}
+
+#[cfg(not(loom))]
+enum Source {
+    /// `std::alloc::alloc_zeroed` with this layout.
+    Heap(std::alloc::Layout),
+    /// An anonymous mapping of `len` bytes starting at `Words::ptr`.
+    #[cfg(all(target_os = "linux", not(miri)))]
+    Mapped { len: usize },
 }
 
 // SAFETY: `Words` owns its allocation exclusively and only hands out shared
@@ -25,7 +49,7 @@ unsafe impl Send for Words {}
 #[cfg(not(loom))]
 unsafe impl Sync for Words {}
 
-/// Tables at least this large get 2 MiB alignment and a huge-page hint.
+/// Tables at least this large get 2 MiB alignment and huge pages.
 #[cfg(not(loom))]
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 #[cfg(not(loom))]
@@ -34,15 +58,18 @@ const HUGE_PAGE: usize = 2 << 20;
 #[cfg(not(loom))]
 impl Words {
     /// `len` zeroed words; with `huge_pages`, large tables get 2 MiB
-    /// alignment and the transparent-huge-page hint.
+    /// alignment and, on Linux, transparent huge pages.
     pub(crate) fn zeroed(len: usize, huge_pages: bool) -> Result<Self, BuildError> {
         let len = len.max(8);
         let bytes = len * 8;
-        let align = if huge_pages && bytes >= HUGE_PAGE_THRESHOLD {
-            HUGE_PAGE
-        } else {
-            64
-        };
+        let huge = huge_pages && bytes >= HUGE_PAGE_THRESHOLD;
+        #[cfg(all(target_os = "linux", not(miri)))]
+        if huge {
+            if let Some(words) = Self::mapped(len) {
+                return Ok(words);
+            }
+        }
+        let align = if huge { HUGE_PAGE } else { 64 };
         let layout = std::alloc::Layout::from_size_align(bytes, align)
             .map_err(|_| BuildError::AllocationFailed { bytes })?;
         // SAFETY: `layout` has a non-zero size (len >= 8).
@@ -50,7 +77,9 @@ impl Words {
         let ptr = std::ptr::NonNull::new(raw.cast::<AtomicU64>())
             .ok_or(BuildError::AllocationFailed { bytes })?;
         #[cfg(all(target_os = "linux", not(miri)))]
-        if align == HUGE_PAGE {
+        if huge {
+            // Only reached if `mmap` failed. The zeros are written already,
+            // so this merely lets khugepaged merge the pages later.
             // SAFETY: the range is exactly our own fresh allocation; madvise
             // only changes how the kernel backs it, never its contents. A
             // failure (THP disabled) is harmless and ignored.
@@ -58,7 +87,84 @@ impl Words {
                 libc::madvise(raw.cast(), bytes, libc::MADV_HUGEPAGE);
             }
         }
-        Ok(Words { ptr, len, layout })
+        Ok(Words {
+            ptr,
+            len,
+            source: Source::Heap(layout),
+        })
+    }
+
+    /// `len` zeroed words in an anonymous mapping aligned to 2 MiB, advised
+    /// for huge pages before the first touch and then populated; `None` if
+    /// the kernel will not map it (the caller falls back to the heap).
+    #[cfg(all(target_os = "linux", not(miri)))]
+    fn mapped(len: usize) -> Option<Self> {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        // A power of two from 8 bytes up to `HUGE_PAGE`: page-aligned is then
+        // 8-aligned, and 2 MiB boundaries are page boundaries.
+        let page = usize::try_from(page)
+            .ok()
+            .filter(|&p| p.is_power_of_two() && p >= 8 && HUGE_PAGE.is_multiple_of(p))?;
+        let bytes = len.checked_mul(8)?.checked_next_multiple_of(page)?;
+        // Over-map by one huge page so a 2 MiB-aligned start lies inside.
+        let over = bytes.checked_add(HUGE_PAGE)?;
+        // SAFETY: a fresh private anonymous mapping at an address of the
+        // kernel's choosing (no MAP_FIXED): it cannot alias any existing
+        // memory. The result is checked against MAP_FAILED below.
+        let raw = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                over,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if raw == libc::MAP_FAILED || raw.is_null() {
+            return None;
+        }
+        let head = (raw as usize).next_multiple_of(HUGE_PAGE) - raw as usize;
+        let tail = over - head - bytes;
+        let base = raw.cast::<u8>().wrapping_add(head);
+        // `raw`, `base` and `base + bytes` are all multiples of the page size
+        // (mmap returns page-aligned memory; `HUGE_PAGE` and `bytes` are
+        // multiples of `page`), as munmap and madvise require.
+        if head > 0 {
+            // SAFETY: [raw, base) is the head of the mapping made above and
+            // nothing refers to it. A failure would only leak it.
+            unsafe { libc::munmap(raw, head) };
+        }
+        if tail > 0 {
+            // SAFETY: [base + bytes, raw + over) is the rest of that mapping,
+            // past the table; nothing refers to it.
+            unsafe { libc::munmap(base.wrapping_add(bytes).cast(), tail) };
+        }
+        // SAFETY: [base, base + bytes) is our own mapping, not yet touched;
+        // madvise changes only how the kernel backs it, never its contents.
+        // A failure (THP disabled or absent) is harmless: the table then
+        // gets 4 KiB pages.
+        unsafe { libc::madvise(base.cast(), bytes, libc::MADV_HUGEPAGE) };
+        // Back the table now, as `alloc_zeroed` would have, so the first
+        // lookups do not pay the page faults.
+        // SAFETY: as above; populating leaves the contents (zero) unchanged.
+        if unsafe { libc::madvise(base.cast(), bytes, libc::MADV_POPULATE_WRITE) } != 0 {
+            // Kernels before 5.14 lack MADV_POPULATE_WRITE (EINVAL). On that
+            // or any other failure, fault every page in by writing the zero
+            // it already holds, as `alloc_zeroed` would have.
+            for offset in (0..bytes).step_by(page) {
+                // SAFETY: `offset < bytes`, so the 8-byte word at
+                // `base + offset` (page-aligned, hence 8-aligned) lies in our
+                // writable mapping, which nothing else references yet.
+                unsafe { std::ptr::write_volatile(base.add(offset).cast::<u64>(), 0) };
+            }
+        }
+        Some(Words {
+            ptr: std::ptr::NonNull::new(base.cast::<AtomicU64>())?,
+            len,
+            source: Source::Mapped { len: bytes },
+        })
     }
 
     /// Prefetches the cache line holding word `w` (a hint; never faults).
@@ -82,9 +188,10 @@ impl Deref for Words {
     type Target = [AtomicU64];
     #[inline(always)]
     fn deref(&self) -> &[AtomicU64] {
-        // SAFETY: `ptr` points to `len` words we allocated zeroed with the
-        // alignment of AtomicU64 or more; all-zero bytes are a valid
-        // AtomicU64, and the memory lives until `self` is dropped.
+        // SAFETY: `ptr` points to `len` zeroed words (from `alloc_zeroed` or
+        // a fresh anonymous mapping) aligned for AtomicU64 or more; all-zero
+        // bytes are a valid AtomicU64, and the memory lives until `self` is
+        // dropped.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
@@ -92,8 +199,19 @@ impl Deref for Words {
 #[cfg(not(loom))]
 impl Drop for Words {
     fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with exactly this layout, freed once.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr().cast(), self.layout) }
+        match self.source {
+            // SAFETY: allocated in `zeroed` with exactly this layout, freed
+            // once.
+            Source::Heap(layout) => unsafe {
+                std::alloc::dealloc(self.ptr.as_ptr().cast(), layout)
+            },
+            // SAFETY: `ptr..ptr + len` is exactly the mapping `mapped` kept,
+            // unmapped once; no reference into it outlives `self`.
+            #[cfg(all(target_os = "linux", not(miri)))]
+            Source::Mapped { len } => unsafe {
+                libc::munmap(self.ptr.as_ptr().cast(), len);
+            },
+        }
     }
 }
 

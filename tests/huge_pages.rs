@@ -1,0 +1,124 @@
+//! Transparent huge pages actually back a large table right after `build`
+//! (Linux only: the test reads /proc/self/smaps).
+//!
+//! The kernel gives a 2 MiB page only to a region advised before its first
+//! touch (in `madvise` mode); these tests check that `huge_pages(true)` gets
+//! them and that `huge_pages(false)` still builds a working filter.
+
+#![cfg(target_os = "linux")]
+
+use cuckoo_nest::CuckooFilter;
+
+const MIB: usize = 1 << 20;
+
+/// The bracketed THP mode, or why huge pages cannot be expected here.
+fn thp_mode() -> Result<String, String> {
+    let path = "/sys/kernel/mm/transparent_hugepage/enabled";
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let mode = text
+        .split_whitespace()
+        .find(|w| w.starts_with('['))
+        .map(|w| w.trim_matches(['[', ']']).to_string())
+        .ok_or_else(|| format!("{path}: no mode selected in {text:?}"))?;
+    match mode.as_str() {
+        "madvise" | "always" => Ok(mode),
+        other => Err(format!("transparent huge pages are `{other}`")),
+    }
+}
+
+/// Bytes of AnonHugePages in the mappings of /proc/self/smaps that overlap
+/// `[start, start + len)`, each counted at most up to its overlap with that
+/// range (so huge pages elsewhere in a larger mapping cannot pass the test).
+fn anon_huge_bytes(start: usize, len: usize) -> usize {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("read /proc/self/smaps");
+    let end = start + len;
+    let mut total = 0;
+    let mut overlap = None;
+    for line in smaps.lines() {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if let Some((lo, hi)) = first.split_once('-') {
+            if let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                // A mapping's header line: "lo-hi perms offset dev inode path".
+                overlap = (lo < end && hi > start).then(|| hi.min(end) - lo.max(start));
+                continue;
+            }
+        }
+        if let (Some(ov), Some(rest)) = (overlap, line.strip_prefix("AnonHugePages:")) {
+            let kib: usize = rest
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .expect("AnonHugePages in kB");
+            total += (kib * 1024).min(ov);
+        }
+    }
+    total
+}
+
+/// A default (4 x 16-bit) filter whose table is about 256 MiB: the table is
+/// 2 bytes per slot, with slots for a little more than the capacity.
+fn filter_256_mib(huge_pages: bool) -> CuckooFilter {
+    let filter = CuckooFilter::builder()
+        .capacity(128_000_000)
+        .huge_pages(huge_pages)
+        .build()
+        .expect("a 256 MiB table");
+    let (_, len) = filter.debug_table_ptr();
+    assert!(
+        (256 * MIB..=272 * MIB).contains(&len),
+        "table is {} MiB, meant to be about 256",
+        len / MIB
+    );
+    filter
+}
+
+#[test]
+fn huge_pages_back_the_table_right_after_build() {
+    let mode = match thp_mode() {
+        Ok(mode) => mode,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let filter = filter_256_mib(true);
+    let (start, len) = filter.debug_table_ptr();
+    let huge = anon_huge_bytes(start, len);
+    eprintln!(
+        "THP {mode}: table {:.1} MiB, AnonHugePages {:.1} MiB ({:.1}%)",
+        len as f64 / MIB as f64,
+        huge as f64 / MIB as f64,
+        100.0 * huge as f64 / len as f64
+    );
+    assert!(
+        huge * 10 >= len * 9,
+        "only {} of the table's {} MiB are on huge pages",
+        huge / MIB,
+        len / MIB
+    );
+    // The table is still an ordinary, zeroed, working table.
+    assert!(filter.is_empty());
+    for k in 0..10_000u64 {
+        filter.insert(&k).unwrap();
+    }
+    assert!((0..10_000u64).all(|k| filter.contains(&k)));
+}
+
+#[test]
+fn small_pages_still_work() {
+    let filter = filter_256_mib(false);
+    let (start, len) = filter.debug_table_ptr();
+    eprintln!(
+        "huge_pages(false): AnonHugePages {:.1} MiB of {:.1} MiB",
+        anon_huge_bytes(start, len) as f64 / MIB as f64,
+        len as f64 / MIB as f64
+    );
+    assert!(filter.is_empty());
+    for k in 0..10_000u64 {
+        filter.insert(&k).unwrap();
+    }
+    assert!((0..10_000u64).all(|k| filter.contains(&k)));
+    assert_eq!(filter.len(), 10_000);
+}
