@@ -6,7 +6,7 @@
 //! 2 MiB pages (madvise, as a large filter table would ask for) and with 4 KiB pages, and a
 //! dependent pointer chase over the same buffer gives the load latency for reference.
 
-use std::alloc::{alloc, dealloc, Layout};
+use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -29,8 +29,10 @@ impl Buffer {
     fn new(bytes: usize, huge: bool) -> Result<Buffer, String> {
         let bytes = bytes.div_ceil(HUGE_PAGE) * HUGE_PAGE;
         let layout = Layout::from_size_align(bytes, HUGE_PAGE).map_err(|e| e.to_string())?;
-        // SAFETY: the layout has a non-zero size (at least one 2 MiB page).
-        let ptr = unsafe { alloc(layout) } as *mut u64;
+        // SAFETY: `alloc_zeroed` requires a layout of non-zero size: it holds at least one 2 MiB
+        // page. The memory comes back zeroed, so every u64 in it is initialised before
+        // `words` hands out a slice over it.
+        let ptr = unsafe { alloc_zeroed(layout) } as *mut u64;
         if ptr.is_null() {
             return Err(format!("could not allocate {} MiB", bytes >> 20));
         }
@@ -53,15 +55,17 @@ impl Buffer {
     }
 
     fn words(&mut self) -> &mut [u64] {
-        // SAFETY: the allocation holds layout.size() bytes, u64-aligned, owned by self; every
-        // word is written in `fill_chase` before it is read.
+        // SAFETY: `ptr` is non-null and points to layout.size() bytes allocated (zeroed, hence
+        // initialised u64s) in `new` with 2 MiB alignment, owned by `self` until `drop`; the
+        // `&mut self` borrow makes the slice the only access while it lives.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size() / 8) }
     }
 }
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
+        // SAFETY: `ptr` was allocated in `new` by the global allocator with this same layout
+        // and is freed exactly once, here.
         unsafe { dealloc(self.ptr.cast(), self.layout) }
     }
 }
