@@ -80,7 +80,7 @@ impl Sizes {
                 loads: 16_000_000,
                 oc_lookups: 4_000_000,
                 shuffled_items: 1_000_000,
-                out_of_l3_items: Some(64 << 20),
+                out_of_l3_items: Some(64_000_000),
                 shuffled_lookups: 1 << 20,
                 large_fill_items: 8 << 20,
             },
