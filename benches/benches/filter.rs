@@ -30,17 +30,9 @@ type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
 /// Queries per measured iteration: enough that loop overhead is noise.
 const QUERIES: usize = 1 << 16;
 
+/// `n` keys of one splitmix64 stream: the key generator shared with the report.
 fn keys(n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
+    cuckoo_nest_bench::keys::stream(seed, n)
 }
 
 /// Half present, half absent, shuffled by construction.
@@ -368,102 +360,77 @@ fn median_ns(id: &str) -> Option<f64> {
     num.parse().ok()
 }
 
-fn summary() {
-    let per = |id: &str, elems: f64| median_ns(id).map(|ns| ns / elems);
-    let q = QUERIES as f64;
-    let ratio = |name: &str, a: Option<f64>, b: Option<f64>, goal: &str| match (a, b) {
-        (Some(a), Some(b)) => println!("| {name} | {:.2}x | {goal} |", b / a),
-        _ => println!("| {name} | not measured in this run | {goal} |"),
-    };
-    println!("\n## Ratios from this run (criterion medians)\n");
-    println!("| comparison | measured | goal |\n| --- | --- | --- |");
-    let ic = |b: &str| per(&format!("in_cache_1M/{b}"), q);
-    let oc = |b: &str| per(&format!("out_of_cache/{b}"), q);
-    ratio(
+/// The ratio rows of the summary, as data: (comparison, faster bench, slower bench, goal).
+/// Both benches of a row count the same elements per iteration, so the ratio of their median
+/// times is the ratio of their throughputs.
+const RATIOS: [(&str, &str, &str, &str); 10] = [
+    (
         "in cache: contains vs cuckoofilter",
-        ic("contains_simd"),
-        ic("peer_cuckoofilter"),
+        "in_cache_1M/contains_simd",
+        "in_cache_1M/peer_cuckoofilter",
         ">= 3x",
-    );
-    ratio(
+    ),
+    (
         "in cache: contains SIMD vs scalar kernel",
-        ic("contains_simd"),
-        ic("contains_scalar"),
+        "in_cache_1M/contains_simd",
+        "in_cache_1M/contains_scalar",
         "> 1x",
-    );
-    ratio(
+    ),
+    (
         "in cache: contains_batch vs contains",
-        ic("contains_batch"),
-        ic("contains_simd"),
+        "in_cache_1M/contains_batch",
+        "in_cache_1M/contains_simd",
         "",
-    );
-    ratio(
+    ),
+    (
         "out of cache: contains_batch vs contains",
-        oc("contains_batch"),
-        oc("contains_simd"),
+        "out_of_cache/contains_batch",
+        "out_of_cache/contains_simd",
         ">= 3x",
-    );
-    ratio(
+    ),
+    (
         "out of cache: contains_batch vs cuckoofilter",
-        oc("contains_batch"),
-        oc("peer_cuckoofilter"),
+        "out_of_cache/contains_batch",
+        "out_of_cache/peer_cuckoofilter",
         ">= 5x",
-    );
-    ratio(
+    ),
+    (
         "out of cache: contains vs cuckoofilter",
-        oc("contains_simd"),
-        oc("peer_cuckoofilter"),
+        "out_of_cache/contains_simd",
+        "out_of_cache/peer_cuckoofilter",
         "",
-    );
-    ratio(
+    ),
+    (
         "out of cache: contains, huge pages vs 4 KiB pages",
-        oc("contains_simd"),
-        oc("contains_simd_4k_pages"),
+        "out_of_cache/contains_simd",
+        "out_of_cache/contains_simd_4k_pages",
         "",
-    );
-    ratio(
+    ),
+    (
         "out of cache: contains_batch, huge pages vs 4 KiB pages",
-        oc("contains_batch"),
-        oc("contains_batch_4k_pages"),
+        "out_of_cache/contains_batch",
+        "out_of_cache/contains_batch_4k_pages",
         "",
-    );
-    if let (Some(batch), Some(line)) = (oc("contains_batch"), oc("random_line_loads")) {
-        println!(
-            "| out of cache: contains_batch vs hardware limit (2 random lines per lookup) | {:.0}% ({:.1} M lookups/s of {:.1} M) | >= 50% |",
-            100.0 * 2.0 * line / batch,
-            1e3 / batch,
-            1e3 / (2.0 * line)
-        );
-    }
-    let t = |b: &str| per(&format!("threads/lookups/{b}"), 1.0);
-    ratio(
-        "2 threads vs 1 thread, lookups (aggregate)",
-        t("2"),
-        t("1"),
-        ">= 1.8x",
-    );
-    let w = |b: &str| per(&format!("threads_90pct/{b}"), q);
-    if let (Some(alone), Some(with)) = (w("lookups_alone"), w("lookups_with_writer")) {
-        println!(
-            "| lookups beside a writer at 90% load vs alone | {:.0}% slower | <= 20% slower |",
-            100.0 * (with / alone - 1.0)
-        );
-    }
-    let i = |b: &str| per(&format!("insert_to_95pct/{b}"), INSERTS as f64);
-    ratio(
+    ),
+    (
         "insert to 95%: ours vs cuckoofilter",
-        i("ours_insert"),
-        i("peer_cuckoofilter"),
+        "insert_to_95pct/ours_insert",
+        "insert_to_95pct/peer_cuckoofilter",
         "",
-    );
-    ratio(
+    ),
+    (
         "insert to 95%: insert_batch vs cuckoofilter",
-        i("ours_insert_batch"),
-        i("peer_cuckoofilter"),
+        "insert_to_95pct/ours_insert_batch",
+        "insert_to_95pct/peer_cuckoofilter",
         "",
-    );
-    println!("\n| bench | median ns/op | M ops/s |\n| --- | --- | --- |");
-    for (id, elems) in [
+    ),
+];
+
+/// Every bench of the summary's second table, with the elements one iteration counts.
+fn bench_elements() -> [(&'static str, f64); 17] {
+    let q = QUERIES as f64;
+    let i = INSERTS as f64;
+    [
         ("in_cache_1M/contains_simd", q),
         ("in_cache_1M/contains_scalar", q),
         ("in_cache_1M/contains_batch", q),
@@ -478,11 +445,52 @@ fn summary() {
         ("threads/lookups/2", 1.0),
         ("threads_90pct/lookups_alone", q),
         ("threads_90pct/lookups_with_writer", q),
-        ("insert_to_95pct/ours_insert", INSERTS as f64),
-        ("insert_to_95pct/ours_insert_batch", INSERTS as f64),
-        ("insert_to_95pct/peer_cuckoofilter", INSERTS as f64),
-    ] {
-        if let Some(ns) = per(id, elems) {
+        ("insert_to_95pct/ours_insert", i),
+        ("insert_to_95pct/ours_insert_batch", i),
+        ("insert_to_95pct/peer_cuckoofilter", i),
+    ]
+}
+
+fn summary() {
+    println!("\n## Ratios from this run (criterion medians)\n");
+    println!("| comparison | measured | goal |\n| --- | --- | --- |");
+    for (name, fast, slow, goal) in RATIOS {
+        match (median_ns(fast), median_ns(slow)) {
+            (Some(a), Some(b)) => println!("| {name} | {:.2}x | {goal} |", b / a),
+            _ => println!("| {name} | not measured in this run | {goal} |"),
+        }
+    }
+    let q = QUERIES as f64;
+    let oc = |b: &str| median_ns(&format!("out_of_cache/{b}")).map(|ns| ns / q);
+    if let (Some(batch), Some(line)) = (oc("contains_batch"), oc("random_line_loads")) {
+        println!(
+            "| out of cache: contains_batch vs hardware limit (2 random lines per lookup) | {:.0}% ({:.1} M lookups/s of {:.1} M) | >= 50% |",
+            100.0 * 2.0 * line / batch,
+            1e3 / batch,
+            1e3 / (2.0 * line)
+        );
+    }
+    // threads/lookups/{1,2} time one lookup per element, in aggregate: their ratio is the
+    // speedup.
+    if let (Some(one), Some(two)) = (
+        median_ns("threads/lookups/1"),
+        median_ns("threads/lookups/2"),
+    ) {
+        println!(
+            "| 2 threads vs 1 thread, lookups (aggregate) | {:.2}x | >= 1.8x |",
+            one / two
+        );
+    }
+    let w = |b: &str| median_ns(&format!("threads_90pct/{b}"));
+    if let (Some(alone), Some(with)) = (w("lookups_alone"), w("lookups_with_writer")) {
+        println!(
+            "| lookups beside a writer at 90% load vs alone | {:.0}% slower | <= 20% slower |",
+            100.0 * (with / alone - 1.0)
+        );
+    }
+    println!("\n| bench | median ns/op | M ops/s |\n| --- | --- | --- |");
+    for (id, elems) in bench_elements() {
+        if let Some(ns) = median_ns(id).map(|ns| ns / elems) {
             println!("| {id} | {ns:.2} | {:.2} |", 1e3 / ns);
         }
     }

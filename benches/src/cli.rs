@@ -4,6 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use crate::plot::Rgb;
+
 /// A cuckoo-nest configuration to measure next to the peers.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum NestConfig {
@@ -30,6 +32,35 @@ impl NestConfig {
             NestConfig::FalsePositiveRate(p) => format!("cuckoo-nest fpr={p}"),
         }
     }
+
+    /// The configuration's colour in every plot: the default red (the line to find), the
+    /// paper's shapes their own colours, anything else one derived from its shape.
+    pub fn color(&self) -> Rgb {
+        match *self {
+            NestConfig::Default => Rgb(0xd6, 0x27, 0x28),
+            NestConfig::Shape {
+                bucket_size: 4,
+                fingerprint_bits: 8,
+            } => Rgb(0x8c, 0x56, 0x4b),
+            NestConfig::Shape {
+                bucket_size: 2,
+                fingerprint_bits: 16,
+            } => Rgb(0xe3, 0x77, 0xc2),
+            NestConfig::Shape {
+                bucket_size: 8,
+                fingerprint_bits: 16,
+            } => Rgb(0xbc, 0xbd, 0x22),
+            NestConfig::Shape {
+                bucket_size,
+                fingerprint_bits,
+            } => Rgb(
+                40 + (bucket_size * 53 % 180) as u8,
+                60 + (fingerprint_bits * 29 % 160) as u8,
+                170,
+            ),
+            NestConfig::FalsePositiveRate(_) => Rgb(0x17, 0xbe, 0xcf),
+        }
+    }
 }
 
 /// How big the run is: sets the defaults that `--items` and `--memory-mib` override.
@@ -51,7 +82,7 @@ pub struct Options {
     pub positive_fraction: f64,
     pub configs: Vec<NestConfig>,
     pub out: PathBuf,
-    /// Repetitions of each lookup measurement; the median is reported.
+    /// Interleaved rounds of every measurement; the median is reported with min and max.
     pub reps: usize,
     /// Size of the random-load buffer and of the out-of-cache cuckoo-nest filter.
     pub memory_mib: usize,
@@ -82,9 +113,10 @@ OPTIONS:
     --out DIR              folder for CSV files, SVG plots and report.md [default: report-out]
     --quick                a smaller run of about 20 seconds
     --tiny                 a run of a second or two, for tests (numbers are not meaningful)
-    --reps N               repetitions of each lookup measurement, median reported; fills,
-                           deletes and thread-scaling runs repeat min(N, 3) times [default: 5;
-                           --tiny: 1]
+    --reps N               interleaved rounds of every measurement (each round measures every
+                           filter once), median reported with min and max; single-thread
+                           fills and deletes use min(N, 3) sets of filters; shuffled lookups
+                           and lookups beside a writer take 2N+1 rounds [default: 5; --tiny: 1]
     --memory-mib N         size of the random cache-line load buffer and of the out-of-cache
                            cuckoo-nest filter [default: 256; --quick: 128; --tiny: 4]
     --seed N               seed of the key generator [default: 2014]

@@ -89,20 +89,72 @@ impl Keys {
         positive_fraction: f64,
         tag: u64,
     ) -> Vec<u64> {
-        let mut rng = SplitMix64::new(mix64(self.seed ^ tag.wrapping_mul(0xA24B_AED4_963E_E407)));
-        let positives = ((len as f64) * positive_fraction).round() as usize;
-        let positives = if inserted == 0 { 0 } else { positives.min(len) };
-        let mut q = Vec::with_capacity(len);
-        for _ in 0..positives {
-            q.push(self.present[rng.below(inserted)]);
-        }
-        let start = rng.below(self.absent.len());
-        for i in 0..len - positives {
-            q.push(self.absent[(start + i) % self.absent.len()]);
-        }
-        rng.shuffle(&mut q);
-        q
+        let absent = self.absent.len();
+        shuffled_mix(
+            self.seed,
+            len,
+            inserted,
+            positive_fraction,
+            tag,
+            |i| self.present[i],
+            |i| self.absent[i % absent],
+            absent,
+        )
     }
+}
+
+/// `len` lookups of which `positive_fraction` hit the first `inserted` keys of
+/// [`present_key`]`(seed, _)`, the rest [`absent_key`]s, shuffled together: queries for a
+/// filter too big to keep its keys in a vector.
+pub fn mixed_queries(
+    seed: u64,
+    len: usize,
+    inserted: usize,
+    positive_fraction: f64,
+    tag: u64,
+) -> Vec<u64> {
+    shuffled_mix(
+        seed,
+        len,
+        inserted,
+        positive_fraction,
+        tag,
+        |i| present_key(seed, i as u64),
+        |i| absent_key(seed, i as u64),
+        usize::MAX / 2,
+    )
+}
+
+#[allow(clippy::too_many_arguments)] // private: the two public wrappers name the cases.
+fn shuffled_mix(
+    seed: u64,
+    len: usize,
+    inserted: usize,
+    positive_fraction: f64,
+    tag: u64,
+    present: impl Fn(usize) -> u64,
+    absent: impl Fn(usize) -> u64,
+    absent_len: usize,
+) -> Vec<u64> {
+    let mut rng = SplitMix64::new(mix64(seed ^ tag.wrapping_mul(0xA24B_AED4_963E_E407)));
+    let positives = ((len as f64) * positive_fraction).round() as usize;
+    let positives = if inserted == 0 { 0 } else { positives.min(len) };
+    let mut q = Vec::with_capacity(len);
+    for _ in 0..positives {
+        q.push(present(rng.below(inserted)));
+    }
+    let start = rng.below(absent_len.max(1));
+    for i in 0..len - positives {
+        q.push(absent(start + i));
+    }
+    rng.shuffle(&mut q);
+    q
+}
+
+/// `n` keys of one splitmix64 stream (the criterion benches' key sets).
+pub fn stream(seed: u64, n: usize) -> Vec<u64> {
+    let mut rng = SplitMix64::new(seed);
+    (0..n).map(|_| rng.next_u64()).collect()
 }
 
 #[cfg(test)]

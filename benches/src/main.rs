@@ -4,11 +4,16 @@
 //! (CoNEXT 2014) on the machine it runs on, for cuckoo-nest and the crates.io filters a user
 //! would otherwise pick, from the same pre-generated keys: Table 3 (space, false positives,
 //! construction), Figures 5 to 8 (lookups by share of hits and by occupancy, inserts, deletes),
-//! thread scaling, and out-of-cache lookups against the core's random cache-line load rate.
-//! Markdown tables go to stdout; CSV files, SVG plots and report.md to the output folder.
+//! shuffled hit/miss lookups in and out of cache, lookups beside a writer, thread scaling
+//! against the machine's own scaling, and out-of-cache lookups against the core's random
+//! cache-line load rate. Every figure measures its filters side by side in interleaved rounds
+//! (see `cuckoo_nest_bench::stats`). Markdown tables go to stdout; CSV files (median, min, max),
+//! SVG plots (with min-max error bars) and report.md to the output folder.
 
 mod cli;
-mod keys;
+mod env;
+mod figures;
+mod lookups;
 mod memory;
 mod plot;
 mod progress;
@@ -20,16 +25,16 @@ mod threads;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Instant;
 
-use cli::{Mode, NestConfig, Options, Parsed};
-use plot::{Panel, Series};
+use cuckoo_nest_bench::keys;
+
+use cli::{Mode, Options, Parsed};
+use env::Busy;
+use figures::{Figure, SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
 use progress::Phase;
-use single::{SingleResult, Workload, POSITIVE_SHARES, STEPS};
-use subjects::{
-    BloomSubject, CuckooFilterSubject, NestSubject, QuotientSubject, Subject, XorSubject,
-};
+use single::Workload;
 use table::{Format, Table};
-use threads::{Contender, Job};
 
 fn main() -> ExitCode {
     let options = match cli::parse(std::env::args_os().skip(1)) {
@@ -52,262 +57,286 @@ fn main() -> ExitCode {
     }
 }
 
-/// Palette slots: a filter keeps its colour in every plot.
-const COLOR_CUCKOOFILTER: usize = 1;
-const COLOR_BLOOM: usize = 2;
-const COLOR_QUOTIENT: usize = 3;
-const COLOR_XOR: usize = 4;
-const COLOR_RWLOCK: usize = 10;
+/// Sizes of the measurements that do not follow `--items`, by mode.
+struct Sizes {
+    /// Random line loads per line-rate measurement.
+    loads: usize,
+    /// Lookups per out-of-cache measurement.
+    oc_lookups: usize,
+    /// Items of the in-cache shuffled-lookup filters (the issue's 1M).
+    shuffled_items: usize,
+    /// Items of the out-of-L3 shuffled-lookup filters; `None`: skipped.
+    out_of_l3_items: Option<usize>,
+    /// Lookups per shuffled (and beside-a-writer) measurement.
+    shuffled_lookups: usize,
+    /// Capacity of the filter of the writers' scaling fill.
+    large_fill_items: usize,
+}
 
-fn nest_color(i: usize) -> usize {
-    if i == 0 {
-        0
-    } else {
-        4 + i
+impl Sizes {
+    fn of(mode: Mode) -> Sizes {
+        match mode {
+            Mode::Default => Sizes {
+                loads: 16_000_000,
+                oc_lookups: 4_000_000,
+                shuffled_items: 1_000_000,
+                out_of_l3_items: Some(64_000_000),
+                shuffled_lookups: 1 << 20,
+                large_fill_items: 8 << 20,
+            },
+            Mode::Quick => Sizes {
+                loads: 8_000_000,
+                oc_lookups: 2_000_000,
+                shuffled_items: 1_000_000,
+                out_of_l3_items: None,
+                shuffled_lookups: 1 << 19,
+                large_fill_items: 2 << 20,
+            },
+            Mode::Tiny => Sizes {
+                loads: 64_000,
+                oc_lookups: 20_000,
+                shuffled_items: 20_000,
+                out_of_l3_items: Some(40_000),
+                shuffled_lookups: 20_000,
+                large_fill_items: 40_000,
+            },
+        }
     }
 }
 
-struct Machine {
-    cpu: String,
-    cores: usize,
-    thp: String,
-    /// One-minute load average when the run starts: on a shared machine, other work competes
-    /// for the cores and the numbers drop.
-    load: String,
+/// Everything the run produces, in report order.
+struct Output {
+    tables: Vec<Table>,
+    figures: Vec<Figure>,
 }
 
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "unknown".to_string())
-}
-
-fn machine() -> Machine {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_string());
-    Machine {
-        cpu,
-        cores: cli::available_cores(),
-        thp: memory::thp_mode(),
-        load: load_average(),
+impl Output {
+    fn figure(&mut self, f: Figure) {
+        self.tables.push(f.table());
+        self.figures.push(f);
     }
 }
 
 fn run(o: &Options) -> Result<(), String> {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     std::fs::create_dir_all(&o.out)
         .map_err(|e| format!("cannot create output folder {}: {e}", o.out.display()))?;
-    let m = machine();
-    let n = o.items;
-    let lookups = (n / 4).max(1000);
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let command = if args.is_empty() {
-        "cargo run --release -p cuckoo-nest-bench".to_string()
-    } else {
-        format!(
-            "cargo run --release -p cuckoo-nest-bench -- {}",
-            args.join(" ")
-        )
-    };
+    let before = Busy::now();
+    eprintln!("before the run: {}", before.describe());
+    let sizes = Sizes::of(o.mode);
+    let lookups = (o.items / 4).max(1000);
     // Bloom and quotient filters are sized for the false-positive rate cuckoo-nest's default
     // configuration expects, so the space columns compare like with like.
-    let fpr_target = cuckoo_nest::CuckooFilter::with_capacity(n)
+    let fpr_target = cuckoo_nest::CuckooFilter::with_capacity(o.items)
         .expected_false_positive_rate_at_capacity()
         .clamp(1e-9, 0.5);
+    let header = header(o, &before, lookups, fpr_target);
+    println!("{header}");
 
-    let mut header = String::new();
-    let _ = writeln!(header, "# cuckoo-nest throughput report\n");
-    let _ = writeln!(header, "- command: `{command}`");
-    let _ = writeln!(
-        header,
-        "- machine: {}, {} cores available; transparent huge pages: {}; load average at start: {}",
-        m.cpu, m.cores, m.thp, m.load
+    let mut out = Output {
+        tables: Vec::new(),
+        figures: Vec::new(),
+    };
+    let phase = Phase::start("keys", 1);
+    // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
+    let keys = keys::Keys::generate(o.seed, 2 * o.items + 1024, o.items);
+    phase.inc();
+    phase.finish(&format!(
+        "{} keys to insert, {} absent keys",
+        keys.present.len(),
+        keys.absent.len()
+    ));
+
+    single_thread(o, &keys, lookups, fpr_target, &mut out)?;
+    user_lookups(o, &sizes, &mut out)?;
+    thread_scaling(o, &keys, fpr_target, &sizes, &mut out)?;
+    drop(keys);
+    out_of_cache(o, &sizes, &mut out)?;
+
+    let after = Busy::now();
+    eprintln!(
+        "after the run: {}; {}",
+        after.describe(),
+        before.steal_since(&after)
     );
+    let footer = format!(
+        "Total time: {:.0} s. After the run: {}; {}.",
+        started.elapsed().as_secs_f64(),
+        after.describe(),
+        before.steal_since(&after)
+    );
+    write_outputs(o, &header, &footer, &out)?;
+    eprintln!("total: {:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String {
+    let m = env::machine();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = ["cargo run --release -p cuckoo-nest-bench".to_string()]
+        .into_iter()
+        .chain((!args.is_empty()).then(|| format!("-- {}", args.join(" "))))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut h = String::new();
+    let _ = writeln!(h, "# cuckoo-nest throughput report\n");
+    let _ = writeln!(h, "- command: `{command}`");
     let _ = writeln!(
-        header,
+        h,
+        "- machine: {}, {} cores available; transparent huge pages: {}",
+        m.cpu, m.cores, m.thp
+    );
+    let _ = writeln!(h, "- before the run: {}", before.describe());
+    let _ = writeln!(
+        h,
         "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed {}), \
          hashed by each filter through its own `&T: Hash` API",
-        table::format_value(n as f64, Format::Count),
+        table::format_value(o.items as f64, Format::Count),
         o.seed
     );
     let _ = writeln!(
-        header,
+        h,
         "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% false-positive \
          target, the rate cuckoo-nest's default (4x16) expects",
         fpr_target * 100.0
     );
     let _ = writeln!(
-        header,
-        "- {} lookups per measurement, median of {}; M ops/s = million operations per second{}",
+        h,
+        "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled for \
+         Figures 7 and 8 and Table 3's construction rate); M ops/s = million operations per \
+         second{}",
         table::format_value(lookups as f64, Format::Count),
         o.reps,
+        o.reps.min(FILL_SETS),
         if o.mode == Mode::Tiny {
             "\n- TINY MODE: a smoke test, the numbers mean nothing"
         } else {
             ""
         }
     );
-    println!("{header}");
+    h
+}
 
-    // --- keys --------------------------------------------------------------------------------
-    let phase = Phase::start("keys", 1);
-    // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
-    let keys = keys::Keys::generate(o.seed, 2 * n + 1024, n);
-    let workload = Workload::new(&keys, n, lookups, o.reps);
-    phase.inc();
+/// Sets of single-thread filters filled and emptied at most (the rounds of Figures 7 and 8).
+const FILL_SETS: usize = 3;
+
+fn single_thread(
+    o: &Options,
+    keys: &keys::Keys,
+    lookups: usize,
+    fpr_target: f64,
+    out: &mut Output,
+) -> Result<(), String> {
+    let contenders = subjects::single_contenders(&o.configs, o.items, fpr_target, o.seed);
+    let fills = o.reps.min(FILL_SETS);
+    let phase = Phase::start("single thread", fills as u64);
+    let workload = Workload::new(keys, o.items, lookups, o.reps);
+    let run = single::run(&contenders, &workload, fills, &phase)?;
     phase.finish(&format!(
-        "{} keys to insert, {} absent keys, query sets ready",
-        keys.present.len(),
-        keys.absent.len()
+        "{} filters measured side by side",
+        contenders.len()
     ));
-
-    // --- single thread: Table 3, Figures 5-8 ------------------------------------------------
-    let mut results: Vec<SingleResult> = Vec::new();
-    let subjects = o.configs.len() + 4;
-    let phase = Phase::start("single thread", subjects as u64);
-    let mut single_summary = Vec::new();
-    let mut record = |r: SingleResult, phase: &Phase| {
-        phase.inc();
-        let line = format!(
-            "{}: {} items at capacity, {:.1} bits/item, construction {:.1} M/s, lookups {:.1} M/s (50% hits)",
-            r.name,
-            r.items_at_capacity.unwrap_or(0),
-            r.bits_per_item.unwrap_or(0.0),
-            r.construction_mops.unwrap_or(0.0),
-            r.fig5[2].unwrap_or(0.0)
-        );
-        phase.message(line.clone());
-        single_summary.push(line);
-        results.push(r);
-    };
-    // Inserts cannot be repeated on one filter: the fill runs on up to three fresh filters.
-    let fills = o.reps.min(3);
-    for (i, config) in o.configs.iter().enumerate() {
-        // Probe the configuration once, so a bad one is skipped with its error.
-        if let Err(e) = subjects::build_nest(*config, n) {
-            phase.inc();
-            eprintln!("warning: skipped {e}");
-            continue;
-        }
-        let batched = *config == NestConfig::Default;
-        let mut make = || -> Box<dyn Subject> {
-            let filter = subjects::build_nest(*config, n).expect("built once already");
-            Box::new(NestSubject { filter, batched })
-        };
-        let r = single::run_dynamic(
-            &config.label(),
-            nest_color(i),
-            &mut make,
-            &workload,
-            fills,
-            &phase,
-        );
-        record(r, &phase);
-    }
-    {
-        let mut make = || -> Box<dyn Subject> { Box::new(CuckooFilterSubject::new(n)) };
-        let r = single::run_dynamic(
-            "cuckoofilter 0.5 (4x8)",
-            COLOR_CUCKOOFILTER,
-            &mut make,
-            &workload,
-            fills,
-            &phase,
-        );
-        record(r, &phase);
-    }
-    {
-        let mut make =
-            || -> Box<dyn Subject> { Box::new(BloomSubject::new(n, fpr_target, o.seed)) };
-        let r = single::run_dynamic(
-            "fastbloom 0.17 (Bloom)",
-            COLOR_BLOOM,
-            &mut make,
-            &workload,
-            fills,
-            &phase,
-        );
-        record(r, &phase);
-    }
-    match QuotientSubject::new(n, fpr_target) {
-        Ok(_) => {
-            let mut make = || -> Box<dyn Subject> {
-                Box::new(QuotientSubject::new(n, fpr_target).expect("built once already"))
-            };
-            let r = single::run_dynamic(
-                "qfilter 0.3 (quotient)",
-                COLOR_QUOTIENT,
-                &mut make,
-                &workload,
-                fills,
-                &phase,
-            );
-            record(r, &phase);
-        }
-        Err(e) => {
-            phase.inc();
-            eprintln!("warning: skipped {e}");
-        }
-    }
-    match single::run_static(
-        "xorf 0.13 (BinaryFuse16, static)",
-        COLOR_XOR,
-        |k| XorSubject::build(k).map(|s| Box::new(s) as Box<dyn Subject>),
-        &workload,
-        &phase,
-    ) {
-        Ok(r) => record(r, &phase),
-        Err(e) => {
-            phase.inc();
-            eprintln!("warning: skipped {e}");
-        }
-    }
-    let lines = single_summary.len();
-    phase.finish(&format!("{lines} filters measured"));
-    for l in &single_summary {
+    for l in &run.summary {
         eprintln!("          {l}");
     }
-    drop(workload);
+    out.tables.push(run.table3);
+    for f in run.figures {
+        out.figure(f);
+    }
+    Ok(())
+}
 
-    // --- thread scaling -------------------------------------------------------------------------
+/// Shuffled hit/miss lookups (in cache, out of L3) and lookups beside a writer.
+fn user_lookups(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), String> {
+    let phase = Phase::start("shuffled lookups", 3);
+    let rounds = 2 * o.reps + 1;
+    let seed = o.seed ^ 0x5111_FF1E;
+    let fig = lookups::shuffled(
+        &SHUFFLED_IN_CACHE,
+        sizes.shuffled_items,
+        &lookups::SHUFFLED_SHARES,
+        sizes.shuffled_lookups,
+        rounds,
+        seed,
+        o.threads,
+        &phase,
+    )?;
+    out.figure(fig);
+    match sizes.out_of_l3_items {
+        Some(items) => {
+            let fig = lookups::shuffled(
+                &SHUFFLED_OUT_OF_L3,
+                items,
+                &[0.5],
+                sizes.shuffled_lookups,
+                o.reps,
+                seed ^ 1,
+                o.threads,
+                &phase,
+            )?;
+            out.figure(fig);
+        }
+        None => eprintln!("          shuffled lookups out of L3: skipped in this mode"),
+    }
+    let fig = lookups::beside_writer(
+        o.items,
+        sizes.shuffled_lookups,
+        rounds,
+        seed ^ 2,
+        o.threads,
+        &phase,
+    )?;
+    let slowdown = fig
+        .ratio(BESIDE_WRITER_SLOWDOWN, 0)
+        .map_or(0.0, |s| s.median);
+    out.figure(fig);
+    phase.finish(&format!(
+        "lookups beside a writer: {slowdown:.2}x slower than alone"
+    ));
+    Ok(())
+}
+
+const BESIDE_WRITER_SLOWDOWN: figures::Ratio = figures::BESIDE_WRITER.ratios[0];
+
+fn thread_scaling(
+    o: &Options,
+    keys: &keys::Keys,
+    fpr_target: f64,
+    sizes: &Sizes,
+    out: &mut Output,
+) -> Result<(), String> {
+    let rounds = o.reps;
     let counts = threads::thread_counts(o.threads);
     let phase = Phase::start(
         "thread scaling",
-        (Contender::ALL.len() * counts.len() * Job::ALL.len()) as u64,
+        (rounds * (threads::Job::ALL.len() + 1)) as u64,
     );
-    let scaling = threads::run(
-        &keys,
-        n,
-        o.threads,
+    let figs = threads::run(
+        keys,
+        o.items,
+        &counts,
         o.positive_fraction,
         fpr_target,
-        o.reps.min(3),
+        rounds,
         &phase,
     )?;
-    let max_i = counts.len() - 1;
-    let nest_lookups = scaling.results[0][0][max_i].unwrap_or(0.0);
+    for f in figs {
+        out.figure(f);
+    }
+    let fill = threads::large_fill(sizes.large_fill_items, o.threads, rounds, o.seed, &phase)?;
+    let vs_machine = fill.ratio(figures::Ratio::ScalingVs { line: "machine" }, 0);
+    out.figure(fill);
     phase.finish(&format!(
-        "threads {:?}; cuckoo-nest lookups at {} threads: {:.1} M/s",
-        counts, counts[max_i], nest_lookups
+        "threads {counts:?}; large fill at {} threads: {:.2} of the machine's scaling",
+        o.threads,
+        vs_machine.map_or(0.0, |s| s.median)
     ));
-    drop(keys);
+    Ok(())
+}
 
-    // --- memory: cache-line rate and out-of-cache lookups ------------------------------------
-    let loads = match o.mode {
-        Mode::Default => 16_000_000,
-        Mode::Quick => 8_000_000,
-        Mode::Tiny => 64_000,
-    };
+fn out_of_cache(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), String> {
     let phase = Phase::start("cache-line rate", 2);
-    let (rates, mut buffer) = memory::line_rates(o.memory_mib, loads, o.reps, &phase)?;
+    let (rates, mut buffer) = memory::line_rates(o.memory_mib, sizes.loads, o.reps, &phase)?;
     phase.finish(&format!(
         "{:.0} M random 64-B lines/s on one core (2 MiB pages), {:.0} M/s (4 KiB pages); \
          latency {:.0} ns",
@@ -316,20 +345,15 @@ fn run(o: &Options) -> Result<(), String> {
         rates.latency_ns_huge
     ));
     let phase = Phase::start("out-of-cache lookups", 3);
-    let (oc_fill, oc_lookups) = match o.mode {
-        Mode::Default => (0.5, 4_000_000),
-        Mode::Quick => (0.5, 2_000_000),
-        Mode::Tiny => (0.5, 20_000),
-    };
     let oc = memory::out_of_cache(
         o.memory_mib,
-        oc_fill,
-        oc_lookups,
+        0.5,
+        sizes.oc_lookups,
         o.threads,
         o.reps,
         o.seed,
         &mut buffer,
-        loads,
+        sizes.loads,
         &phase,
     )?;
     drop(buffer);
@@ -342,439 +366,40 @@ fn run(o: &Options) -> Result<(), String> {
         oc.lines_per_s / 2e6,
         oc.negative_batched_pct
     ));
+    out.tables.push(memory::table(&rates, &oc));
+    Ok(())
+}
 
-    // --- output ---------------------------------------------------------------------------------
+fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> Result<(), String> {
     let phase = Phase::start("tables and plots", 1);
-    let tables = build_tables(o, &results, &scaling, &rates, &oc, n, fpr_target);
     let mut report = format!("{header}\n");
-    for t in &tables {
+    for t in &out.tables {
         let md = t.markdown();
         println!("{md}");
         report.push_str(&md);
         report.push('\n');
         write_file(&o.out.join(format!("{}.csv", t.name)), &t.csv())?;
     }
-    let plots = draw_plots(&o.out, &results, &scaling)?;
-    report.push_str("### Plots\n\n");
-    for p in &plots {
-        let _ = writeln!(report, "![{p}]({p})\n");
+    println!("{footer}");
+    let figs: Vec<&Figure> = out.figures.iter().collect();
+    let plots = figures::plots(&figs);
+    report.push_str("### Plots\n\nError bars: the slowest and the fastest round.\n\n");
+    for (file, title, panels) in &plots {
+        plot::draw(&o.out.join(file), title, panels)?;
+        let _ = writeln!(report, "![{file}]({file})\n");
     }
-    let _ = writeln!(
-        report,
-        "Total time: {:.0} s; load average at the end: {}.",
-        started.elapsed().as_secs_f64(),
-        load_average()
-    );
+    let _ = writeln!(report, "{footer}");
     write_file(&o.out.join("report.md"), &report)?;
     phase.inc();
     phase.finish(&format!(
         "{} CSV files, {} SVG plots and report.md in {}",
-        tables.len(),
+        out.tables.len(),
         plots.len(),
         o.out.display()
     ));
-    eprintln!("total: {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-fn pct_labels(xs: &[f64]) -> Vec<String> {
-    xs.iter().map(|x| format!("{:.0}%", x * 100.0)).collect()
-}
-
-fn per_step_table(
-    name: &str,
-    title: &str,
-    note: &str,
-    results: &[SingleResult],
-    pick: impl Fn(&SingleResult) -> &Vec<Option<f64>>,
-    csv_prefix: &str,
-) -> Table {
-    let mut t = Table::new(name, title, "filter").note(note);
-    for (label, s) in pct_labels(&STEPS).iter().zip(STEPS) {
-        t = t.column(
-            label,
-            &format!("{csv_prefix}_{:.0}pct_mops", s * 100.0),
-            Format::Fixed(1),
-        );
-    }
-    for r in results {
-        t.row(r.name.clone(), pick(r).clone());
-    }
-    t
-}
-
-fn build_tables(
-    o: &Options,
-    results: &[SingleResult],
-    scaling: &threads::Scaling,
-    rates: &memory::LineRates,
-    oc: &memory::OutOfCache,
-    n: usize,
-    fpr_target: f64,
-) -> Vec<Table> {
-    let mut tables = Vec::new();
-
-    let mut t3 = Table::new("table3_space_and_construction", "Table 3: space, false positives, construction", "filter")
-        .note(format!(
-            "Cuckoo filters: items inserted until the first failed insert (sized for n = {n}); \
-             Bloom, quotient: the configured capacity n at a {:.4}% target; xorf: built from n keys.",
-            fpr_target * 100.0
-        ))
-        .note("False-positive rate measured with n absent keys at capacity; lost = inserted keys no longer found (false negatives).")
-        .column("items at capacity", "items_at_capacity", Format::Count)
-        .column("load (% of slots)", "load_pct_of_slots", Format::Fixed(1))
-        .column("bits/item", "bits_per_item", Format::Fixed(2))
-        .column("FPR measured (%)", "fpr_measured_pct", Format::Significant)
-        .column("FPR expected (%)", "fpr_expected_pct", Format::Significant)
-        .column("construction (M items/s)", "construction_mops", Format::Fixed(2))
-        .column("lost items", "lost_items", Format::Count);
-    for r in results {
-        t3.row(
-            r.name.clone(),
-            vec![
-                r.items_at_capacity.map(|v| v as f64),
-                r.load_at_capacity.map(|v| v * 100.0),
-                r.bits_per_item,
-                r.fpr_measured.map(|v| v * 100.0),
-                r.fpr_expected.map(|v| v * 100.0),
-                r.construction_mops,
-                r.lost.map(|v| v as f64),
-            ],
-        );
-    }
-    let remarks: Vec<String> = results
-        .iter()
-        .filter_map(|r| r.remark.as_ref().map(|m| format!("{}: {m}", r.name)))
-        .collect();
-    if !remarks.is_empty() {
-        t3 = t3.note(format!("Remarks: {}.", remarks.join("; ")));
-    }
-    tables.push(t3);
-
-    let base = results
-        .iter()
-        .find(|r| r.name.starts_with("cuckoofilter"))
-        .and_then(|r| r.fig5[2]);
-    let mut f5 = Table::new(
-        "fig5_lookup_vs_positive_share",
-        "Figure 5: lookups (M lookups/s, one thread) by share of queries that hit",
-        "filter",
-    )
-    .note("Filters at 95% of n (xorf holds all n keys); columns: share of positive lookups.");
-    for (label, p) in pct_labels(&POSITIVE_SHARES).iter().zip(POSITIVE_SHARES) {
-        f5 = f5.column(
-            label,
-            &format!("pos_{:.0}pct_mops", p * 100.0),
-            Format::Fixed(1),
-        );
-    }
-    f5 = f5.column(
-        "vs cuckoofilter at 50%",
-        "ratio_vs_cuckoofilter_at_50pct",
-        Format::Fixed(2),
-    );
-    for r in results {
-        let mut v = r.fig5.clone();
-        v.push(r.fig5[2].zip(base).map(|(a, b)| a / b));
-        f5.row(r.name.clone(), v);
-        if let Some(b) = &r.fig5_batched {
-            let mut v = b.clone();
-            v.push(b[2].zip(base).map(|(a, b)| a / b));
-            f5.row(format!("{}, batched", r.name), v);
-        }
-    }
-    tables.push(f5);
-
-    let dynamic: Vec<SingleResult> = results
-        .iter()
-        .filter(|r| !r.name.contains("static"))
-        .cloned()
-        .collect();
-    tables.push(per_step_table(
-        "fig6_positive_lookup_vs_occupancy",
-        "Figure 6a: positive lookups (M lookups/s, one thread) by occupancy",
-        "Occupancy = items inserted / n; every query hits.",
-        &dynamic,
-        |r| &r.fig6_positive,
-        "pos",
-    ));
-    tables.push(per_step_table(
-        "fig6_negative_lookup_vs_occupancy",
-        "Figure 6b: negative lookups (M lookups/s, one thread) by occupancy",
-        "Occupancy = items inserted / n; every query misses.",
-        &dynamic,
-        |r| &r.fig6_negative,
-        "neg",
-    ));
-    tables.push(per_step_table(
-        "fig7_insert_vs_occupancy",
-        "Figure 7: inserts (M inserts/s, one thread) by occupancy",
-        "Column x%: inserts that fill the filter from the previous step to x% of n.",
-        &dynamic,
-        |r| &r.fig7_insert,
-        "ins",
-    ));
-    tables.push(per_step_table(
-        "fig8_delete_vs_occupancy",
-        "Figure 8: delete until empty (M deletes/s, one thread) by occupancy",
-        "Column x%: deletes that empty the filter from x% of n to the next step down. Empty: the filter cannot delete.",
-        &dynamic,
-        |r| &r.fig8_delete,
-        "del",
-    ));
-
-    for (j, job) in Job::ALL.iter().enumerate() {
-        let note = match job {
-            Job::Lookups => format!(
-                "Filter at 90% of n; {:.0}% of lookups hit; aggregate over all threads.",
-                o.positive_fraction * 100.0
-            ),
-            Job::Inserts => {
-                "Empty filter filled to 80% of n, keys split between threads.".to_string()
-            }
-            _ => format!(
-                "Filter at 40% of n; writes insert new keys; {:.0}% of lookups hit.",
-                o.positive_fraction * 100.0
-            ),
-        };
-        let mut t = Table::new(
-            &format!("threads_{}", job.file()),
-            &format!("Thread scaling: {} (M ops/s, all threads)", job.title()),
-            "filter",
-        )
-        .note(note);
-        for c in &scaling.counts {
-            t = t.column(
-                &format!("{c} thr"),
-                &format!("threads_{c}_mops"),
-                Format::Fixed(1),
-            );
-        }
-        let last = *scaling.counts.last().unwrap_or(&1);
-        t = t.column(&format!("speedup {last} vs 1"), "speedup", Format::Fixed(2));
-        for (c, contender) in Contender::ALL.iter().enumerate() {
-            let mut v = scaling.results[j][c].clone();
-            let first = v[0];
-            let lastv = *v.last().unwrap_or(&None);
-            v.push(first.zip(lastv).map(|(a, b)| b / a));
-            t.row(contender.name(), v);
-        }
-        tables.push(t);
-    }
-
-    let bound = oc.lines_per_s / 2.0 / 1e6;
-    let mut mem = Table::new(
-        "cache_line_rate_and_out_of_cache",
-        "Out-of-cache lookups against the hardware limit (one core)",
-        "measurement",
-    )
-    .note(format!(
-        "Random independent 64-byte loads over a {} MiB buffer; a cuckoo lookup needs two lines, \
-         so lines/s / 2 bounds lookups/s. cuckoo-nest default filter of {:.0} MiB, {} items \
-         ({:.0}% of slots), keys hashed by the filter.",
-        rates.buffer_mib,
-        oc.filter_mib,
-        oc.items,
-        oc.load_factor * 100.0
-    ))
-    .note(
-        "The bound is re-measured right before each round of lookups; % of bound is the median \
-         of the rounds' ratios, so both sides saw the same competition for the machine.",
-    )
-    .column("value", "value", Format::Fixed(1))
-    .column("% of bound", "pct_of_bound", Format::Fixed(0));
-    mem.row(
-        "random line loads, 2 MiB pages (M lines/s)",
-        vec![Some(rates.huge_pages / 1e6), None],
-    );
-    mem.row(
-        "random line loads, 4 KiB pages (M lines/s)",
-        vec![Some(rates.small_pages / 1e6), None],
-    );
-    mem.row(
-        "dependent load latency, 2 MiB pages (ns)",
-        vec![Some(rates.latency_ns_huge), None],
-    );
-    mem.row(
-        "dependent load latency, 4 KiB pages (ns)",
-        vec![Some(rates.latency_ns_small), None],
-    );
-    mem.row(
-        "lookup bound = lines/s / 2, beside the lookups (M lookups/s)",
-        vec![Some(bound), Some(100.0)],
-    );
-    mem.row(
-        "cuckoo-nest negative lookups, 1 thread (M/s)",
-        vec![Some(oc.negative_1), Some(oc.negative_pct)],
-    );
-    mem.row(
-        "cuckoo-nest positive lookups, 1 thread (M/s)",
-        vec![Some(oc.positive_1), Some(oc.positive_pct)],
-    );
-    // BATCHED LOOKUPS
-    mem.row(
-        "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)",
-        vec![Some(oc.negative_batched_1), Some(oc.negative_batched_pct)],
-    );
-    mem.row(
-        format!("cuckoo-nest negative lookups, {} threads (M/s)", oc.threads),
-        vec![Some(oc.negative_all), None],
-    );
-    mem.row(
-        format!(
-            "cuckoo-nest fill with insert_batch, {} threads (M inserts/s)",
-            oc.threads
-        ),
-        vec![Some(oc.fill_mops), None],
-    );
-    tables.push(mem);
-    tables
-}
-
-fn series_of(
-    results: &[SingleResult],
-    xs: &[f64],
-    pick: impl Fn(&SingleResult) -> &Vec<Option<f64>>,
-) -> Vec<Series> {
-    results
-        .iter()
-        .filter_map(|r| {
-            let points: Vec<(f64, f64)> = xs
-                .iter()
-                .zip(pick(r))
-                .filter_map(|(x, y)| y.map(|y| (*x, y)))
-                .collect();
-            (!points.is_empty()).then(|| Series {
-                name: r.name.clone(),
-                color: r.color,
-                points,
-            })
-        })
-        .collect()
-}
-
-fn draw_plots(
-    out: &Path,
-    results: &[SingleResult],
-    scaling: &threads::Scaling,
-) -> Result<Vec<String>, String> {
-    let occupancy: Vec<f64> = STEPS.iter().map(|s| s * 100.0).collect();
-    let shares: Vec<f64> = POSITIVE_SHARES.iter().map(|s| s * 100.0).collect();
-    let panel =
-        |title: &str, x_label: &str, y_label: &str, series: Vec<Series>, ticks: &[f64]| Panel {
-            title: title.to_string(),
-            x_label: x_label.to_string(),
-            y_label: y_label.to_string(),
-            series,
-            x_ticks: ticks.to_vec(),
-        };
-    let mut fig5 = series_of(results, &shares, |r| &r.fig5);
-    for r in results {
-        if let Some(b) = &r.fig5_batched {
-            let batched = SingleResult {
-                name: format!("{}, batched", r.name),
-                color: 11,
-                fig5: b.clone(),
-                ..SingleResult::default()
-            };
-            fig5.extend(series_of(&[batched], &shares, |r| &r.fig5));
-        }
-    }
-    let mut written = Vec::new();
-    let mut emit = |file: &str, title: &str, panels: Vec<Panel>| -> Result<(), String> {
-        plot::draw(&out.join(file), title, &panels)?;
-        written.push(file.to_string());
-        Ok(())
-    };
-    emit(
-        "fig5_lookup_vs_positive_share.svg",
-        "Figure 5: lookup throughput vs share of positive queries (filters at 95%)",
-        vec![panel(
-            "one thread",
-            "positive lookups (%)",
-            "M lookups/s",
-            fig5,
-            &shares,
-        )],
-    )?;
-    emit(
-        "fig6_lookup_vs_occupancy.svg",
-        "Figure 6: lookup throughput vs occupancy",
-        vec![
-            panel(
-                "positive lookups",
-                "occupancy (% of n)",
-                "M lookups/s",
-                series_of(results, &occupancy, |r| &r.fig6_positive),
-                &occupancy,
-            ),
-            panel(
-                "negative lookups",
-                "occupancy (% of n)",
-                "M lookups/s",
-                series_of(results, &occupancy, |r| &r.fig6_negative),
-                &occupancy,
-            ),
-        ],
-    )?;
-    emit(
-        "fig7_insert_vs_occupancy.svg",
-        "Figure 7: insert throughput vs occupancy",
-        vec![panel(
-            "one thread",
-            "occupancy (% of n)",
-            "M inserts/s",
-            series_of(results, &occupancy, |r| &r.fig7_insert),
-            &occupancy,
-        )],
-    )?;
-    emit(
-        "fig8_delete_vs_occupancy.svg",
-        "Figure 8: delete-until-empty throughput vs occupancy",
-        vec![panel(
-            "one thread",
-            "occupancy (% of n)",
-            "M deletes/s",
-            series_of(results, &occupancy, |r| &r.fig8_delete),
-            &occupancy,
-        )],
-    )?;
-    let counts: Vec<f64> = scaling.counts.iter().map(|c| *c as f64).collect();
-    let colors = [0, COLOR_CUCKOOFILTER, COLOR_RWLOCK, COLOR_BLOOM];
-    let panels = Job::ALL
-        .iter()
-        .enumerate()
-        .map(|(j, job)| {
-            let series = Contender::ALL
-                .iter()
-                .enumerate()
-                .map(|(c, contender)| Series {
-                    name: contender.name().to_string(),
-                    color: colors[c],
-                    points: counts
-                        .iter()
-                        .zip(&scaling.results[j][c])
-                        .filter_map(|(x, y)| y.map(|y| (*x, y)))
-                        .collect(),
-                })
-                .collect();
-            panel(
-                job.title(),
-                "threads",
-                "M ops/s (all threads)",
-                series,
-                &counts,
-            )
-        })
-        .collect();
-    emit(
-        "threads_scaling.svg",
-        "Thread scaling: aggregate throughput",
-        panels,
-    )?;
-    Ok(written)
 }

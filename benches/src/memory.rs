@@ -6,13 +6,16 @@
 //! 2 MiB pages (madvise, as a large filter table would ask for) and with 4 KiB pages, and a
 //! dependent pointer chase over the same buffer gives the load latency for reference.
 
-use std::alloc::{alloc, dealloc, Layout};
+use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crate::keys::{absent_key, mix64, present_key, SplitMix64};
 use crate::progress::Phase;
+use crate::table::{Format, Table};
+use cuckoo_nest::CuckooFilter as Nest;
+use cuckoo_nest_bench::keys::{absent_key, mix64, present_key, SplitMix64};
+use cuckoo_nest_bench::stats::median;
 
 const LINE: usize = 64;
 const HUGE_PAGE: usize = 2 << 20;
@@ -29,8 +32,10 @@ impl Buffer {
     fn new(bytes: usize, huge: bool) -> Result<Buffer, String> {
         let bytes = bytes.div_ceil(HUGE_PAGE) * HUGE_PAGE;
         let layout = Layout::from_size_align(bytes, HUGE_PAGE).map_err(|e| e.to_string())?;
-        // SAFETY: the layout has a non-zero size (at least one 2 MiB page).
-        let ptr = unsafe { alloc(layout) } as *mut u64;
+        // SAFETY: `alloc_zeroed` requires a layout of non-zero size: it holds at least one 2 MiB
+        // page. The memory comes back zeroed, so every u64 in it is initialised before
+        // `words` hands out a slice over it.
+        let ptr = unsafe { alloc_zeroed(layout) } as *mut u64;
         if ptr.is_null() {
             return Err(format!("could not allocate {} MiB", bytes >> 20));
         }
@@ -53,15 +58,17 @@ impl Buffer {
     }
 
     fn words(&mut self) -> &mut [u64] {
-        // SAFETY: the allocation holds layout.size() bytes, u64-aligned, owned by self; every
-        // word is written in `fill_chase` before it is read.
+        // SAFETY: `ptr` is non-null and points to layout.size() bytes allocated (zeroed, hence
+        // initialised u64s) in `new` with 2 MiB alignment, owned by `self` until `drop`; the
+        // `&mut self` borrow makes the slice the only access while it lives.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size() / 8) }
     }
 }
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
+        // SAFETY: `ptr` was allocated in `new` by the global allocator with this same layout
+        // and is freed exactly once, here.
         unsafe { dealloc(self.ptr.cast(), self.layout) }
     }
 }
@@ -130,13 +137,9 @@ pub struct LineRates {
     pub latency_ns_small: f64,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn median_of(reps: usize, mut f: impl FnMut() -> f64) -> f64 {
-    median((0..reps.max(1)).map(|_| f()).collect())
+    let v: Vec<f64> = (0..reps.max(1)).map(|_| f()).collect();
+    median(&v)
 }
 
 /// The 2 MiB-page buffer, kept to measure the line rate again beside the filter's lookups.
@@ -223,10 +226,113 @@ pub fn out_of_cache(
     let seed = seed ^ 0x0005_EED0_FB16;
     let target = (capacity as f64 * fill) as usize;
     phase.message(format!("fill {target} items with {threads} threads"));
-    let next = AtomicUsize::new(0);
+    let t = Instant::now();
+    fill_parallel(&filter, seed, target, threads);
+    let fill_secs = t.elapsed().as_secs_f64();
+    phase.inc();
+    let items = filter.len();
+
+    let mut rng = SplitMix64::new(seed);
+    let negative: Vec<u64> = (0..lookups as u64).map(|i| absent_key(seed, i)).collect();
+    let positive: Vec<u64> = (0..lookups)
+        .map(|_| present_key(seed, rng.below(target) as u64))
+        .collect();
+    phase.message("lookups, one core, beside the line rate");
+    let r = against_bound(&filter, &negative, &positive, buffer, loads, reps);
+    phase.inc();
+    phase.message(format!("lookups, {threads} threads"));
+    let negative_all = median_of(reps, || all_threads(&filter, &negative, threads));
+    phase.inc();
+    Ok(OutOfCache {
+        filter_mib: filter.memory_usage() as f64 / (1 << 20) as f64,
+        items,
+        load_factor: filter.load_factor(),
+        lines_per_s: r.lines_per_s,
+        negative_1: r.negative.0,
+        negative_pct: r.negative.1,
+        positive_1: r.positive.0,
+        positive_pct: r.positive.1,
+        negative_batched_1: r.batched.0,
+        negative_batched_pct: r.batched.1,
+        negative_all,
+        threads,
+        fill_mops: items as f64 / fill_secs / 1e6,
+    })
+}
+
+/// One-core lookups against the bound: (M lookups/s, % of the bound), medians over rounds.
+struct VsBound {
+    lines_per_s: f64,
+    negative: (f64, f64),
+    positive: (f64, f64),
+    batched: (f64, f64),
+}
+
+/// Each round measures the line rate on `buffer` right before the lookups, so on a shared
+/// machine both see the same competition; the share of the bound is the median of the rounds'
+/// ratios.
+fn against_bound(
+    filter: &Nest,
+    negative: &[u64],
+    positive: &[u64],
+    buffer: &mut LoadBuffer,
+    loads: usize,
+    reps: usize,
+) -> VsBound {
+    let timed = |q: &[u64], f: &dyn Fn(&[u64]) -> usize| {
+        let t = Instant::now();
+        black_box(f(q));
+        q.len() as f64 / t.elapsed().as_secs_f64() / 1e6
+    };
+    let one = |q: &[u64]| q.iter().filter(|k| filter.contains(*k)).count();
+    let batch = |q: &[u64]| crate::subjects::nest_contains_batched(filter, q);
+    let (mut lines, mut neg, mut pos, mut bat) = (vec![], vec![], vec![], vec![]);
+    for round in 0..reps.max(1) {
+        let l = buffer.rate(loads, 100 + round as u64);
+        // The bound in M lookups/s: two lines per lookup.
+        let bound = l / 2.0 / 1e6;
+        lines.push(l);
+        let (n, p, b) = (
+            timed(negative, &one),
+            timed(positive, &one),
+            timed(negative, &batch),
+        );
+        neg.push((n, n / bound * 100.0));
+        pos.push((p, p / bound * 100.0));
+        bat.push((b, b / bound * 100.0));
+    }
+    let split = |v: Vec<(f64, f64)>| {
+        let (a, b): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
+        (median(&a), median(&b))
+    };
+    VsBound {
+        lines_per_s: median(&lines),
+        negative: split(neg),
+        positive: split(pos),
+        batched: split(bat),
+    }
+}
+
+/// Negative lookups on all threads at once, M lookups/s in aggregate.
+fn all_threads(filter: &Nest, negative: &[u64], threads: usize) -> f64 {
+    let per = negative.len() / threads.max(1);
     let t = Instant::now();
     std::thread::scope(|s| {
-        for _ in 0..threads {
+        for k in 0..threads {
+            let q = &negative[k * per..(k + 1) * per];
+            s.spawn(move || black_box(q.iter().filter(|x| filter.contains(*x)).count()));
+        }
+    });
+    (per * threads) as f64 / t.elapsed().as_secs_f64() / 1e6
+}
+
+/// Inserts `present_key(seed, 0..target)` into `filter` from `threads` threads, each claiming
+/// chunks of keys and inserting them with one `insert_batch` call (which overlaps the inserts'
+/// cache misses). Used to set up large filters; the fill is not what is being measured.
+pub fn fill_parallel(filter: &Nest, seed: u64, target: usize, threads: usize) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
             s.spawn(|| {
                 let mut chunk = Vec::with_capacity(FILL_CHUNK);
                 loop {
@@ -238,81 +344,13 @@ pub fn out_of_cache(
                     chunk.clear();
                     let end = (start + FILL_CHUNK).min(target);
                     chunk.extend((start..end).map(|i| present_key(seed, i as u64)));
-                    // The batch API overlaps the inserts' cache misses; at this fill nothing
-                    // fails, and a failure would only leave the filter a little emptier.
+                    // At the fills used here nothing fails; a failure would only leave the
+                    // filter a little emptier.
                     let _ = filter.insert_batch(&chunk);
                 }
             });
         }
     });
-    let fill_secs = t.elapsed().as_secs_f64();
-    phase.inc();
-    let items = filter.len();
-
-    let mut rng = SplitMix64::new(seed);
-    let negative: Vec<u64> = (0..lookups as u64).map(|i| absent_key(seed, i)).collect();
-    let positive: Vec<u64> = (0..lookups)
-        .map(|_| present_key(seed, rng.below(target) as u64))
-        .collect();
-    let rate = |q: &[u64]| {
-        let t = Instant::now();
-        black_box(q.iter().filter(|k| filter.contains(*k)).count());
-        q.len() as f64 / t.elapsed().as_secs_f64() / 1e6
-    };
-    let batched = |q: &[u64]| {
-        let t = Instant::now();
-        black_box(crate::subjects::nest_contains_batched(&filter, q));
-        q.len() as f64 / t.elapsed().as_secs_f64() / 1e6
-    };
-    phase.message("lookups, one core, beside the line rate");
-    let (mut lines, mut neg, mut pos, mut bat) = (vec![], vec![], vec![], vec![]);
-    for round in 0..reps.max(1) {
-        let l = buffer.rate(loads, 100 + round as u64);
-        // The bound in M lookups/s: two lines per lookup.
-        let bound = l / 2.0 / 1e6;
-        lines.push(l);
-        let (n, p, b) = (rate(&negative), rate(&positive), batched(&negative));
-        neg.push((n, n / bound * 100.0));
-        pos.push((p, p / bound * 100.0));
-        bat.push((b, b / bound * 100.0));
-    }
-    let split = |v: Vec<(f64, f64)>| {
-        let (a, b): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
-        (median(a), median(b))
-    };
-    let (negative_1, negative_pct) = split(neg);
-    let (positive_1, positive_pct) = split(pos);
-    let (negative_batched_1, negative_batched_pct) = split(bat);
-    phase.inc();
-    phase.message(format!("lookups, {threads} threads"));
-    let negative_all = median_of(reps, || {
-        let per = negative.len() / threads;
-        let t = Instant::now();
-        std::thread::scope(|s| {
-            for k in 0..threads {
-                let q = &negative[k * per..(k + 1) * per];
-                let f = &filter;
-                s.spawn(move || black_box(q.iter().filter(|x| f.contains(*x)).count()));
-            }
-        });
-        (per * threads) as f64 / t.elapsed().as_secs_f64() / 1e6
-    });
-    phase.inc();
-    Ok(OutOfCache {
-        filter_mib: filter.memory_usage() as f64 / (1 << 20) as f64,
-        items,
-        load_factor: filter.load_factor(),
-        lines_per_s: median(lines),
-        negative_1,
-        negative_pct,
-        positive_1,
-        positive_pct,
-        negative_batched_1,
-        negative_batched_pct,
-        negative_all,
-        threads,
-        fill_mops: items as f64 / fill_secs / 1e6,
-    })
 }
 
 /// The kernel's transparent-huge-page mode, e.g. "madvise", for the report's notes.
@@ -325,4 +363,85 @@ pub fn thp_mode() -> String {
                 .map(|w| w.trim_matches(['[', ']']).to_string())
         })
         .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// The out-of-cache table: the line rates, the bound, and the lookups against it.
+pub fn table(rates: &LineRates, oc: &OutOfCache) -> Table {
+    let mut t = Table::new(
+        "cache_line_rate_and_out_of_cache",
+        "Out-of-cache lookups against the hardware limit (one core)",
+        "measurement",
+    )
+    .note(format!(
+        "Random independent 64-byte loads over a {} MiB buffer; a cuckoo lookup needs two lines, \
+         so lines/s / 2 bounds lookups/s. cuckoo-nest default filter of {:.0} MiB, {} items \
+         ({:.0}% of slots), keys hashed by the filter.",
+        rates.buffer_mib,
+        oc.filter_mib,
+        oc.items,
+        oc.load_factor * 100.0
+    ))
+    .note(
+        "The bound is re-measured right before each round of lookups; % of bound is the median \
+         of the rounds' ratios, so both sides saw the same competition for the machine.",
+    )
+    .column("value", "value", Format::Fixed(1))
+    .column("% of bound", "pct_of_bound", Format::Fixed(0));
+    let threads = oc.threads;
+    let rows: [(String, f64, Option<f64>); 10] = [
+        (
+            "random line loads, 2 MiB pages (M lines/s)".into(),
+            rates.huge_pages / 1e6,
+            None,
+        ),
+        (
+            "random line loads, 4 KiB pages (M lines/s)".into(),
+            rates.small_pages / 1e6,
+            None,
+        ),
+        (
+            "dependent load latency, 2 MiB pages (ns)".into(),
+            rates.latency_ns_huge,
+            None,
+        ),
+        (
+            "dependent load latency, 4 KiB pages (ns)".into(),
+            rates.latency_ns_small,
+            None,
+        ),
+        (
+            "lookup bound = lines/s / 2, beside the lookups (M lookups/s)".into(),
+            oc.lines_per_s / 2.0 / 1e6,
+            Some(100.0),
+        ),
+        (
+            "cuckoo-nest negative lookups, 1 thread (M/s)".into(),
+            oc.negative_1,
+            Some(oc.negative_pct),
+        ),
+        (
+            "cuckoo-nest positive lookups, 1 thread (M/s)".into(),
+            oc.positive_1,
+            Some(oc.positive_pct),
+        ),
+        (
+            "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)".into(),
+            oc.negative_batched_1,
+            Some(oc.negative_batched_pct),
+        ),
+        (
+            format!("cuckoo-nest negative lookups, {threads} threads (M/s)"),
+            oc.negative_all,
+            None,
+        ),
+        (
+            format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)"),
+            oc.fill_mops,
+            None,
+        ),
+    ];
+    for (label, value, pct) in rows {
+        t.row_exact(label, vec![Some(value), pct]);
+    }
+    t
 }

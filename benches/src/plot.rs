@@ -6,12 +6,24 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-/// One line: a filter's points. Missing points (an operation the filter cannot do) are gaps.
+use cuckoo_nest_bench::stats::Spread;
+
+/// A colour, carried by each contender's definition so a filter has one colour in every plot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    fn plotters(self) -> RGBColor {
+        RGBColor(self.0, self.1, self.2)
+    }
+}
+
+/// One line: a filter's points, each a median with its spread over the rounds (drawn as an
+/// error bar from min to max). Missing points (an operation the filter cannot do) are gaps.
 pub struct Series {
     pub name: String,
-    /// Index into the palette, fixed per filter so a filter has one colour in every plot.
-    pub color: usize,
-    pub points: Vec<(f64, f64)>,
+    pub color: Rgb,
+    pub points: Vec<(f64, Spread)>,
 }
 
 pub struct Panel {
@@ -21,25 +33,6 @@ pub struct Panel {
     pub series: Vec<Series>,
     /// Ticks on the x axis (the measured x values, whole numbers).
     pub x_ticks: Vec<f64>,
-}
-
-const PALETTE: [RGBColor; 12] = [
-    RGBColor(0xd6, 0x27, 0x28), // cuckoo-nest default: red, the one to find
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0xff, 0x7f, 0x0e),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x8c, 0x56, 0x4b),
-    RGBColor(0xe3, 0x77, 0xc2),
-    RGBColor(0x7f, 0x7f, 0x7f),
-    RGBColor(0xbc, 0xbd, 0x22),
-    RGBColor(0x17, 0xbe, 0xcf),
-    RGBColor(0x39, 0x3b, 0x79),
-    RGBColor(0x22, 0x22, 0x22), // cuckoo-nest batched: near black, apart from the red default
-];
-
-fn color(i: usize) -> RGBColor {
-    PALETTE[i % PALETTE.len()]
 }
 
 /// Draws `panels` side by side (two per row) into one SVG file.
@@ -74,7 +67,7 @@ fn draw_inner(
         let y_max = panel
             .series
             .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .flat_map(|s| s.points.iter().map(|p| p.1.max))
             .fold(0.0f64, f64::max);
         let y_max = if y_max > 0.0 { y_max * 1.12 } else { 1.0 };
         // Ticks exactly at the measured x values (plotters would pick round numbers).
@@ -94,19 +87,33 @@ fn draw_inner(
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
         for s in &panel.series {
-            let c = color(s.color);
+            let c = s.color.plotters();
             let points: Vec<(i32, f64)> = s
                 .points
                 .iter()
-                .map(|(x, y)| (x.round() as i32, *y))
+                .map(|(x, y)| (x.round() as i32, y.median))
                 .collect();
             chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
             chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())))?;
+            // Error bars: the slowest and the fastest round.
+            chart.draw_series(s.points.iter().map(|(x, y)| {
+                let x = x.round() as i32;
+                PathElement::new(vec![(x, y.min), (x, y.max)], c.stroke_width(1))
+            }))?;
         }
     }
 
-    // The shared legend: every series named once, in the order first seen.
-    let mut seen: Vec<(&str, usize)> = Vec::new();
+    draw_legend(&legend, panels)?;
+    root.present()?;
+    Ok(())
+}
+
+/// The shared legend: every series named once, in the order first seen.
+fn draw_legend(
+    legend: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    panels: &[Panel],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut seen: Vec<(&str, Rgb)> = Vec::new();
     for s in panels.iter().flat_map(|p| &p.series) {
         if !seen.iter().any(|(n, _)| *n == s.name) {
             seen.push((&s.name, s.color));
@@ -114,7 +121,7 @@ fn draw_inner(
     }
     for (i, (name, c)) in seen.iter().enumerate() {
         let y = 40 + 22 * i as i32;
-        let c = color(*c);
+        let c = c.plotters();
         legend.draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3)))?;
         legend.draw(&Circle::new((22, y), 3, c.filled()))?;
         legend.draw(&Text::new(
@@ -123,7 +130,6 @@ fn draw_inner(
             ("sans-serif", 14).into_font().color(&BLACK),
         ))?;
     }
-    root.present()?;
     Ok(())
 }
 

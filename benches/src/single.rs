@@ -1,18 +1,25 @@
-//! One thread, one filter at a time: the paper's Table 3 and Figures 5 to 8 in one pass.
+//! One thread per filter: the paper's Table 3 and Figures 5 to 8, every filter side by side.
 //!
-//! A filter is filled in steps (10%, 20%, ... 90%, 95% of the capacity n it was sized for);
-//! each step's inserts are timed (Figure 7) and after each step positive and negative lookups
-//! are timed (Figure 6). At 95% the five query mixes of Figure 5 run. Then a cuckoo filter is
-//! filled until its first failed insert (Table 3: items at capacity, construction rate), a Bloom
-//! or quotient filter up to n; the false-positive rate is measured on absent keys, lost items are
-//! counted, and the filter is emptied again in the same steps, timing deletes (Figure 8).
+//! All filters are filled together, step by step (10%, 20%, ... 90%, 95% of the capacity n they
+//! were sized for): at each step every filter's inserts are timed (Figure 7) in a rotated order,
+//! then positive and negative lookups (Figure 6) run in interleaved rounds, each round measuring
+//! every filter once, starting one filter further along. At 95% the query mixes of Figure 5 run
+//! the same way. Then every cuckoo filter is filled until its first failed insert (Table 3:
+//! items at capacity, construction rate), a Bloom or quotient filter up to n; the false-positive
+//! rate is measured on absent keys, lost items are counted, and the filters are emptied again in
+//! the same steps, timing deletes (Figure 8). Inserts cannot be repeated on one filter, so the
+//! fill and the deletes run on `fills` fresh sets of filters (the rounds of Figures 7 and 8).
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use crate::keys::Keys;
+use cuckoo_nest_bench::keys::Keys;
+use cuckoo_nest_bench::stats::{rotated, Samples};
+
+use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
-use crate::subjects::{Growth, Subject};
+use crate::subjects::{Contender, Growth, Kind, Subject};
+use crate::table::{Format, Table};
 
 /// The occupancy steps, as fractions of the capacity n.
 pub const STEPS: [f64; 10] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95];
@@ -32,13 +39,12 @@ pub struct Workload<'a> {
     pub negative: Vec<u64>,
     /// One query set per entry of `POSITIVE_SHARES`, positives from the first 95% of keys.
     pub fig5: Vec<Vec<u64>>,
-    /// Absent keys looked up at capacity for the false-positive rate.
-    pub fpr_probes: usize,
-    pub reps: usize,
+    /// Rounds of every lookup measurement.
+    pub rounds: usize,
 }
 
 impl<'a> Workload<'a> {
-    pub fn new(keys: &'a Keys, n: usize, lookups: usize, reps: usize) -> Workload<'a> {
+    pub fn new(keys: &'a Keys, n: usize, lookups: usize, rounds: usize) -> Workload<'a> {
         let step_goals: Vec<usize> = STEPS
             .iter()
             .map(|s| (s * n as f64).round() as usize)
@@ -48,7 +54,6 @@ impl<'a> Workload<'a> {
             .enumerate()
             .map(|(i, &goal)| keys.queries(lookups, goal, 1.0, 100 + i as u64))
             .collect();
-        let negative = keys.queries(lookups, 0, 0.0, 99);
         let fill = (FIG5_FILL * n as f64).round() as usize;
         let fig5 = POSITIVE_SHARES
             .iter()
@@ -60,288 +65,422 @@ impl<'a> Workload<'a> {
             n,
             step_goals,
             step_positive,
-            negative,
+            negative: keys.queries(lookups, 0, 0.0, 99),
             fig5,
-            fpr_probes: keys.absent.len(),
-            reps,
+            rounds: rounds.max(1),
         }
     }
 }
 
-/// Everything measured for one filter. `None` is an empty cell: not supported or not reached.
-#[derive(Clone, Debug, Default)]
-pub struct SingleResult {
-    pub name: String,
-    pub color: usize,
-    pub items_at_capacity: Option<usize>,
-    /// Items at capacity over table slots (cuckoo filters).
-    pub load_at_capacity: Option<f64>,
-    pub bits_per_item: Option<f64>,
-    pub fpr_measured: Option<f64>,
-    pub fpr_expected: Option<f64>,
-    /// Million items per second, inserting from empty to capacity (or building a static filter).
-    pub construction_mops: Option<f64>,
-    /// Inserted keys the filter no longer finds after the fill to capacity (false negatives).
-    pub lost: Option<usize>,
-    /// M lookups/s per entry of `POSITIVE_SHARES`.
-    pub fig5: Vec<Option<f64>>,
-    /// Figure 5 again through the filter's batch lookup API, when it has one.
-    pub fig5_batched: Option<Vec<Option<f64>>>,
-    pub fig6_positive: Vec<Option<f64>>,
-    pub fig6_negative: Vec<Option<f64>>,
-    pub fig7_insert: Vec<Option<f64>>,
-    pub fig8_delete: Vec<Option<f64>>,
-    /// Set when the fill stopped early (a cuckoo filter full before 95% of n).
-    pub remark: Option<String>,
+/// Table 3 for one filter: counted once, on the first set of filters; the construction rate is
+/// sampled on every set.
+#[derive(Default)]
+struct Capacity {
+    items: Option<usize>,
+    load: Option<f64>,
+    bits_per_item: Option<f64>,
+    fpr_measured: Option<f64>,
+    fpr_expected: Option<f64>,
+    lost: Option<usize>,
+    construction: Samples,
+    remark: Option<String>,
 }
 
-impl SingleResult {
-    fn empty(name: &str, color: usize) -> SingleResult {
-        SingleResult {
-            name: name.to_string(),
-            color,
-            fig5: vec![None; POSITIVE_SHARES.len()],
-            fig6_positive: vec![None; STEPS.len()],
-            fig6_negative: vec![None; STEPS.len()],
-            fig7_insert: vec![None; STEPS.len()],
-            fig8_delete: vec![None; STEPS.len()],
-            ..SingleResult::default()
-        }
-    }
+/// What the single-thread measurements produce.
+pub struct SingleRun {
+    pub table3: Table,
+    pub figures: Vec<Figure>,
+    /// One line per filter for the progress summary.
+    pub summary: Vec<String>,
+}
+
+/// A filter being filled, with how far it got.
+struct Live {
+    filter: Box<dyn Subject>,
+    inserted: usize,
+    full: bool,
+    insert_secs: f64,
+    remark: Option<String>,
 }
 
 fn mops(ops: usize, secs: f64) -> Option<f64> {
     (ops > 0 && secs > 0.0).then(|| ops as f64 / secs / 1e6)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+/// One timed pass of `lookups` over `queries`, in M lookups/s.
+fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
+    let t = Instant::now();
+    black_box(lookups(black_box(queries)));
+    mops(queries.len(), t.elapsed().as_secs_f64())
 }
 
-/// Median over `reps` runs of `lookups`, in M lookups/s.
-fn lookup_rate(reps: usize, queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
-    let rates = (0..reps.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            black_box(lookups(black_box(queries)));
-            queries.len() as f64 / t.elapsed().as_secs_f64() / 1e6
-        })
-        .collect();
-    Some(median(rates)).filter(|r| r.is_finite() && *r > 0.0)
-}
-
-/// Per-step samples over the fill passes; the report shows their medians.
-struct Samples(Vec<Vec<f64>>);
-
-impl Samples {
-    fn new() -> Samples {
-        Samples(vec![Vec::new(); STEPS.len()])
-    }
-
-    fn push(&mut self, step: usize, v: Option<f64>) {
-        if let Some(v) = v {
-            self.0[step].push(v);
+impl Live {
+    fn new(filter: Box<dyn Subject>) -> Live {
+        Live {
+            filter,
+            inserted: 0,
+            full: false,
+            insert_secs: 0.0,
+            remark: None,
         }
     }
 
-    fn medians(self) -> Vec<Option<f64>> {
-        self.0
-            .into_iter()
-            .map(|v| (!v.is_empty()).then(|| median(v)))
-            .collect()
+    /// Inserts the next keys up to `goal`; M inserts/s, or `None` once the filter is full.
+    fn insert_to(&mut self, w: &Workload<'_>, goal: usize, step: f64) -> Option<f64> {
+        if self.full || goal <= self.inserted {
+            return None;
+        }
+        let batch = &w.keys.present[self.inserted..goal];
+        let t = Instant::now();
+        let got = self.filter.insert_all(batch);
+        let secs = t.elapsed().as_secs_f64();
+        self.insert_secs += secs;
+        self.inserted += got;
+        if got < batch.len() {
+            self.full = true;
+            self.remark = Some(format!(
+                "full at {:.1}% of n, before the {:.0}% step",
+                self.inserted as f64 * 100.0 / w.n as f64,
+                step * 100.0
+            ));
+            return None;
+        }
+        mops(got, secs)
+    }
+
+    /// Table 3: a cuckoo filter until its first failed insert, others up to n. Returns the
+    /// construction rate from empty.
+    fn fill_to_capacity(&mut self, w: &Workload<'_>) -> Option<f64> {
+        let keys = &w.keys.present;
+        if !self.full {
+            let rest = match self.filter.growth() {
+                Growth::UntilFailure => &keys[self.inserted..],
+                Growth::Configured => &keys[self.inserted..w.n.min(keys.len())],
+            };
+            let t = Instant::now();
+            let got = self.filter.insert_all(rest);
+            self.insert_secs += t.elapsed().as_secs_f64();
+            self.inserted += got;
+            if self.filter.growth() == Growth::UntilFailure && got == rest.len() {
+                self.remark = Some(format!(
+                    "never failed: ran out of the {} generated keys",
+                    keys.len()
+                ));
+            }
+        }
+        mops(self.inserted, self.insert_secs)
     }
 }
 
-/// Runs the single-thread measurements on a dynamic filter (cuckoo, Bloom, quotient).
-///
-/// `make` builds a fresh, empty filter. The fill and the deletes run `fills` times on fresh
-/// filters (inserts cannot be repeated on the same filter), and each step reports the median;
-/// lookups and the Table 3 columns other than the construction rate come from the first pass.
-pub fn run_dynamic(
-    name: &str,
-    color: usize,
-    make: &mut dyn FnMut() -> Box<dyn Subject>,
+/// Space, false positives and lost items of a filter holding `keys`.
+fn at_capacity(filter: &dyn Subject, w: &Workload<'_>, keys: &[u64], cap: &mut Capacity) {
+    let inserted = keys.len();
+    cap.items = Some(inserted);
+    cap.load = filter.slots().map(|s| inserted as f64 / s as f64);
+    cap.bits_per_item = Some(filter.memory_bytes() as f64 * 8.0 / inserted.max(1) as f64);
+    cap.fpr_expected = Some(filter.expected_fpr(inserted));
+    let probes = &w.keys.absent;
+    cap.fpr_measured = Some(filter.count_hits(probes) as f64 / probes.len() as f64);
+    cap.lost = Some(inserted - filter.count_hits(keys));
+}
+
+/// The figures' empty lines: Figure 5 has every filter (and its batch path), the others the
+/// filters that can be filled.
+fn figures(contenders: &[Contender]) -> Vec<Figure> {
+    let shares = || {
+        Figure::new(
+            &FIG5,
+            POSITIVE_SHARES.to_vec(),
+            percent_axis(&POSITIVE_SHARES),
+        )
+        .note(format!(
+            "Filters at {:.0}% of n (xorf holds all n keys); columns: share of positive \
+                 lookups, hits and misses shuffled together.",
+            FIG5_FILL * 100.0
+        ))
+    };
+    let steps = |spec, note: &str| {
+        Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note.to_string())
+    };
+    let mut figs = vec![
+        shares(),
+        steps(
+            &FIG6_POSITIVE,
+            "Occupancy = items inserted / n; every query hits.",
+        ),
+        steps(
+            &FIG6_NEGATIVE,
+            "Occupancy = items inserted / n; every query misses.",
+        ),
+        steps(
+            &FIG7,
+            "Column x%: inserts that fill the filter from the previous step to x% of n.",
+        ),
+        steps(
+            &FIG8,
+            "Column x%: deletes that empty the filter from x% of n to the next step down. \
+             Empty: the filter cannot delete.",
+        ),
+    ];
+    for c in contenders {
+        figs[0]
+            .lines
+            .push(Line::new(&c.label, c.color, POSITIVE_SHARES.len()));
+        if let Some(color) = c.batched {
+            let line = Line::new(c.batched_label(), color, POSITIVE_SHARES.len());
+            figs[0].lines.push(line);
+        }
+        if c.kind == Kind::Dynamic {
+            for f in &mut figs[1..] {
+                f.lines.push(Line::new(&c.label, c.color, STEPS.len()));
+            }
+        }
+    }
+    figs
+}
+
+/// Runs every single-thread measurement on `contenders`.
+pub fn run(
+    contenders: &[Contender],
     w: &Workload<'_>,
     fills: usize,
     phase: &Phase,
-) -> SingleResult {
-    let mut r = SingleResult::empty(name, color);
-    let mut fig7 = Samples::new();
-    let mut fig8 = Samples::new();
-    let mut construction = Vec::new();
-    for pass in 0..fills.max(1) {
-        let mut filter = make();
-        let first = pass == 0;
-        let (rate, inserted) = fill_pass(name, &mut *filter, w, first, &mut r, &mut fig7, phase);
-        construction.extend(rate);
-        if first {
-            at_capacity(name, &*filter, w, inserted, &mut r, phase);
+) -> Result<SingleRun, String> {
+    let mut figs = figures(contenders);
+    let mut caps: Vec<Capacity> = contenders.iter().map(|_| Capacity::default()).collect();
+    // Static filters are built once, from the first n keys.
+    let mut statics = Vec::new();
+    for (k, c) in contenders.iter().enumerate() {
+        if c.kind == Kind::Static {
+            phase.message(format!("{}: build", c.label));
+            let keys = &w.keys.present[..w.n];
+            let t = Instant::now();
+            let filter = c.build(keys)?;
+            caps[k]
+                .construction
+                .push(0, mops(keys.len(), t.elapsed().as_secs_f64()));
+            at_capacity(&*filter, w, keys, &mut caps[k]);
+            statics.push((k, filter));
         }
-        delete_pass(name, &mut *filter, w, inserted, &mut fig8, phase);
     }
-    r.fig7_insert = fig7.medians();
-    r.fig8_delete = fig8.medians();
-    r.construction_mops = (!construction.is_empty()).then(|| median(construction));
-    r
+    for pass in 0..fills.max(1) {
+        let mut live: Vec<(usize, Live)> = Vec::new();
+        for (k, c) in contenders.iter().enumerate() {
+            if c.kind == Kind::Dynamic {
+                live.push((k, Live::new(c.build(&[])?)));
+            }
+        }
+        fill_pass(pass, &mut live, &statics, contenders, w, &mut figs, phase);
+        for (k, l) in &mut live {
+            caps[*k].construction.push(pass, l.fill_to_capacity(w));
+            if pass == 0 {
+                phase.message(format!(
+                    "{}: false positives and lost items",
+                    contenders[*k].label
+                ));
+                at_capacity(&*l.filter, w, &w.keys.present[..l.inserted], &mut caps[*k]);
+                caps[*k].remark = l.remark.take();
+            }
+        }
+        phase.message(format!("set {}: delete until empty", pass + 1));
+        delete_pass(pass, &mut live, w, &mut figs[4]);
+        phase.inc();
+    }
+    let summary = summary(contenders, &caps, &figs[0]);
+    Ok(SingleRun {
+        table3: table3(contenders, &caps, w),
+        figures: figs,
+        summary,
+    })
 }
 
-/// Fills one filter in the steps, then to capacity. Returns the construction rate and the
-/// number of items at capacity. Lookups are timed only when `lookups` is set.
+/// Fills the filters of set `pass` step by step, timing inserts, and on the first set the
+/// lookups of Figures 5 and 6.
 fn fill_pass(
-    name: &str,
-    filter: &mut dyn Subject,
+    pass: usize,
+    live: &mut [(usize, Live)],
+    statics: &[(usize, Box<dyn Subject>)],
+    contenders: &[Contender],
     w: &Workload<'_>,
-    lookups: bool,
-    r: &mut SingleResult,
-    fig7: &mut Samples,
+    figs: &mut [Figure],
     phase: &Phase,
-) -> (Option<f64>, usize) {
-    let keys = &w.keys.present;
-    let mut inserted = 0usize;
-    let mut insert_secs = 0.0;
-    let mut full = false;
-
+) {
     for (i, &goal) in w.step_goals.iter().enumerate() {
-        phase.message(format!("{name}: fill to {:.0}%", STEPS[i] * 100.0));
-        let batch = &keys[inserted..goal];
-        let t = Instant::now();
-        let got = filter.insert_all(batch);
-        let secs = t.elapsed().as_secs_f64();
-        insert_secs += secs;
-        inserted += got;
-        if got < batch.len() {
-            full = true;
-            r.remark = Some(format!(
-                "full at {:.1}% of n, before the {:.0}% step",
-                inserted as f64 * 100.0 / w.n as f64,
-                STEPS[i] * 100.0
-            ));
-            break;
+        phase.message(format!(
+            "set {}: fill to {:.0}%",
+            pass + 1,
+            STEPS[i] * 100.0
+        ));
+        for d in rotated(pass + i, live.len()) {
+            let rate = live[d].1.insert_to(w, goal, STEPS[i]);
+            figs[3].lines[d].cells[i].push(pass, rate);
         }
-        fig7.push(i, mops(got, secs));
-        if !lookups {
+        if pass > 0 {
             continue;
         }
-        r.fig6_positive[i] = lookup_rate(w.reps, &w.step_positive[i], |q| filter.count_hits(q));
-        r.fig6_negative[i] = lookup_rate(w.reps, &w.negative, |q| filter.count_hits(q));
+        for r in 0..w.rounds {
+            for d in rotated(r, live.len()) {
+                let l = &live[d].1;
+                if l.full {
+                    continue;
+                }
+                let f = &*l.filter;
+                let pos = lookup_rate(&w.step_positive[i], |q| f.count_hits(q));
+                figs[1].lines[d].cells[i].push(r, pos);
+                let neg = lookup_rate(&w.negative, |q| f.count_hits(q));
+                figs[2].lines[d].cells[i].push(r, neg);
+            }
+        }
         if STEPS[i] == FIG5_FILL {
-            phase.message(format!("{name}: lookups at 95%"));
+            phase.message("lookups by share of hits");
+            let mut subjects: Vec<(usize, &dyn Subject)> = live
+                .iter()
+                .filter(|(_, l)| !l.full)
+                .map(|(k, l)| (*k, &*l.filter))
+                .collect();
+            subjects.extend(statics.iter().map(|(k, f)| (*k, &**f)));
+            subjects.sort_by_key(|s| s.0);
+            share_lookups(&subjects, contenders, w, &mut figs[0]);
+        }
+    }
+}
+
+/// Figure 5: every filter (and batch path) once per round, rotated, at every share of hits.
+fn share_lookups(
+    subjects: &[(usize, &dyn Subject)],
+    contenders: &[Contender],
+    w: &Workload<'_>,
+    fig: &mut Figure,
+) {
+    // (line, filter, batched) for every line of the figure whose filter is present.
+    let mut rows: Vec<(usize, &dyn Subject, bool)> = Vec::new();
+    for (k, f) in subjects {
+        let c = &contenders[*k];
+        if let Some(line) = fig.line_index(&c.label) {
+            rows.push((line, *f, false));
+        }
+        if c.batched.is_some() {
+            if let Some(line) = fig.line_index(&c.batched_label()) {
+                rows.push((line, *f, true));
+            }
+        }
+    }
+    for r in 0..w.rounds {
+        for i in rotated(r, rows.len()) {
+            let (line, f, batched) = rows[i];
             for (j, q) in w.fig5.iter().enumerate() {
-                r.fig5[j] = lookup_rate(w.reps, q, |q| filter.count_hits(q));
-            }
-            // BATCHED LOOKUPS: filled only for filters whose adapter has a batch path.
-            if filter.count_hits_batched(&w.fig5[0][..1]).is_some() {
-                r.fig5_batched = Some(
-                    w.fig5
-                        .iter()
-                        .map(|q| {
-                            lookup_rate(w.reps, q, |q| filter.count_hits_batched(q).unwrap_or(0))
-                        })
-                        .collect(),
-                );
+                let rate = if batched {
+                    lookup_rate(q, |q| f.count_hits_batched(q).unwrap_or(0))
+                } else {
+                    lookup_rate(q, |q| f.count_hits(q))
+                };
+                fig.lines[line].cells[j].push(r, rate);
             }
         }
     }
+}
 
-    // Table 3: fill to capacity.
-    phase.message(format!("{name}: fill to capacity"));
-    if !full {
-        let rest = match filter.growth() {
-            Growth::UntilFailure => &keys[inserted..],
-            Growth::Configured => &keys[inserted..w.n.min(keys.len())],
-        };
-        let t = Instant::now();
-        let got = filter.insert_all(rest);
-        insert_secs += t.elapsed().as_secs_f64();
-        inserted += got;
-        if filter.growth() == Growth::UntilFailure && got == rest.len() {
-            r.remark = Some(format!(
-                "never failed: ran out of the {} generated keys",
-                keys.len()
-            ));
+/// Figure 8: deletes until empty, in the fill steps downwards, filters rotated at each step.
+fn delete_pass(pass: usize, live: &mut [(usize, Live)], w: &Workload<'_>, fig: &mut Figure) {
+    let keys = &w.keys.present;
+    let top = w.step_goals[STEPS.len() - 1];
+    for (_, l) in live.iter_mut() {
+        // Down to 95% first, untimed: the steps below are the same for every filter.
+        if l.filter.can_remove() && l.inserted > top {
+            let _ = l.filter.remove_all(&keys[top..l.inserted]);
+            l.inserted = top;
         }
     }
-    (mops(inserted, insert_secs), inserted)
-}
-
-/// Table 3 at capacity: space, false positives, lost items.
-fn at_capacity(
-    name: &str,
-    filter: &dyn Subject,
-    w: &Workload<'_>,
-    inserted: usize,
-    r: &mut SingleResult,
-    phase: &Phase,
-) {
-    let keys = &w.keys.present;
-    r.items_at_capacity = Some(inserted);
-    r.load_at_capacity = filter.slots().map(|s| inserted as f64 / s as f64);
-    r.bits_per_item = Some(filter.memory_bytes() as f64 * 8.0 / inserted.max(1) as f64);
-    r.fpr_expected = Some(filter.expected_fpr(inserted));
-    phase.message(format!("{name}: false positives and lost items"));
-    let probes = &w.keys.absent[..w.fpr_probes];
-    r.fpr_measured = Some(filter.count_hits(probes) as f64 / probes.len() as f64);
-    r.lost = Some(inserted - filter.count_hits(&keys[..inserted]));
-}
-
-/// Figure 8: deletes until empty, in the fill steps downwards.
-fn delete_pass(
-    name: &str,
-    filter: &mut dyn Subject,
-    w: &Workload<'_>,
-    inserted: usize,
-    fig8: &mut Samples,
-    phase: &Phase,
-) {
-    if !filter.can_remove() {
-        return;
-    }
-    let keys = &w.keys.present;
-    phase.message(format!("{name}: delete until empty"));
-    let mut level = inserted;
-    let top = w.step_goals[STEPS.len() - 1].min(level);
-    // Down to 95% first, untimed: the steps below are the same for every filter.
-    let _ = filter.remove_all(&keys[top..level]);
-    level = top;
     for i in (0..STEPS.len()).rev() {
-        if w.step_goals[i] > level {
-            continue; // never filled this far
-        }
         let to = if i == 0 { 0 } else { w.step_goals[i - 1] };
-        let t = Instant::now();
-        let found = filter.remove_all(&keys[to..level]);
-        let secs = t.elapsed().as_secs_f64();
-        if found.is_some() {
-            fig8.push(i, mops(level - to, secs));
+        for d in rotated(pass + i, live.len()) {
+            let l = &mut live[d].1;
+            if !l.filter.can_remove() || w.step_goals[i] > l.inserted {
+                continue; // cannot delete, or never filled this far
+            }
+            let t = Instant::now();
+            let found = l.filter.remove_all(&keys[to..l.inserted]);
+            let secs = t.elapsed().as_secs_f64();
+            if found.is_some() {
+                fig.lines[d].cells[i].push(pass, mops(l.inserted - to, secs));
+            }
+            l.inserted = to;
         }
-        level = to;
     }
 }
 
-/// A static filter (xorf): built once from the first n keys; lookups only.
-pub fn run_static(
-    name: &str,
-    color: usize,
-    build: impl FnOnce(&[u64]) -> Result<Box<dyn Subject>, String>,
-    w: &Workload<'_>,
-    phase: &Phase,
-) -> Result<SingleResult, String> {
-    let mut r = SingleResult::empty(name, color);
-    let keys = &w.keys.present[..w.n];
-    phase.message(format!("{name}: build"));
-    let t = Instant::now();
-    let filter = build(keys)?;
-    r.construction_mops = mops(keys.len(), t.elapsed().as_secs_f64());
-    r.items_at_capacity = Some(keys.len());
-    r.bits_per_item = Some(filter.memory_bytes() as f64 * 8.0 / keys.len() as f64);
-    r.fpr_expected = Some(filter.expected_fpr(keys.len()));
-    let probes = &w.keys.absent[..w.fpr_probes];
-    r.fpr_measured = Some(filter.count_hits(probes) as f64 / probes.len() as f64);
-    r.lost = Some(keys.len() - filter.count_hits(keys));
-    phase.message(format!("{name}: lookups"));
-    for (j, q) in w.fig5.iter().enumerate() {
-        r.fig5[j] = lookup_rate(w.reps, q, |q| filter.count_hits(q));
+fn table3(contenders: &[Contender], caps: &[Capacity], w: &Workload<'_>) -> Table {
+    let fpr_target = w.keys.absent.len();
+    let mut t = Table::new(
+        "table3_space_and_construction",
+        "Table 3: space, false positives, construction",
+        "filter",
+    )
+    .note(format!(
+        "Cuckoo filters: items inserted until the first failed insert (sized for n = {}); \
+         Bloom, quotient: the configured capacity n; xorf: built from n keys.",
+        w.n
+    ))
+    .note(format!(
+        "False-positive rate measured with {fpr_target} absent keys at capacity; lost = inserted \
+         keys no longer found (false negatives); construction: median over the filled sets."
+    ))
+    .column("items at capacity", "items_at_capacity", Format::Count)
+    .column("load (% of slots)", "load_pct_of_slots", Format::Fixed(1))
+    .column("bits/item", "bits_per_item", Format::Fixed(2))
+    .column("FPR measured (%)", "fpr_measured_pct", Format::Significant)
+    .column("FPR expected (%)", "fpr_expected_pct", Format::Significant)
+    .measured(
+        "construction (M items/s)",
+        "construction_mops",
+        Format::Fixed(2),
+    )
+    .column("lost items", "lost_items", Format::Count);
+    let exact = |v: Option<f64>| v.map(cuckoo_nest_bench::stats::Spread::exact);
+    for (c, cap) in contenders.iter().zip(caps) {
+        t.row(
+            c.label.clone(),
+            vec![
+                exact(cap.items.map(|v| v as f64)),
+                exact(cap.load.map(|v| v * 100.0)),
+                exact(cap.bits_per_item),
+                exact(cap.fpr_measured.map(|v| v * 100.0)),
+                exact(cap.fpr_expected.map(|v| v * 100.0)),
+                cap.construction.spread(),
+                exact(cap.lost.map(|v| v as f64)),
+            ],
+        );
     }
-    Ok(r)
+    let remarks: Vec<String> = contenders
+        .iter()
+        .zip(caps)
+        .filter_map(|(c, cap)| cap.remark.as_ref().map(|m| format!("{}: {m}", c.label)))
+        .collect();
+    if !remarks.is_empty() {
+        t = t.note(format!("Remarks: {}.", remarks.join("; ")));
+    }
+    t
+}
+
+fn summary(contenders: &[Contender], caps: &[Capacity], fig5: &Figure) -> Vec<String> {
+    let half = POSITIVE_SHARES.iter().position(|&p| p == 0.5);
+    contenders
+        .iter()
+        .zip(caps)
+        .map(|(c, cap)| {
+            let at_half = fig5
+                .line_index(&c.label)
+                .zip(half)
+                .and_then(|(l, h)| fig5.lines[l].cells[h].spread())
+                .map_or(0.0, |s| s.median);
+            format!(
+                "{}: {} items at capacity, {:.1} bits/item, construction {:.1} M/s, lookups \
+                 {at_half:.1} M/s (50% hits)",
+                c.label,
+                cap.items.unwrap_or(0),
+                cap.bits_per_item.unwrap_or(0.0),
+                cap.construction.spread().map_or(0.0, |s| s.median),
+            )
+        })
+        .collect()
 }

@@ -12,6 +12,103 @@ use cuckoo_nest::CuckooFilter as Nest;
 use xorf::Filter as _;
 
 use crate::cli::NestConfig;
+use crate::plot::Rgb;
+
+/// Colours of the peers, kept with their definitions below.
+pub const CUCKOOFILTER_COLOR: Rgb = Rgb(0x1f, 0x77, 0xb4);
+pub const BLOOM_COLOR: Rgb = Rgb(0x2c, 0xa0, 0x2c);
+pub const QUOTIENT_COLOR: Rgb = Rgb(0xff, 0x7f, 0x0e);
+pub const XOR_COLOR: Rgb = Rgb(0x94, 0x67, 0xbd);
+/// cuckoo-nest's `contains_batch`: near black, apart from the red default.
+pub const BATCHED_COLOR: Rgb = Rgb(0x22, 0x22, 0x22);
+
+/// Whether a filter is filled key by key or built once from all its keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Dynamic,
+    Static,
+}
+
+type Build = Box<dyn Fn(&[u64]) -> Result<Box<dyn Subject>, String>>;
+
+/// One filter of the single-thread figures, as data: its label, its colour, and how to build it.
+pub struct Contender {
+    pub label: String,
+    pub color: Rgb,
+    /// The colour of its batch-lookup line, when the filter has a batch lookup path measured.
+    pub batched: Option<Rgb>,
+    pub kind: Kind,
+    /// Builds a fresh filter; a static filter is built from the keys, a dynamic one ignores them.
+    build: Build,
+}
+
+impl Contender {
+    pub fn build(&self, keys: &[u64]) -> Result<Box<dyn Subject>, String> {
+        (self.build)(keys)
+    }
+
+    /// The label of the batch-lookup line.
+    pub fn batched_label(&self) -> String {
+        format!("{}, batched", self.label)
+    }
+}
+
+/// Every filter of the single-thread figures: the cuckoo-nest configurations, then the peers.
+/// A configuration that cannot be built is skipped with a warning.
+pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) -> Vec<Contender> {
+    let mut out = Vec::new();
+    for &config in configs {
+        if let Err(e) = build_nest(config, n) {
+            eprintln!("warning: skipped {e}");
+            continue;
+        }
+        // Batch lookups are timed for the default configuration only, to keep the run short.
+        let batched = config == NestConfig::Default;
+        out.push(Contender {
+            label: config.label(),
+            color: config.color(),
+            batched: batched.then_some(BATCHED_COLOR),
+            kind: Kind::Dynamic,
+            build: Box::new(move |_| {
+                let filter = build_nest(config, n)?;
+                Ok(Box::new(NestSubject { filter, batched }) as Box<dyn Subject>)
+            }),
+        });
+    }
+    let dynamic = |label: &str, color, build: Build| Contender {
+        label: label.to_string(),
+        color,
+        batched: None,
+        kind: Kind::Dynamic,
+        build,
+    };
+    out.push(dynamic(
+        "cuckoofilter 0.5 (4x8)",
+        CUCKOOFILTER_COLOR,
+        Box::new(move |_| Ok(Box::new(CuckooFilterSubject::new(n)) as Box<dyn Subject>)),
+    ));
+    out.push(dynamic(
+        "fastbloom 0.17 (Bloom)",
+        BLOOM_COLOR,
+        Box::new(move |_| Ok(Box::new(BloomSubject::new(n, fpr, seed)) as Box<dyn Subject>)),
+    ));
+    match QuotientSubject::new(n, fpr) {
+        Ok(_) => out.push(dynamic(
+            "qfilter 0.3 (quotient)",
+            QUOTIENT_COLOR,
+            Box::new(move |_| Ok(Box::new(QuotientSubject::new(n, fpr)?) as Box<dyn Subject>)),
+        )),
+        Err(e) => eprintln!("warning: skipped {e}"),
+    }
+    out.push(Contender {
+        label: "xorf 0.13 (BinaryFuse16, static)".to_string(),
+        color: XOR_COLOR,
+        batched: None,
+        kind: Kind::Static,
+        build: Box::new(|keys| Ok(Box::new(XorSubject::build(keys)?) as Box<dyn Subject>)),
+    });
+    out
+}
 
 /// How a filter reaches its "items at capacity" (the paper's Table 3 column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use cuckoo_nest_bench::stats::Spread;
+
 pub struct Column {
     /// Header in the markdown table, with its unit ("10%", "bits/item").
     pub header: String,
@@ -11,6 +13,8 @@ pub struct Column {
     pub csv: String,
     /// How to print the value in markdown.
     pub format: Format,
+    /// Measured over rounds: the CSV adds `<csv>_min` and `<csv>_max` beside the median.
+    pub spread: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -32,7 +36,7 @@ pub struct Table {
     /// Header of the label column.
     pub label: String,
     pub columns: Vec<Column>,
-    pub rows: Vec<(String, Vec<Option<f64>>)>,
+    pub rows: Vec<(String, Vec<Option<Spread>>)>,
 }
 
 impl Table {
@@ -52,16 +56,35 @@ impl Table {
         self
     }
 
+    /// A column of values counted or computed once.
     pub fn column(mut self, header: &str, csv: &str, format: Format) -> Table {
         self.columns.push(Column {
             header: header.to_string(),
             csv: csv.to_string(),
             format,
+            spread: false,
         });
         self
     }
 
-    pub fn row(&mut self, label: impl Into<String>, values: Vec<Option<f64>>) {
+    /// A column of medians over rounds, with their min and max in the CSV.
+    pub fn measured(mut self, header: &str, csv: &str, format: Format) -> Table {
+        self = self.column(header, csv, format);
+        if let Some(c) = self.columns.last_mut() {
+            c.spread = true;
+        }
+        self
+    }
+
+    /// A row of single values (no spread).
+    pub fn row_exact(&mut self, label: impl Into<String>, values: Vec<Option<f64>>) {
+        self.row(
+            label,
+            values.into_iter().map(|v| v.map(Spread::exact)).collect(),
+        );
+    }
+
+    pub fn row(&mut self, label: impl Into<String>, values: Vec<Option<Spread>>) {
         debug_assert_eq!(values.len(), self.columns.len());
         self.rows.push((label.into(), values));
     }
@@ -83,7 +106,7 @@ impl Table {
             let mut line = vec![label.clone()];
             for (v, c) in values.iter().zip(&self.columns) {
                 line.push(match v {
-                    Some(v) => format_value(*v, c.format),
+                    Some(v) => format_value(v.median, c.format),
                     None => String::new(),
                 });
             }
@@ -131,16 +154,23 @@ impl Table {
         for c in &self.columns {
             s.push(',');
             s.push_str(&csv_field(&c.csv));
+            if c.spread {
+                let _ = write!(s, ",{}_min,{}_max", csv_field(&c.csv), csv_field(&c.csv));
+            }
         }
         s.push('\n');
         for (label, values) in &self.rows {
             s.push_str(&csv_field(label));
-            for v in values {
+            for (v, c) in values.iter().zip(&self.columns) {
+                // Full precision: the CSV is for re-plotting, the markdown for reading.
+                let cells = match (v, c.spread) {
+                    (Some(v), true) => format!("{},{},{}", v.median, v.min, v.max),
+                    (Some(v), false) => format!("{}", v.median),
+                    (None, true) => ",,".to_string(),
+                    (None, false) => String::new(),
+                };
                 s.push(',');
-                if let Some(v) = v {
-                    // Full precision: the CSV is for re-plotting, the markdown for reading.
-                    let _ = write!(s, "{v}");
-                }
+                s.push_str(&cells);
             }
             s.push('\n');
         }
@@ -194,13 +224,24 @@ mod tests {
     fn renders_empty_cells_and_units() {
         let mut t = Table::new("t", "T", "filter")
             .column("a (M ops/s)", "a_mops", Format::Fixed(1))
-            .column("b", "b", Format::Count);
-        t.row("x, y", vec![Some(1.25), None]);
-        t.row("z", vec![None, Some(1234567.0)]);
+            .column("b", "b", Format::Count)
+            .measured("c", "c_mops", Format::Fixed(1));
+        t.row_exact("x, y", vec![Some(1.25), None, None]);
+        t.row(
+            "z",
+            vec![
+                None,
+                Some(Spread::exact(1234567.0)),
+                Spread::of(&[1.0, 3.0, 2.0]),
+            ],
+        );
         let md = t.markdown();
         assert!(md.contains("| x, y |         1.2 |           |") || md.contains("1.2"));
         assert!(md.contains("1,234,567"));
-        assert_eq!(t.csv(), "filter,a_mops,b\n\"x, y\",1.25,\nz,,1234567\n");
+        assert_eq!(
+            t.csv(),
+            "filter,a_mops,b,c_mops,c_mops_min,c_mops_max\n\"x, y\",1.25,,,,\nz,,1234567,2,1,3\n"
+        );
     }
 
     #[test]

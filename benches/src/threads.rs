@@ -2,16 +2,37 @@
 //!
 //! cuckoo-nest is shared by `&` (its methods take `&self`); the `cuckoofilter` crate needs
 //! `&mut self` to insert, so it is measured inside a `Mutex` and inside an `RwLock`, the two ways
-//! a user would share it; fastbloom's `AtomicBloomFilter` is shared by `&`.
+//! a user would share it; fastbloom's `AtomicBloomFilter` is shared by `&`. Beside them, the
+//! machine itself: one random atomic `fetch_or` per key into a `u64` array the size of the
+//! default cuckoo-nest table, the same random memory traffic with no filter around it, so a
+//! filter's speedup can be read against the speedup the machine allows.
+//!
+//! Rounds: each round runs every job once for every contender (in a rotated order), at every
+//! thread count back to back (1 then N on even rounds, N then 1 on odd ones).
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex, RwLock};
 use std::time::Instant;
 
+use cuckoo_nest_bench::keys::{mix64, present_key, Keys};
+use cuckoo_nest_bench::stats::rotated;
+
 use crate::cli::NestConfig;
-use crate::keys::Keys;
+use crate::figures::{
+    thread_axis, Figure, FigureSpec, Line, THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS,
+    THREADS_MIXED_50, THREADS_MIXED_90,
+};
+use crate::plot::Rgb;
 use crate::progress::Phase;
-use crate::subjects::{build_nest, Shared};
+use crate::subjects::{build_nest, Shared, CUCKOOFILTER_COLOR};
+
+/// Fill levels of the scaling runs, as fractions of n.
+pub const LOOKUP_FILL: f64 = 0.9;
+pub const MIXED_FILL: f64 = 0.4;
+pub const INSERT_FILL: f64 = 0.8;
+/// The large fill (writers' scaling): share of its capacity inserted.
+pub const LARGE_FILL: f64 = 0.9;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Job {
@@ -26,22 +47,41 @@ pub enum Job {
 impl Job {
     pub const ALL: [Job; 4] = [Job::Lookups, Job::Inserts, Job::Mixed90, Job::Mixed50];
 
-    pub fn title(self) -> &'static str {
+    fn spec(self) -> &'static FigureSpec {
         match self {
-            Job::Lookups => "lookups",
-            Job::Inserts => "inserts",
-            Job::Mixed90 => "mixed 90% lookups / 10% inserts",
-            Job::Mixed50 => "mixed 50% lookups / 50% inserts",
+            Job::Lookups => &THREADS_LOOKUPS,
+            Job::Inserts => &THREADS_INSERTS,
+            Job::Mixed90 => &THREADS_MIXED_90,
+            Job::Mixed50 => &THREADS_MIXED_50,
         }
     }
 
-    /// File-name part of the table and CSV.
-    pub fn file(self) -> &'static str {
+    /// Every `write_period()`-th operation of a mixed job inserts.
+    fn write_period(self) -> usize {
         match self {
-            Job::Lookups => "lookups_fill90",
-            Job::Inserts => "inserts_0_to_80",
-            Job::Mixed90 => "mixed_90_10",
-            Job::Mixed50 => "mixed_50_50",
+            Job::Mixed90 => 10,
+            _ => 2,
+        }
+    }
+
+    fn note(self, positive_fraction: f64) -> String {
+        let pct = |f: f64| f * 100.0;
+        match self {
+            Job::Lookups => format!(
+                "Filter at {:.0}% of n; {:.0}% of lookups hit; aggregate over all threads.",
+                pct(LOOKUP_FILL),
+                pct(positive_fraction)
+            ),
+            Job::Inserts => format!(
+                "Empty filter filled to {:.0}% of n, keys split between threads.",
+                pct(INSERT_FILL)
+            ),
+            Job::Mixed90 | Job::Mixed50 => format!(
+                "Filter at {:.0}% of n; one operation in {} inserts a new key; {:.0}% of lookups hit.",
+                pct(MIXED_FILL),
+                self.write_period(),
+                pct(positive_fraction)
+            ),
         }
     }
 }
@@ -52,14 +92,17 @@ pub enum Contender {
     CuckooMutex,
     CuckooRwLock,
     AtomicBloom,
+    /// The reference: the machine's own scaling for the same random memory traffic.
+    Machine,
 }
 
 impl Contender {
-    pub const ALL: [Contender; 4] = [
+    pub const ALL: [Contender; 5] = [
         Contender::Nest,
         Contender::CuckooMutex,
         Contender::CuckooRwLock,
         Contender::AtomicBloom,
+        Contender::Machine,
     ];
 
     pub fn name(self) -> &'static str {
@@ -68,6 +111,17 @@ impl Contender {
             Contender::CuckooMutex => "cuckoofilter in Mutex",
             Contender::CuckooRwLock => "cuckoofilter in RwLock",
             Contender::AtomicBloom => "fastbloom AtomicBloomFilter",
+            Contender::Machine => "machine: random atomic fetch_or per key (reference)",
+        }
+    }
+
+    pub fn color(self) -> Rgb {
+        match self {
+            Contender::Nest => NestConfig::Default.color(),
+            Contender::CuckooMutex => CUCKOOFILTER_COLOR,
+            Contender::CuckooRwLock => Rgb(0x39, 0x3b, 0x79),
+            Contender::AtomicBloom => crate::subjects::BLOOM_COLOR,
+            Contender::Machine => Rgb(0x7f, 0x7f, 0x7f),
         }
     }
 
@@ -85,14 +139,48 @@ impl Contender {
                     .seed(&u128::from(seed))
                     .expected_items(n),
             ),
+            Contender::Machine => Box::new(MachineTraffic::new(n)?),
         })
     }
 }
 
-/// Fill levels of the scaling runs, as fractions of n.
-pub const LOOKUP_FILL: f64 = 0.9;
-pub const MIXED_FILL: f64 = 0.4;
-pub const INSERT_FILL: f64 = 0.8;
+/// One random atomic `fetch_or` per key into an array of the default filter table's size.
+pub struct MachineTraffic {
+    words: Vec<AtomicU64>,
+}
+
+impl MachineTraffic {
+    /// An array as large as a default cuckoo-nest filter sized for `n` items.
+    pub fn new(n: usize) -> Result<MachineTraffic, String> {
+        let bytes = build_nest(NestConfig::Default, n)?.memory_usage();
+        Ok(MachineTraffic {
+            words: (0..(bytes / 8).max(1)).map(|_| AtomicU64::new(0)).collect(),
+        })
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    #[inline]
+    fn touch(&self, key: u64) -> bool {
+        let h = mix64(key);
+        let i = ((h as u128 * self.words.len() as u128) >> 64) as usize;
+        let bit = 1u64 << (h & 63);
+        self.words[i].fetch_or(bit, Ordering::Relaxed) & bit != 0
+    }
+}
+
+impl Shared for MachineTraffic {
+    #[inline]
+    fn insert_key(&self, key: &u64) -> bool {
+        self.touch(*key)
+    }
+    #[inline]
+    fn contains_key(&self, key: &u64) -> bool {
+        self.touch(*key)
+    }
+}
 
 /// Thread counts measured: every count up to 8, then powers of two, and always `max`.
 pub fn thread_counts(max: usize) -> Vec<usize> {
@@ -106,12 +194,6 @@ pub fn thread_counts(max: usize) -> Vec<usize> {
         v.push(max);
     }
     v
-}
-
-/// `results[job][contender][i]`: M ops/s at `counts[i]` threads.
-pub struct Scaling {
-    pub counts: Vec<usize>,
-    pub results: Vec<Vec<Vec<Option<f64>>>>,
 }
 
 /// Runs `work(t)` on `threads` threads released together; returns the seconds from the first
@@ -152,88 +234,172 @@ fn chunk(v: &[u64], parts: usize, i: usize) -> &[u64] {
     &v[i * len..(i + 1) * len]
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+/// What the jobs run on: one key stream for every contender and thread count.
+struct Traffic<'k> {
+    n: usize,
+    present: &'k [u64],
+    lookups: Vec<u64>,
+    mixed_reads: Vec<u64>,
+    insert_total: usize,
+    fpr: f64,
+    seed: u64,
 }
 
-/// Every run is repeated `reps` times (on a fresh filter where the run writes); the median
-/// M ops/s is kept.
+impl Traffic<'_> {
+    /// One measurement of `job` on `t` threads, in M ops/s. `prefilled` is the contender's
+    /// filter at `LOOKUP_FILL`, reused by the lookup job; the other jobs build fresh filters.
+    fn measure(
+        &self,
+        job: Job,
+        c: Contender,
+        t: usize,
+        prefilled: &dyn Shared,
+    ) -> Result<f64, String> {
+        let secs_to_mops = |ops: usize, secs: f64| ops as f64 / secs / 1e6;
+        Ok(match job {
+            Job::Lookups => {
+                let q = &self.lookups;
+                let secs = timed_threads(t, &|k| prefilled.count_hits(chunk(q, t, k)));
+                secs_to_mops(q.len() / t * t, secs)
+            }
+            Job::Inserts => {
+                let filter = c.build(self.n, self.fpr, self.seed)?;
+                let batch = &self.present[..self.insert_total];
+                let secs = timed_threads(t, &|k| filter.insert_all(chunk(batch, t, k)));
+                secs_to_mops(batch.len() / t * t, secs)
+            }
+            Job::Mixed90 | Job::Mixed50 => {
+                let mixed_fill = (self.n as f64 * MIXED_FILL) as usize;
+                let period = job.write_period();
+                let filter = c.build(self.n, self.fpr, self.seed)?;
+                filter.insert_all(&self.present[..mixed_fill]);
+                let per_thread = self.n / t;
+                let writes = &self.present[mixed_fill..mixed_fill + self.n / period];
+                let reads = &self.mixed_reads;
+                let secs = timed_threads(t, &|k| {
+                    filter.mixed(per_thread, period, chunk(reads, t, k), chunk(writes, t, k))
+                });
+                secs_to_mops(per_thread * t, secs)
+            }
+        })
+    }
+}
+
+/// The thread counts of round `round`: ascending on even rounds, descending on odd ones.
+fn alternating(round: usize, counts: usize) -> impl Iterator<Item = usize> {
+    (0..counts).map(move |i| {
+        if round.is_multiple_of(2) {
+            i
+        } else {
+            counts - 1 - i
+        }
+    })
+}
+
+/// The four thread-scaling figures, every contender and the machine side by side.
 pub fn run(
     keys: &Keys,
     n: usize,
-    max_threads: usize,
+    counts: &[usize],
     positive_fraction: f64,
     fpr: f64,
-    reps: usize,
+    rounds: usize,
     phase: &Phase,
-) -> Result<Scaling, String> {
-    let reps = reps.max(1);
-    let counts = thread_counts(max_threads);
+) -> Result<Vec<Figure>, String> {
     let lookup_fill = (n as f64 * LOOKUP_FILL) as usize;
-    let mixed_fill = (n as f64 * MIXED_FILL) as usize;
-    let insert_total = (n as f64 * INSERT_FILL) as usize;
-    // Same query stream for every contender and thread count; each thread takes a slice.
-    let lookups = keys.queries(n, lookup_fill, positive_fraction, 300);
-    let mixed_reads = keys.queries(n, mixed_fill, positive_fraction, 301);
-    let mut results = vec![vec![vec![None; counts.len()]; Contender::ALL.len()]; Job::ALL.len()];
-
-    for (c, contender) in Contender::ALL.iter().enumerate() {
-        let name = contender.name();
-        // Lookups: one filter filled to 90%, reused for every thread count.
-        phase.message(format!("{name}: fill for lookups"));
-        let filter = contender.build(n, fpr, keys.seed)?;
-        filter.insert_all(&keys.present[..lookup_fill]);
-        for (i, &t) in counts.iter().enumerate() {
-            phase.message(format!("{name}: lookups, {t} threads"));
-            let ops = lookups.len() / t * t;
-            let rates = (0..reps)
-                .map(|_| {
-                    let secs = timed_threads(t, &|k| filter.count_hits(chunk(&lookups, t, k)));
-                    ops as f64 / secs / 1e6
-                })
+    let traffic = Traffic {
+        n,
+        present: &keys.present,
+        lookups: keys.queries(n, lookup_fill, positive_fraction, 300),
+        mixed_reads: keys.queries(n, (n as f64 * MIXED_FILL) as usize, positive_fraction, 301),
+        insert_total: (n as f64 * INSERT_FILL) as usize,
+        fpr,
+        seed: keys.seed,
+    };
+    let machine_mib = MachineTraffic::new(n)?.bytes() as f64 / (1 << 20) as f64;
+    let mut figs: Vec<Figure> = Job::ALL
+        .iter()
+        .map(|job| {
+            let (xs, labels, csv) = thread_axis(counts);
+            let mut f = Figure::new(job.spec(), xs, (labels, csv))
+                .note(job.note(positive_fraction))
+                .note(machine_note(machine_mib));
+            f.lines = Contender::ALL
+                .iter()
+                .map(|c| Line::new(c.name(), c.color(), counts.len()))
                 .collect();
-            results[0][c][i] = Some(median(rates));
-            phase.inc();
-        }
-        drop(filter);
-
-        for (i, &t) in counts.iter().enumerate() {
-            // Inserts: empty filter to 80%, keys split between the threads.
-            phase.message(format!("{name}: inserts, {t} threads"));
-            let batch = &keys.present[..insert_total];
-            let mut rates = Vec::new();
-            for _ in 0..reps {
-                let filter = contender.build(n, fpr, keys.seed)?;
-                let secs = timed_threads(t, &|k| filter.insert_all(chunk(batch, t, k)));
-                rates.push((batch.len() / t * t) as f64 / secs / 1e6);
-            }
-            results[1][c][i] = Some(median(rates));
-            phase.inc();
-
-            // Mixed: from 40% full; writes insert fresh keys, so the fill ends at most at 90%.
-            for (j, period) in [(2usize, 10usize), (3, 2)] {
-                phase.message(format!("{name}: {}, {t} threads", Job::ALL[j].title()));
-                let ops_per_thread = n / t;
-                let writes = &keys.present[mixed_fill..mixed_fill + n / period];
-                let mut rates = Vec::new();
-                for _ in 0..reps {
-                    let filter = contender.build(n, fpr, keys.seed)?;
-                    filter.insert_all(&keys.present[..mixed_fill]);
-                    let secs = timed_threads(t, &|k| {
-                        filter.mixed(
-                            ops_per_thread,
-                            period,
-                            chunk(&mixed_reads, t, k),
-                            chunk(writes, t, k),
-                        )
-                    });
-                    rates.push((ops_per_thread * t) as f64 / secs / 1e6);
+            f
+        })
+        .collect();
+    phase.message("fill the lookup filters");
+    let mut prefilled = Vec::new();
+    for c in Contender::ALL {
+        let f = c.build(n, fpr, keys.seed)?;
+        f.insert_all(&keys.present[..lookup_fill]);
+        prefilled.push(f);
+    }
+    for r in 0..rounds.max(1) {
+        for (j, job) in Job::ALL.iter().enumerate() {
+            phase.message(format!("round {}: {}", r + 1, job.spec().title));
+            for c in rotated(r, Contender::ALL.len()) {
+                for i in alternating(r, counts.len()) {
+                    let contender = Contender::ALL[c];
+                    let rate = traffic.measure(*job, contender, counts[i], &*prefilled[c])?;
+                    figs[j].lines[c].cells[i].push(r, Some(rate));
                 }
-                results[j][c][i] = Some(median(rates));
-                phase.inc();
             }
+            phase.inc();
         }
     }
-    Ok(Scaling { counts, results })
+    Ok(figs)
+}
+
+fn machine_note(mib: f64) -> String {
+    format!(
+        "machine: one random atomic fetch_or per key (per operation) into a u64 array of \
+         {mib:.1} MiB, the default cuckoo-nest table's size; `speedup / machine's` = the \
+         filter's speedup over the machine's in the same round."
+    )
+}
+
+/// Writers' scaling: a default cuckoo-nest filter sized for `items` filled to `LARGE_FILL` on
+/// 1 and on `threads` threads, against the machine's scaling for the same keys.
+pub fn large_fill(
+    items: usize,
+    threads: usize,
+    rounds: usize,
+    seed: u64,
+    phase: &Phase,
+) -> Result<Figure, String> {
+    let counts = [1, threads.max(1)];
+    let total = (items as f64 * LARGE_FILL) as usize;
+    let keys: Vec<u64> = (0..total as u64).map(|i| present_key(seed, i)).collect();
+    let machine_mib = MachineTraffic::new(items)?.bytes() as f64 / (1 << 20) as f64;
+    let (xs, labels, csv) = thread_axis(&counts);
+    let mut fig = Figure::new(&THREADS_FILL, xs, (labels, csv))
+        .note(format!(
+            "An empty default cuckoo-nest filter sized for {items} items filled to {:.0}% with \
+             `insert`, keys split between the threads; a fresh filter for every measurement.",
+            LARGE_FILL * 100.0
+        ))
+        .note(machine_note(machine_mib));
+    let contenders = [Contender::Nest, Contender::Machine];
+    fig.lines = contenders
+        .iter()
+        .map(|c| Line::new(c.name(), c.color(), counts.len()))
+        .collect();
+    for r in 0..rounds.max(1) {
+        phase.message(format!("round {}: fill {total} items", r + 1));
+        for c in rotated(r, contenders.len()) {
+            for i in alternating(r, counts.len()) {
+                let filter = contenders[c].build(items, 0.01, seed)?;
+                let t = counts[i];
+                let secs = timed_threads(t, &|k| filter.insert_all(chunk(&keys, t, k)));
+                let rate = (keys.len() / t * t) as f64 / secs / 1e6;
+                fig.lines[c].cells[i].push(r, Some(rate));
+            }
+        }
+        phase.inc();
+    }
+    Ok(fig)
 }

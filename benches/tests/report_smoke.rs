@@ -1,22 +1,36 @@
 //! Runs the report binary in tiny mode and checks that every table and plot it promises is
-//! written, and that every figure in the CSV files is a finite, positive number (or an empty
-//! cell, for an operation the filter cannot do).
+//! written, that every figure in the CSV files is a finite, positive number (or an empty
+//! cell, for an operation the filter cannot do), that measured cells carry their spread
+//! (min <= median <= max), and that the thread tables have the machine's reference row.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const CSV_FILES: [&str; 11] = [
+const CSV_FILES: [&str; 15] = [
     "table3_space_and_construction",
     "fig5_lookup_vs_positive_share",
     "fig6_positive_lookup_vs_occupancy",
     "fig6_negative_lookup_vs_occupancy",
     "fig7_insert_vs_occupancy",
     "fig8_delete_vs_occupancy",
-    "threads_lookups_fill90",
-    "threads_inserts_0_to_80",
+    "lookups_shuffled_in_cache",
+    "lookups_shuffled_out_of_l3",
+    "lookups_beside_writer",
+    "threads_lookups",
+    "threads_inserts",
     "threads_mixed_90_10",
     "threads_mixed_50_50",
+    "threads_fill_large",
     "cache_line_rate_and_out_of_cache",
+];
+
+/// Tables whose rows include the machine's own scaling as a reference.
+const SCALING_FILES: [&str; 5] = [
+    "threads_lookups",
+    "threads_inserts",
+    "threads_mixed_90_10",
+    "threads_mixed_50_50",
+    "threads_fill_large",
 ];
 
 const SVG_FILES: [&str; 5] = [
@@ -58,6 +72,36 @@ fn fields(line: &str) -> Vec<String> {
     }
     out.push(cur);
     out
+}
+
+/// For every column `c` with `c_min` and `c_max` beside it: min <= median <= max in each row.
+/// Returns how many such columns the file has.
+fn check_spread(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header = fields(lines.next().unwrap());
+    let spread: Vec<usize> = (0..header.len())
+        .filter(|&i| {
+            header.get(i + 1) == Some(&format!("{}_min", header[i]))
+                && header.get(i + 2) == Some(&format!("{}_max", header[i]))
+        })
+        .collect();
+    for line in lines {
+        let cells = fields(line);
+        for &i in &spread {
+            if cells[i].is_empty() {
+                continue;
+            }
+            let v: Vec<f64> = cells[i..i + 3].iter().map(|c| c.parse().unwrap()).collect();
+            assert!(
+                v[1] <= v[0] && v[0] <= v[2],
+                "{}: {} not within its min and max: {line}",
+                path.display(),
+                header[i]
+            );
+        }
+    }
+    spread.len()
 }
 
 fn check_csv(path: &Path) -> usize {
@@ -109,21 +153,28 @@ fn check_csv(path: &Path) -> usize {
     numbers
 }
 
-#[test]
-fn tiny_report_writes_every_table_and_plot() {
-    let out = out_dir();
-    let result = Command::new(env!("CARGO_BIN_EXE_report"))
-        .args(["--tiny", "--items", "20000", "--threads", "2", "--out"])
-        .arg(&out)
-        .output()
-        .expect("the report binary runs");
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(result.status.success(), "report failed:\n{stderr}");
-
+/// Every CSV with figures (and spread, and the machine's row where promised), every SVG with
+/// lines.
+fn check_files(out: &Path) {
     for name in CSV_FILES {
         let numbers = check_csv(&out.join(format!("{name}.csv")));
         assert!(numbers > 0, "{name}.csv has no figures");
+    }
+    // Every figure other than Table 3 and the out-of-cache table is measured in rounds.
+    for name in &CSV_FILES[1..CSV_FILES.len() - 1] {
+        let columns = check_spread(&out.join(format!("{name}.csv")));
+        assert!(columns > 0, "{name}.csv has no min/max columns");
+    }
+    for name in SCALING_FILES {
+        let text = std::fs::read_to_string(out.join(format!("{name}.csv"))).unwrap();
+        assert!(
+            text.lines().any(|l| l.starts_with("machine")),
+            "{name}.csv has no machine reference row"
+        );
+        assert!(
+            text.contains("ratio_speedup"),
+            "{name}.csv has no speedup column"
+        );
     }
     for name in SVG_FILES {
         let path = out.join(format!("{name}.svg"));
@@ -138,6 +189,21 @@ fn tiny_report_writes_every_table_and_plot() {
             "{name}.svg has no lines"
         );
     }
+}
+
+#[test]
+fn tiny_report_writes_every_table_and_plot() {
+    let out = out_dir();
+    let result = Command::new(env!("CARGO_BIN_EXE_report"))
+        .args(["--tiny", "--items", "20000", "--threads", "2", "--out"])
+        .arg(&out)
+        .output()
+        .expect("the report binary runs");
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "report failed:\n{stderr}");
+
+    check_files(&out);
     let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
 
     // Every measurement is printed on stdout as a markdown table, and kept in report.md.
@@ -165,12 +231,24 @@ fn tiny_report_writes_every_table_and_plot() {
     for phase in [
         "keys:",
         "single thread:",
+        "shuffled lookups:",
         "thread scaling:",
         "cache-line rate:",
         "out-of-cache lookups:",
     ] {
         assert!(stderr.contains(phase), "no summary for {phase}\n{stderr}");
     }
+    // How busy the machine was, before and after.
+    for moment in [
+        "before the run: load average",
+        "after the run: load average",
+    ] {
+        assert!(stderr.contains(moment), "no {moment:?} on stderr\n{stderr}");
+    }
+    assert!(
+        report.contains("steal"),
+        "report.md does not give the steal time"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -1,0 +1,216 @@
+//! Lookups the way users feel them: hits and misses shuffled together on one thread (in cache
+//! and out of L3, against the `cuckoofilter` crate), and lookups while another thread writes.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use cuckoo_nest::CuckooFilter as Nest;
+use cuckoo_nest_bench::keys::{mixed_queries, present_key};
+use cuckoo_nest_bench::stats::rotated;
+
+use crate::cli::NestConfig;
+use crate::figures::{percent_axis, Figure, FigureSpec, Line, BESIDE_WRITER};
+use crate::memory::fill_parallel;
+use crate::plot::Rgb;
+use crate::progress::Phase;
+use crate::subjects::{build_nest, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
+
+/// Shares of hits of the shuffled-lookup figures.
+pub const SHUFFLED_SHARES: [f64; 3] = [0.0, 0.5, 1.0];
+/// Load of the filter the writer keeps writing to (share of its slots).
+pub const WRITER_LOAD: f64 = 0.9;
+/// The writer removes the key it inserted this many inserts earlier, holding the load steady.
+const WRITER_LAG: usize = 1000;
+
+type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
+
+fn mops(ops: usize, t: Instant) -> Option<f64> {
+    Some(ops as f64 / t.elapsed().as_secs_f64() / 1e6).filter(|r| r.is_finite())
+}
+
+/// Counts the hits of a slice of queries.
+type CountHits<'a> = Box<dyn Fn(&[u64]) -> usize + 'a>;
+
+/// A lookup path being compared: its line and the loop that counts hits.
+struct Path<'a> {
+    label: String,
+    color: Rgb,
+    count: CountHits<'a>,
+}
+
+/// Single-thread `contains` with hits and misses shuffled together, on a default cuckoo-nest
+/// filter and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits.
+#[allow(clippy::too_many_arguments)] // two call sites differing in every size
+pub fn shuffled(
+    spec: &'static FigureSpec,
+    items: usize,
+    shares: &[f64],
+    lookups: usize,
+    rounds: usize,
+    seed: u64,
+    threads: usize,
+    phase: &Phase,
+) -> Result<Figure, String> {
+    phase.message(format!("{}: fill {items} items", spec.name));
+    let nest = build_nest(NestConfig::Default, items)?;
+    fill_parallel(&nest, seed, items, threads);
+    let mut peer = Peer::with_capacity(items);
+    let mut peer_failed = 0usize;
+    for i in 0..items as u64 {
+        // A failed add evicts some other item (the crate's documented behaviour): counted.
+        peer_failed += usize::from(peer.add(&present_key(seed, i)).is_err());
+    }
+    let queries: Vec<Vec<u64>> = shares
+        .iter()
+        .enumerate()
+        .map(|(j, &p)| mixed_queries(seed, lookups, items, p, 500 + j as u64))
+        .collect();
+    let (nest, peer) = (&nest, &peer);
+    let paths = [
+        Path {
+            label: "cuckoo-nest default (4x16), contains".into(),
+            color: NestConfig::Default.color(),
+            count: Box::new(|q| q.iter().filter(|k| nest.contains(*k)).count()),
+        },
+        Path {
+            label: "cuckoo-nest default (4x16), contains_batch".into(),
+            color: BATCHED_COLOR,
+            count: Box::new(|q| nest_contains_batched(nest, q)),
+        },
+        Path {
+            label: "cuckoofilter 0.5 (4x8), contains".into(),
+            color: CUCKOOFILTER_COLOR,
+            count: Box::new(|q| q.iter().filter(|k| peer.contains(*k)).count()),
+        },
+    ];
+    let mut fig = Figure::new(spec, shares.to_vec(), percent_axis(shares)).note(format!(
+        "Both filters sized for and holding {items} items (cuckoo-nest {:.0}% of its {:.0} MiB \
+         table, cuckoofilter {:.0} MiB, {peer_failed} failed inserts); {lookups} lookups per \
+         measurement: hits drawn uniformly from the inserted keys, misses never inserted, \
+         shuffled together; {rounds} rounds, each measuring every path once in a rotated order.",
+        nest.load_factor() * 100.0,
+        nest.memory_usage() as f64 / (1 << 20) as f64,
+        peer.memory_usage() as f64 / (1 << 20) as f64,
+    ));
+    fig.lines = paths
+        .iter()
+        .map(|p| Line::new(&p.label, p.color, shares.len()))
+        .collect();
+    for r in 0..rounds.max(1) {
+        phase.message(format!("{}: round {}", spec.name, r + 1));
+        for s in rotated(r, paths.len()) {
+            for (j, q) in queries.iter().enumerate() {
+                let t = Instant::now();
+                black_box((paths[s].count)(black_box(q)));
+                fig.lines[s].cells[j].push(r, mops(q.len(), t));
+            }
+        }
+    }
+    phase.inc();
+    Ok(fig)
+}
+
+/// Lookups on one thread, alone and while a second thread inserts fresh keys and removes
+/// older ones into the same default filter at `WRITER_LOAD`; the two alternate round by round.
+pub fn beside_writer(
+    n: usize,
+    lookups: usize,
+    rounds: usize,
+    seed: u64,
+    threads: usize,
+    phase: &Phase,
+) -> Result<Figure, String> {
+    let filter = build_nest(NestConfig::Default, n)?;
+    let target = (filter.slots() as f64 * WRITER_LOAD) as usize;
+    phase.message(format!("fill {target} items"));
+    fill_parallel(&filter, seed, target, threads);
+    let queries = mixed_queries(seed, lookups, target, 0.5, 600);
+    let mut fig = Figure::new(
+        &BESIDE_WRITER,
+        vec![0.0, 1.0],
+        (
+            vec!["alone".into(), "beside a writer".into()],
+            vec!["alone".into(), "beside_writer".into()],
+        ),
+    );
+    fig.lines = vec![Line::new(
+        "cuckoo-nest default (4x16), contains, 50% hits",
+        NestConfig::Default.color(),
+        2,
+    )];
+    let mut next = 0usize;
+    let mut writer_rates = Vec::new();
+    for r in 0..rounds.max(1) {
+        phase.message(format!("round {}", r + 1));
+        // Alone first on even rounds, beside the writer first on odd ones.
+        for with_writer in [r % 2 == 1, r % 2 == 0] {
+            let rate = if with_writer {
+                let (rate, pairs, secs) =
+                    lookups_with_writer(&filter, &queries, seed, target, &mut next);
+                writer_rates.push(pairs as f64 / secs / 1e6);
+                rate
+            } else {
+                timed_lookups(&filter, &queries)
+            };
+            fig.lines[0].cells[usize::from(with_writer)].push(r, rate);
+        }
+    }
+    phase.inc();
+    Ok(fig.note(format!(
+        "One default filter sized for n = {n} at {:.0}% of its slots; {lookups} lookups per \
+         measurement, 50% hits shuffled with misses. The writer inserts fresh keys and removes \
+         the key it inserted {WRITER_LAG} inserts earlier (load stays at {:.0}%), at a median \
+         {:.1} M insert+remove pairs/s. slowdown = alone / beside a writer, per round (1.25 = \
+         20% fewer lookups/s).",
+        WRITER_LOAD * 100.0,
+        WRITER_LOAD * 100.0,
+        cuckoo_nest_bench::stats::median(&writer_rates),
+    )))
+}
+
+fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
+    let t = Instant::now();
+    black_box(queries.iter().filter(|k| filter.contains(*k)).count());
+    mops(queries.len(), t)
+}
+
+/// Times the lookups while a writer thread runs; returns (lookup rate, the writer's pairs,
+/// the writer's seconds). `next` carries the writer's position from round to round.
+fn lookups_with_writer(
+    filter: &Nest,
+    queries: &[u64],
+    seed: u64,
+    base: usize,
+    next: &mut usize,
+) -> (Option<f64>, usize, f64) {
+    let stop = AtomicBool::new(false);
+    let started = AtomicBool::new(false);
+    let start_at = *next;
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            let t = Instant::now();
+            let mut j = start_at;
+            started.store(true, Ordering::Release);
+            while !stop.load(Ordering::Relaxed) {
+                let key = present_key(seed, (base + j) as u64);
+                if filter.insert(&key).is_ok() && j >= WRITER_LAG {
+                    filter.remove(&present_key(seed, (base + j - WRITER_LAG) as u64));
+                }
+                j += 1;
+            }
+            (j, t.elapsed().as_secs_f64())
+        });
+        while !started.load(Ordering::Acquire) {
+            std::hint::spin_loop();
+        }
+        let rate = timed_lookups(filter, queries);
+        stop.store(true, Ordering::Relaxed);
+        let (end, secs) = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        *next = end;
+        (rate, end - start_at, secs)
+    })
+}
