@@ -89,7 +89,9 @@ fn space(n: usize) {
             );
         }
     }
-    println!("\n## The paper's Table 3 rows (a table sized for {n} items, filled to 95% of its slots)\n");
+    println!(
+        "\n## The paper's Table 3 rows (a table sized for {n} items, filled to 95% of its slots)\n"
+    );
     println!("| filter | items | bits/item (all memory) | load | measured rate | expected |");
     println!("|---|---:|---:|---:|---:|---:|");
     for (name, f, semi) in [("CF, f = 12", 12, false), ("ss-CF, f = 13", 13, true)] {
@@ -105,7 +107,9 @@ fn space(n: usize) {
         let items = (filter.slots() as f64 * 0.95).ceil() as usize;
         let mut next = splitmix(2);
         for _ in 0..items {
-            filter.insert(&next()).expect("95% is below the first failure");
+            filter
+                .insert(&next())
+                .expect("95% is below the first failure");
         }
         let expected = filter.expected_false_positive_rate();
         let (rate, hits, _) = measured_rate(&filter, expected);

@@ -16,6 +16,8 @@ pub enum NestConfig {
         bucket_size: usize,
         fingerprint_bits: u32,
     },
+    /// `builder().bucket_size(4).fingerprint_bits(f).semi_sorted(true)`.
+    SemiSorted { fingerprint_bits: u32 },
     /// `builder().false_positive_rate(p)`: the crate picks the shape.
     FalsePositiveRate(f64),
 }
@@ -29,6 +31,9 @@ impl NestConfig {
                 bucket_size,
                 fingerprint_bits,
             } => format!("cuckoo-nest {bucket_size}x{fingerprint_bits}"),
+            NestConfig::SemiSorted { fingerprint_bits } => {
+                format!("cuckoo-nest semi-sorted 4x{fingerprint_bits}")
+            }
             NestConfig::FalsePositiveRate(p) => format!("cuckoo-nest fpr={p}"),
         }
     }
@@ -51,6 +56,10 @@ impl NestConfig {
                 fingerprint_bits: 16,
             } => Rgb(0xbc, 0xbd, 0x22),
             NestConfig::Shape {
+                bucket_size: 4,
+                fingerprint_bits: 12,
+            } => Rgb(0x6b, 0x3d, 0x9a),
+            NestConfig::Shape {
                 bucket_size,
                 fingerprint_bits,
             } => Rgb(
@@ -58,6 +67,7 @@ impl NestConfig {
                 60 + (fingerprint_bits * 29 % 160) as u8,
                 170,
             ),
+            NestConfig::SemiSorted { .. } => Rgb(0xff, 0x98, 0x96),
             NestConfig::FalsePositiveRate(_) => Rgb(0x17, 0xbe, 0xcf),
         }
     }
@@ -89,7 +99,9 @@ pub struct Options {
     pub seed: u64,
 }
 
-pub const DEFAULT_CONFIGS: &str = "default,4x8,2x16,8x16";
+/// The default, the paper's shapes (4x8; Table 3's 4x12 and semi-sorted 4x13) and the other
+/// bucket sizes.
+pub const DEFAULT_CONFIGS: &str = "default,4x8,4x12,ss4x13,2x16,8x16";
 
 pub fn help_text() -> String {
     format!(
@@ -259,11 +271,22 @@ pub fn parse_configs(list: &str) -> Result<Vec<NestConfig>, String> {
                     ))
                 }
             }
+        } else if let Some(f) = token.strip_prefix("ss4x") {
+            match f.parse::<u32>() {
+                Ok(f) if (4..=32).contains(&f) => vec![NestConfig::SemiSorted {
+                    fingerprint_bits: f,
+                }],
+                _ => {
+                    return Err(format!(
+                        "invalid configuration '{token}' in --configs: semi-sorted is ss4xF with F in 4..=32"
+                    ))
+                }
+            }
         } else {
             let shape = token.split_once('x').and_then(|(b, f)| {
                 let b: usize = b.parse().ok()?;
                 let f: u32 = f.parse().ok()?;
-                ([2, 4, 8].contains(&b) && [8, 16, 32].contains(&f)).then_some(NestConfig::Shape {
+                ([2, 4, 8].contains(&b) && (4..=32).contains(&f)).then_some(NestConfig::Shape {
                     bucket_size: b,
                     fingerprint_bits: f,
                 })
@@ -273,7 +296,8 @@ pub fn parse_configs(list: &str) -> Result<Vec<NestConfig>, String> {
                 None => {
                     return Err(format!(
                         "invalid configuration '{token}' in --configs: expected `default`, `all`, \
-                         `fpr=P` or `BxF` with B in 2,4,8 and F in 8,16,32 (e.g. 4x16)"
+                         `fpr=P`, `BxF` with B in 2,4,8 and F in 4..=32 (e.g. 4x12), or `ss4xF` \
+                         (semi-sorted)"
                     ))
                 }
             }
@@ -313,7 +337,10 @@ mod tests {
     fn defaults_and_modes() {
         let o = run(&[]).unwrap();
         assert_eq!(o.items, 1 << 21);
-        assert_eq!(o.configs.len(), 4);
+        assert_eq!(o.configs.len(), 6);
+        assert!(o.configs.contains(&NestConfig::SemiSorted {
+            fingerprint_bits: 13
+        }));
         let o = run(&["--quick"]).unwrap();
         assert_eq!(o.mode, Mode::Quick);
         let o = run(&["--tiny", "--items", "30_000", "--threads=3"]).unwrap();
@@ -326,6 +353,8 @@ mod tests {
         assert!(run(&["--items", "10"]).is_err());
         assert!(run(&["--positive-fraction", "1.5"]).is_err());
         assert!(run(&["--configs", "3x16"]).is_err());
+        assert!(run(&["--configs", "4x33"]).is_err());
+        assert!(run(&["--configs", "ss4x3"]).is_err());
         assert!(run(&["--configs", "fpr=2"]).is_err());
         assert!(run(&["--bogus"]).is_err());
         assert!(run(&["--threads"]).is_err());

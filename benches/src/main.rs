@@ -18,6 +18,7 @@ mod memory;
 mod plot;
 mod progress;
 mod single;
+mod space;
 mod subjects;
 mod table;
 mod threads;
@@ -108,6 +109,8 @@ impl Sizes {
 struct Output {
     tables: Vec<Table>,
     figures: Vec<Figure>,
+    /// Plots drawn from data that is not a timed figure: (file, title, panel).
+    extra_plots: Vec<(&'static str, &'static str, plot::Panel)>,
 }
 
 impl Output {
@@ -136,6 +139,7 @@ fn run(o: &Options) -> Result<(), String> {
     let mut out = Output {
         tables: Vec::new(),
         figures: Vec::new(),
+        extra_plots: Vec::new(),
     };
     let phase = Phase::start("keys", 1);
     // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
@@ -148,6 +152,16 @@ fn run(o: &Options) -> Result<(), String> {
     ));
 
     single_thread(o, &keys, lookups, fpr_target, &mut out)?;
+    let phase = Phase::start("bits per item against false-positive rate", 1);
+    let (table, panel) = space::bits_per_item(&keys.present[..o.items], o.seed);
+    out.tables.push(table);
+    out.extra_plots.push((
+        "space_bits_per_item.svg",
+        "Bits per item against the false-positive rate",
+        panel,
+    ));
+    phase.inc();
+    phase.finish("sizes of every filter at six rates");
     user_lookups(o, &sizes, &mut out)?;
     thread_scaling(o, &keys, fpr_target, &sizes, &mut out)?;
     drop(keys);
@@ -388,13 +402,17 @@ fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> Resul
         plot::draw(&o.out.join(file), title, panels)?;
         let _ = writeln!(report, "![{file}]({file})\n");
     }
+    for (file, title, panel) in &out.extra_plots {
+        plot::draw(&o.out.join(file), title, std::slice::from_ref(panel))?;
+        let _ = writeln!(report, "![{file}]({file})\n");
+    }
     let _ = writeln!(report, "{footer}");
     write_file(&o.out.join("report.md"), &report)?;
     phase.inc();
     phase.finish(&format!(
         "{} CSV files, {} SVG plots and report.md in {}",
         out.tables.len(),
-        plots.len(),
+        plots.len() + out.extra_plots.len(),
         o.out.display()
     ));
     Ok(())

@@ -418,7 +418,8 @@ fn table3(contenders: &[Contender], caps: &[Capacity], w: &Workload<'_>) -> Tabl
     )
     .note(format!(
         "Cuckoo filters: items inserted until the first failed insert (sized for n = {}); \
-         Bloom, quotient: the configured capacity n; xorf: built from n keys.",
+         Bloom, quotient: the configured capacity n; xorf: built from n keys. Bloom at this \
+         rate: a fastbloom filter sized for n at the row's expected rate.",
         w.n
     ))
     .note(format!(
@@ -430,6 +431,11 @@ fn table3(contenders: &[Contender], caps: &[Capacity], w: &Workload<'_>) -> Tabl
     .column("bits/item", "bits_per_item", Format::Fixed(2))
     .column("FPR measured (%)", "fpr_measured_pct", Format::Significant)
     .column("FPR expected (%)", "fpr_expected_pct", Format::Significant)
+    .column(
+        "Bloom at this rate (bits/item)",
+        "bloom_bits_at_rate",
+        Format::Fixed(2),
+    )
     .measured(
         "construction (M items/s)",
         "construction_mops",
@@ -446,6 +452,13 @@ fn table3(contenders: &[Contender], caps: &[Capacity], w: &Workload<'_>) -> Tabl
                 exact(cap.bits_per_item),
                 exact(cap.fpr_measured.map(|v| v * 100.0)),
                 exact(cap.fpr_expected.map(|v| v * 100.0)),
+                // Cuckoo filters (the rows with slots): fastbloom sized for n at the
+                // filter's expected rate.
+                exact(
+                    cap.load
+                        .and(cap.fpr_expected)
+                        .map(|p| crate::space::bloom_bits_at(w.n, p, w.keys.seed)),
+                ),
                 cap.construction.spread(),
                 exact(cap.lost.map(|v| v as f64)),
             ],

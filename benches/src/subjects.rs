@@ -184,6 +184,12 @@ pub fn build_nest(config: NestConfig, capacity: usize) -> Result<Nest, String> {
             .bucket_size(bucket_size)
             .fingerprint_bits(fingerprint_bits)
             .build(),
+        NestConfig::SemiSorted { fingerprint_bits } => Nest::builder()
+            .capacity(capacity)
+            .bucket_size(4)
+            .fingerprint_bits(fingerprint_bits)
+            .semi_sorted(true)
+            .build(),
         NestConfig::FalsePositiveRate(p) => Nest::builder()
             .capacity(capacity)
             .false_positive_rate(p)

@@ -1,0 +1,157 @@
+//! Bits per item against the false-positive rate, 10% to 10^-6: cuckoo-nest (the builder's
+//! choice, plain and semi-sorted) beside fastbloom, qfilter and xorf, with the Bloom-filter
+//! optimum 1.44 log2(1/e) and the lower bound log2(1/e). Sizes only: every filter is built for
+//! n items at the rate (xorf, which has three fixed rates, from n keys with the smallest of its
+//! rates at or under the target), and its memory divided by n.
+
+use cuckoo_nest::CuckooFilter;
+use cuckoo_nest_bench::stats::Spread;
+
+use crate::plot::{Panel, Rgb, Series};
+use crate::subjects::{BLOOM_COLOR, QUOTIENT_COLOR, XOR_COLOR};
+use crate::table::{Format, Table};
+
+/// The rates measured: 10^-k for k in 1..=6.
+const EXPONENTS: [u32; 6] = [1, 2, 3, 4, 5, 6];
+
+const PLAIN_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
+const SEMI_COLOR: Rgb = Rgb(0xff, 0x98, 0x96);
+const OPTIMUM_COLOR: Rgb = Rgb(0x7f, 0x7f, 0x7f);
+const BOUND_COLOR: Rgb = Rgb(0x00, 0x00, 0x00);
+
+/// One row of the figure: a name, a colour, and bits per item at each rate (None: cannot).
+struct Row {
+    name: &'static str,
+    color: Rgb,
+    bits: Vec<Option<f64>>,
+}
+
+fn nest(n: usize, rate: f64, semi: bool) -> Option<f64> {
+    let f = CuckooFilter::builder()
+        .capacity(n)
+        .false_positive_rate(rate)
+        .semi_sorted(semi)
+        .huge_pages(false)
+        .build()
+        .ok()?;
+    Some(f.memory_usage() as f64 * 8.0 / n as f64)
+}
+
+fn bloom(n: usize, rate: f64, seed: u64) -> f64 {
+    let f = fastbloom::BloomFilter::with_false_pos(rate)
+        .seed(&u128::from(seed))
+        .expected_items(n);
+    f.num_bits() as f64 / n as f64
+}
+
+fn quotient(n: usize, rate: f64) -> Option<f64> {
+    let f = qfilter::Filter::new(n as u64, rate).ok()?;
+    Some(f.memory_usage() as f64 * 8.0 / n as f64)
+}
+
+/// xorf's smallest binary fuse filter whose rate (2^-8, 2^-16, 2^-32) meets `rate`.
+fn xor(keys: &[u64], rate: f64) -> Option<f64> {
+    let n = keys.len() as f64;
+    let bytes = if rate >= 1.0 / 256.0 {
+        let f = xorf::BinaryFuse8::try_from(keys).ok()?;
+        std::mem::size_of_val(&*f.fingerprints)
+    } else if rate >= 1.0 / 65536.0 {
+        let f = xorf::BinaryFuse16::try_from(keys).ok()?;
+        std::mem::size_of_val(&*f.fingerprints)
+    } else {
+        let f = xorf::BinaryFuse32::try_from(keys).ok()?;
+        std::mem::size_of_val(&*f.fingerprints)
+    };
+    Some(bytes as f64 * 8.0 / n)
+}
+
+/// The table and the plot panel.
+pub fn bits_per_item(keys: &[u64], seed: u64) -> (Table, Panel) {
+    let n = keys.len();
+    let rates: Vec<f64> = EXPONENTS.iter().map(|&k| 10f64.powi(-(k as i32))).collect();
+    let each = |f: &dyn Fn(f64) -> Option<f64>| rates.iter().map(|&r| f(r)).collect::<Vec<_>>();
+    let rows = [
+        Row {
+            name: "cuckoo-nest (builder's choice)",
+            color: PLAIN_COLOR,
+            bits: each(&|r| nest(n, r, false)),
+        },
+        Row {
+            name: "cuckoo-nest semi-sorted (builder's choice)",
+            color: SEMI_COLOR,
+            bits: each(&|r| nest(n, r, true)),
+        },
+        Row {
+            name: "fastbloom 0.17 (Bloom)",
+            color: BLOOM_COLOR,
+            bits: each(&|r| Some(bloom(n, r, seed))),
+        },
+        Row {
+            name: "qfilter 0.3 (quotient)",
+            color: QUOTIENT_COLOR,
+            bits: each(&|r| quotient(n, r)),
+        },
+        Row {
+            name: "xorf 0.13 (binary fuse, static)",
+            color: XOR_COLOR,
+            bits: each(&|r| xor(keys, r)),
+        },
+        Row {
+            name: "Bloom optimum 1.44 log2(1/e)",
+            color: OPTIMUM_COLOR,
+            bits: each(&|r| Some(1.44 * (1.0 / r).log2())),
+        },
+        Row {
+            name: "lower bound log2(1/e)",
+            color: BOUND_COLOR,
+            bits: each(&|r| Some((1.0 / r).log2())),
+        },
+    ];
+    let mut t = Table::new(
+        "space_bits_per_item",
+        "Bits per item against the false-positive rate",
+        "filter",
+    )
+    .note(format!(
+        "Every filter built for n = {n} items at the rate; bits per item = all its memory / n. \
+         cuckoo-nest: the configuration the builder picks for the rate (among every bucket size \
+         and width, or among semi-sorted ones); xorf: its smallest filter whose fixed rate \
+         (2^-8, 2^-16, 2^-32) meets the target."
+    ));
+    for &k in &EXPONENTS {
+        t = t.column(
+            &format!("1e-{k}"),
+            &format!("bits_at_1e_{k}"),
+            Format::Fixed(2),
+        );
+    }
+    for row in &rows {
+        t.row_exact(row.name, row.bits.clone());
+    }
+    let series = rows
+        .iter()
+        .map(|row| Series {
+            name: row.name.to_string(),
+            color: row.color,
+            points: EXPONENTS
+                .iter()
+                .zip(&row.bits)
+                .filter_map(|(&k, b)| b.map(|b| (k as f64, Spread::exact(b))))
+                .collect(),
+        })
+        .collect();
+    let panel = Panel {
+        title: "bits per item at false-positive rate 10^-k".to_string(),
+        x_label: "k (rate = 10^-k)".to_string(),
+        y_label: "bits per item".to_string(),
+        series,
+        x_ticks: EXPONENTS.iter().map(|&k| k as f64).collect(),
+    };
+    (t, panel)
+}
+
+/// fastbloom's bits per item for n items at `rate`: the Bloom filter sized for a cuckoo row's
+/// rate, for Table 3.
+pub fn bloom_bits_at(n: usize, rate: f64, seed: u64) -> f64 {
+    bloom(n, rate.clamp(1e-12, 0.5), seed)
+}
