@@ -76,7 +76,7 @@ done
     colliding+=" lookup_survives_the_answer_moving_back_and_forth batch_lookup_survives_one_answer_move"
     colliding+=" colliding_removes_race_a_lookup insert_unique_races_a_colliding_remove"
     variants=(
-        "no_recheck|--cfg cuckoo_broken_no_recheck|$lookups lookups_see_before_or_after_the_clear"
+        "no_recheck|--cfg cuckoo_broken_no_recheck|$lookups $colliding lookups_see_before_or_after_the_clear packed_lookup_vs_move semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"
         "accept_odd|--cfg cuckoo_broken_accept_odd|$lookups lookups_see_before_or_after_the_clear"
         "no_read_fence|--cfg cuckoo_broken_no_read_fence|$lookups lookups_see_before_or_after_the_clear"
         "no_move_version|--cfg cuckoo_broken_no_move_version|$lookups"
