@@ -60,6 +60,22 @@ impl StableHasher {
         h.finish()
     }
 
+    /// The saved format's hash of a byte-string key with `seed` (what
+    /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes) uses):
+    /// one [`Hasher::write`] of the bytes, then [`Hasher::finish`]. Unlike
+    /// `hash_one(seed, bytes)`, it does not go through `<[u8] as Hash>`
+    /// (which adds a length prefix), so it depends on docs/format.md alone.
+    ///
+    /// ```
+    /// assert_eq!(cuckoo_nest::StableHasher::hash_bytes(0, b"cuckoo"), 0xbd6a_6945_5d53_3dde);
+    /// ```
+    #[inline]
+    pub fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
+        let mut h = StableHasher::with_seed(seed);
+        h.write(bytes);
+        h.finish()
+    }
+
     #[inline(always)]
     fn absorb(&mut self, word: u64) {
         self.state = fold_mul(self.state ^ word, K1);

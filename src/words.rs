@@ -61,20 +61,58 @@ impl Words {
         Ok(Words { ptr, len, layout })
     }
 
+    /// Words holding `bytes` (little-endian, a multiple of 8 bytes, at
+    /// least 64), allocated as [`Words::zeroed`] allocates them: a saved
+    /// table loaded back. The caller has checked `bytes` is as long as the
+    /// table it claims to be, so nothing larger than the input is allocated.
+    pub(crate) fn from_le_bytes(bytes: &[u8], huge_pages: bool) -> Result<Self, BuildError> {
+        debug_assert!(bytes.len().is_multiple_of(8) && bytes.len() >= 64);
+        let words = Words::zeroed(bytes.len() / 8, huge_pages)?;
+        #[cfg(target_endian = "little")]
+        {
+            // SAFETY: `words` is our fresh allocation of `len * 8 >=
+            // bytes.len()` bytes, not yet shared with anyone, and
+            // `bytes` cannot overlap it. AtomicU64 has the size and bit
+            // validity of u64, and on a little-endian target the stored
+            // bytes are the words' in-memory representation.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    words.ptr.as_ptr().cast::<u8>(),
+                    bytes.len(),
+                );
+            }
+        }
+        #[cfg(not(target_endian = "little"))]
+        for (w, b) in words.iter().zip(bytes.chunks_exact(8)) {
+            w.store(
+                u64::from_le_bytes(b.try_into().expect("8-byte chunk")),
+                crate::sync::Ordering::Relaxed,
+            );
+        }
+        Ok(words)
+    }
+
     /// Prefetches the cache line holding word `w` (a hint; never faults).
     #[inline(always)]
     pub(crate) fn prefetch(&self, w: usize) {
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let p = self.ptr.as_ptr().wrapping_add(w).cast::<i8>();
-            // SAFETY: prefetch is only a hint: it never faults or reads into
-            // the program, whatever the address (SSE is baseline on x86_64).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
-        }
-        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-        let _ = w;
+        prefetch_addr(self.ptr.as_ptr().wrapping_add(w).cast());
     }
+}
+
+/// Prefetches the cache line holding address `p` (a hint; never faults,
+/// whatever `p` is).
+#[inline(always)]
+pub(crate) fn prefetch_addr(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: prefetch is only a hint: it never faults or reads into
+        // the program, whatever the address (SSE is baseline on x86_64).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+    let _ = p;
 }
 
 #[cfg(not(loom))]
@@ -108,6 +146,18 @@ impl Words {
 
     #[inline(always)]
     pub(crate) fn prefetch(&self, _w: usize) {}
+}
+
+#[cfg(loom)]
+impl Words {
+    pub(crate) fn from_le_bytes(bytes: &[u8], _huge_pages: bool) -> Result<Self, BuildError> {
+        Ok(Words(
+            bytes
+                .chunks_exact(8)
+                .map(|b| AtomicU64::new(u64::from_le_bytes(b.try_into().expect("8 bytes"))))
+                .collect(),
+        ))
+    }
 }
 
 #[cfg(loom)]
