@@ -206,6 +206,8 @@ shapes!(declare_inner);
 
 // After the shapes: these use `with_table!` and `with_view!`.
 mod persist;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod view;
 
 pub use view::FilterView;
