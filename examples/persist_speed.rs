@@ -115,6 +115,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         read.push(t);
         drop(f?);
     }
+    // The file system's own speed on this machine, for scale.
+    let raw_write = median(
+        (0..rounds)
+            .map(|_| time(|| std::fs::write(&path, &bytes).unwrap()).0)
+            .collect(),
+    );
+    let raw_read = median(
+        (0..rounds)
+            .map(|_| time(|| std::fs::read(&path).unwrap().len()).0)
+            .collect(),
+    );
     let rate = |d: Duration| gib / d.as_secs_f64();
     println!();
     println!("| operation (one core, checksum included) | median of {rounds} | GiB/s |");
@@ -125,6 +136,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("`write_to` a file (page cache)", median(write)),
         ("`read_from` a file (page cache)", median(read)),
         ("XXH3-64 alone over the bytes", checksum),
+        ("for scale: `std::fs::write` of the bytes", raw_write),
+        ("for scale: `std::fs::read` of the file", raw_read),
     ] {
         println!(
             "| {name} | {:.1} ms | {:.2} |",

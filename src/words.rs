@@ -36,6 +36,12 @@ impl Words {
     /// `len` zeroed words; with `huge_pages`, large tables get 2 MiB
     /// alignment and the transparent-huge-page hint.
     pub(crate) fn zeroed(len: usize, huge_pages: bool) -> Result<Self, BuildError> {
+        Self::allocate(len, huge_pages, true)
+    }
+
+    /// `len` words (at least 8), zeroed or not. Uninitialized words must be
+    /// written through `ptr` before the `Words` is dereferenced.
+    fn allocate(len: usize, huge_pages: bool, zeroed: bool) -> Result<Self, BuildError> {
         let len = len.max(8);
         let bytes = len * 8;
         let align = if huge_pages && bytes >= HUGE_PAGE_THRESHOLD {
@@ -46,7 +52,13 @@ impl Words {
         let layout = std::alloc::Layout::from_size_align(bytes, align)
             .map_err(|_| BuildError::AllocationFailed { bytes })?;
         // SAFETY: `layout` has a non-zero size (len >= 8).
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let raw = unsafe {
+            if zeroed {
+                std::alloc::alloc_zeroed(layout)
+            } else {
+                std::alloc::alloc(layout)
+            }
+        };
         let ptr = std::ptr::NonNull::new(raw.cast::<AtomicU64>())
             .ok_or(BuildError::AllocationFailed { bytes })?;
         #[cfg(all(target_os = "linux", not(miri)))]
@@ -67,14 +79,19 @@ impl Words {
     /// table it claims to be, so nothing larger than the input is allocated.
     pub(crate) fn from_le_bytes(bytes: &[u8], huge_pages: bool) -> Result<Self, BuildError> {
         debug_assert!(bytes.len().is_multiple_of(8) && bytes.len() >= 64);
-        let words = Words::zeroed(bytes.len() / 8, huge_pages)?;
         #[cfg(target_endian = "little")]
         {
-            // SAFETY: `words` is our fresh allocation of `len * 8 >=
-            // bytes.len()` bytes, not yet shared with anyone, and
-            // `bytes` cannot overlap it. AtomicU64 has the size and bit
-            // validity of u64, and on a little-endian target the stored
-            // bytes are the words' in-memory representation.
+            // Not zeroed first: the copy initializes every byte, and
+            // zeroing 2 MiB-aligned memory is a whole extra pass over it.
+            let words = Words::allocate(bytes.len() / 8, huge_pages, false)?;
+            debug_assert_eq!(words.len * 8, bytes.len());
+            // SAFETY: `words` is our fresh allocation of exactly
+            // `bytes.len()` bytes (len >= 8 words), not yet shared or
+            // dereferenced, and `bytes` cannot overlap it; the copy
+            // initializes all of it before anyone reads it. AtomicU64 has
+            // the size and bit validity of u64, and on a little-endian
+            // target the stored bytes are the words' in-memory
+            // representation.
             unsafe {
                 std::ptr::copy_nonoverlapping(
                     bytes.as_ptr(),
@@ -82,15 +99,19 @@ impl Words {
                     bytes.len(),
                 );
             }
+            Ok(words)
         }
         #[cfg(not(target_endian = "little"))]
-        for (w, b) in words.iter().zip(bytes.chunks_exact(8)) {
-            w.store(
-                u64::from_le_bytes(b.try_into().expect("8-byte chunk")),
-                crate::sync::Ordering::Relaxed,
-            );
+        {
+            let words = Words::zeroed(bytes.len() / 8, huge_pages)?;
+            for (w, b) in words.iter().zip(bytes.chunks_exact(8)) {
+                w.store(
+                    u64::from_le_bytes(b.try_into().expect("8-byte chunk")),
+                    crate::sync::Ordering::Relaxed,
+                );
+            }
+            Ok(words)
         }
-        Ok(words)
     }
 
     /// Prefetches the cache line holding word `w` (a hint; never faults).
