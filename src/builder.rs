@@ -129,7 +129,7 @@ fn slot_bits(f: u32, semi_sorted: bool) -> f64 {
 
 /// Bucket counts above this are refused (2^48 buckets of 16 bits is
 /// already 512 TiB, past any machine's address space).
-const MAX_BUCKETS: usize = 1 << 48;
+pub(crate) const MAX_BUCKETS: usize = 1 << 48;
 
 impl Builder {
     /// The number of items the filter must hold. Required, at least 1.

@@ -183,3 +183,111 @@ impl fmt::Display for BatchInsertError {
 }
 
 impl std::error::Error for BatchInsertError {}
+
+/// Why bytes could not be read as a saved filter
+/// ([`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes),
+/// [`CuckooFilter::read_from`](crate::CuckooFilter::read_from),
+/// [`FilterView::new`](crate::FilterView::new)). The format is described
+/// byte by byte in docs/format.md.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The bytes do not start with the format's magic number: not a saved
+    /// cuckoo-nest filter.
+    NotAFilter,
+    /// A saved filter, but in a format version this build cannot read
+    /// (written by a later version of the crate, or damaged).
+    UnsupportedVersion {
+        /// The version in the header.
+        version: u16,
+        /// The version this build reads and writes.
+        supported: u16,
+    },
+    /// The bytes end before the filter does.
+    Truncated {
+        /// Bytes the header says the filter takes (or, before the header is
+        /// read, the header's own length).
+        expected: u64,
+        /// Bytes there are.
+        actual: u64,
+    },
+    /// There are more bytes than the header says the filter takes.
+    SizeMismatch {
+        /// Bytes the header says the filter takes.
+        expected: u64,
+        /// Bytes there are.
+        actual: u64,
+    },
+    /// A checksum does not match: the header or the table was changed
+    /// after it was written (a damaged file or a bad transfer).
+    ChecksumMismatch {
+        /// `"header"` or `"table"`.
+        part: &'static str,
+        /// The checksum stored in the header.
+        stored: u64,
+        /// The checksum of the bytes read.
+        computed: u64,
+    },
+    /// The header's checksum matches but it describes no filter this build
+    /// can have: an unknown hash algorithm or flag, a bucket size or width
+    /// out of range, more items than slots, a table too large.
+    InvalidConfiguration {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The allocator refused the table (it did fit in the bytes given).
+    AllocationFailed {
+        /// Bytes requested.
+        bytes: usize,
+    },
+    /// Reading failed ([`CuckooFilter::read_from`](crate::CuckooFilter::read_from)
+    /// only; an early end of the stream is [`DecodeError::Truncated`]).
+    Io(std::io::Error),
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::NotAFilter => write!(
+                f,
+                "not a saved cuckoo-nest filter: the bytes do not start with the magic number"
+            ),
+            DecodeError::UnsupportedVersion { version, supported } => write!(
+                f,
+                "unsupported format version {version}: this build reads version {supported} (a newer crate wrote it, or it is damaged)"
+            ),
+            DecodeError::Truncated { expected, actual } => write!(
+                f,
+                "truncated saved filter: {actual} bytes where the filter takes {expected}"
+            ),
+            DecodeError::SizeMismatch { expected, actual } => write!(
+                f,
+                "size mismatch: the header describes a {expected}-byte filter but there are {actual} bytes"
+            ),
+            DecodeError::ChecksumMismatch {
+                part,
+                stored,
+                computed,
+            } => write!(
+                f,
+                "{part} checksum mismatch (stored {stored:#018x}, computed {computed:#018x}): the saved filter is damaged"
+            ),
+            DecodeError::InvalidConfiguration { reason } => {
+                write!(f, "invalid configuration in the header: {reason}")
+            }
+            DecodeError::AllocationFailed { bytes } => {
+                write!(f, "could not allocate the {bytes}-byte table")
+            }
+            DecodeError::Io(e) => write!(f, "reading the saved filter failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DecodeError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -60,6 +60,22 @@ impl StableHasher {
         h.finish()
     }
 
+    /// The saved format's hash of a byte-string key with `seed` (what
+    /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes) uses):
+    /// one [`Hasher::write`] of the bytes, then [`Hasher::finish`]. Unlike
+    /// `hash_one(seed, bytes)`, it does not go through `<[u8] as Hash>`
+    /// (which adds a length prefix), so it depends on docs/format.md alone.
+    ///
+    /// ```
+    /// assert_eq!(cuckoo_nest::StableHasher::hash_bytes(0, b"cuckoo"), 0xbd6a_6945_5d53_3dde);
+    /// ```
+    #[inline]
+    pub fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
+        let mut h = StableHasher::with_seed(seed);
+        h.write(bytes);
+        h.finish()
+    }
+
     #[inline(always)]
     fn absorb(&mut self, word: u64) {
         self.state = fold_mul(self.state ^ word, K1);
@@ -225,6 +241,145 @@ mod tests {
             0x7a09_8350_cc4a_21cb,
             0x8247_0660_2e3e_3621,
         ]
+    }
+
+    #[test]
+    fn hash_bytes_is_one_write_and_pinned() {
+        let mut h = StableHasher::with_seed(5);
+        h.write(b"abc");
+        assert_eq!(StableHasher::hash_bytes(5, b"abc"), h.finish());
+        // Pinned like the others: docs/format.md quotes the first.
+        assert_eq!(
+            StableHasher::hash_bytes(0, b"cuckoo"),
+            0xbd6a_6945_5d53_3dde
+        );
+        assert_ne!(
+            StableHasher::hash_bytes(0, b"ab"),
+            StableHasher::hash_bytes(0, b"ab\0")
+        );
+    }
+
+    /// xorshift64*: test inputs, reproducible.
+    fn rng(state: &mut u64) -> u64 {
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Strict avalanche: flipping input bit `i` flips output bit `j` with
+    /// probability 1/2, for every (i, j). `inputs` samples, each cell's
+    /// rate within 0.04 of 0.5 (five standard deviations at 4000 samples).
+    fn assert_avalanche(input_bits: usize, samples: usize, hash: impl Fn(&[u8]) -> u64) {
+        let bytes = input_bits / 8;
+        let mut flips = vec![[0u32; 64]; input_bits];
+        let mut s = 0x1234_5678_9abc_def1u64;
+        let mut key = vec![0u8; bytes];
+        for _ in 0..samples {
+            for b in key.iter_mut() {
+                *b = rng(&mut s) as u8;
+            }
+            let base = hash(&key);
+            for (i, row) in flips.iter_mut().enumerate() {
+                key[i / 8] ^= 1 << (i % 8);
+                let d = base ^ hash(&key);
+                key[i / 8] ^= 1 << (i % 8);
+                for (j, c) in row.iter_mut().enumerate() {
+                    *c += (d >> j) as u32 & 1;
+                }
+            }
+        }
+        for (i, row) in flips.iter().enumerate() {
+            for (j, &c) in row.iter().enumerate() {
+                let p = c as f64 / samples as f64;
+                assert!(
+                    (p - 0.5).abs() < 0.04,
+                    "input bit {i} flips output bit {j} with p = {p:.3} ({input_bits}-bit input)"
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "statistics over 10^5 to 10^6 hashes: too slow under Miri"
+    )]
+    fn quality_avalanche_of_integer_keys() {
+        assert_avalanche(64, 4000, |k| {
+            StableHasher::hash_one(0, &u64::from_le_bytes(k.try_into().unwrap()))
+        });
+        assert_avalanche(32, 4000, |k| {
+            StableHasher::hash_one(7, &u32::from_le_bytes(k.try_into().unwrap()))
+        });
+    }
+
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "statistics over 10^5 to 10^6 hashes: too slow under Miri"
+    )]
+    fn quality_avalanche_of_byte_keys() {
+        for len in [3usize, 8, 13, 32] {
+            assert_avalanche(len * 8, 4000, |k| StableHasher::hash_bytes(0, k));
+        }
+    }
+
+    /// Chi-square of how `n` hashes fill `m` buckets (primary and
+    /// alternate) and `2^8 - 1` fingerprint values, against the 99.9%
+    /// bound (normal approximation of the chi-square quantile).
+    fn assert_uniform(hashes: impl Iterator<Item = u64>, what: &str) {
+        let (m, fp_max) = (1024usize, 255u32);
+        let (mut primary, mut alternate, mut fps) =
+            (vec![0f64; m], vec![0f64; m], vec![0f64; fp_max as usize]);
+        let mut n = 0.0;
+        for h in hashes {
+            let (i1, fp) = split(h, m, fp_max);
+            primary[i1] += 1.0;
+            alternate[alt_index(i1, fp, m)] += 1.0;
+            fps[fp as usize - 1] += 1.0;
+            n += 1.0;
+        }
+        for (name, counts) in [
+            ("primary", primary),
+            ("alternate", alternate),
+            ("fingerprint", fps),
+        ] {
+            let e = n / counts.len() as f64;
+            let chi2: f64 = counts.iter().map(|&o| (o - e) * (o - e) / e).sum();
+            let df = counts.len() as f64 - 1.0;
+            let bound = df + 3.09 * (2.0 * df).sqrt();
+            assert!(
+                chi2 < bound,
+                "{what}: {name} chi-square {chi2:.0} over bound {bound:.0}"
+            );
+        }
+    }
+
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "statistics over 10^5 to 10^6 hashes: too slow under Miri"
+    )]
+    fn quality_bucket_distribution_chi_square() {
+        let n = 1024 * 64u64;
+        assert_uniform(
+            (0..n).map(|k| StableHasher::hash_one(0, &k)),
+            "sequential u64",
+        );
+        assert_uniform(
+            (0..n).map(|k| StableHasher::hash_one(0, &(k << 32))),
+            "u64 keys differing in their high bits",
+        );
+        assert_uniform(
+            (0..n).map(|k| StableHasher::hash_bytes(3, format!("user:{k}").as_bytes())),
+            "string keys",
+        );
+        let mut s = 99u64;
+        assert_uniform(
+            (0..n).map(|_| StableHasher::hash_one(0, &rng(&mut s))),
+            "random u64",
+        );
     }
 
     #[test]

@@ -29,6 +29,48 @@ use crate::broken;
 use crate::sync::{AtomicU64, Ordering};
 use cuckoo_nest_simd::{Kernel, PackedLanes};
 
+/// Where a lookup reads the table's 64-bit words from: the owned table's
+/// atomics (relaxed loads, ordered by the stripes) or a saved filter's
+/// immutable bytes ([`FilterView`](crate::FilterView)), little-endian. The
+/// load path of every layout is written once over this trait; for the
+/// atomic slice it compiles to exactly the loads it did before.
+pub(crate) trait WordSource {
+    /// Word `w`, as a number (bit `k` of the word is bit `64 w + k` of the
+    /// table).
+    fn word(&self, w: usize) -> u64;
+}
+
+impl WordSource for [AtomicU64] {
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        self[w].load(Ordering::Relaxed)
+    }
+}
+
+/// Immutable words stored little-endian, 8-byte aligned (a saved table on
+/// its own alignment): `from_le` is a no-op on little-endian targets.
+impl WordSource for [u64] {
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        u64::from_le(self[w])
+    }
+}
+
+/// Immutable little-endian words at any address, read byte-wise (a saved
+/// table that is not 8-byte aligned).
+#[derive(Clone, Copy)]
+pub(crate) struct LeBytes<'a>(pub(crate) &'a [u8]);
+
+impl WordSource for LeBytes<'_> {
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        let b: &[u8; 8] = self.0[w * 8..w * 8 + 8]
+            .try_into()
+            .expect("an 8-byte range");
+        u64::from_le_bytes(*b)
+    }
+}
+
 /// A loaded bucket: lane `j` (fingerprint of slot `j`) at bits `j * f`.
 pub(crate) type Bucket = [u64; 4];
 
@@ -104,7 +146,7 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     }
 
     /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
-    fn load(&self, words: &[AtomicU64], i: usize) -> Bucket;
+    fn load<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> Bucket;
 
     /// Slot `j` of a loaded bucket.
     fn lane(&self, bucket: &Bucket, j: usize) -> u32;
@@ -125,10 +167,10 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     /// [`Bucket`]s (fewer instructions per lookup keep more lookups' cache
     /// misses in flight).
     #[inline(always)]
-    fn probe<K: Kernel>(
+    fn probe<K: Kernel, W: WordSource + ?Sized>(
         &self,
         kernel: K,
-        words: &[AtomicU64],
+        words: &W,
         i1: usize,
         i2: usize,
         fp: u32,
@@ -180,10 +222,15 @@ fn lanes_equal<const B: usize>(bucket: &Bucket, f: u32, value: u32) -> Mask {
 /// (the index is clamped), so a bucket never costs a cache line it does not
 /// touch.
 #[inline(always)]
-fn load_span<const N: usize>(words: &[AtomicU64], first: usize, last: usize, shift: u32) -> Bucket {
+fn load_span<const N: usize, W: WordSource + ?Sized>(
+    words: &W,
+    first: usize,
+    last: usize,
+    shift: u32,
+) -> Bucket {
     let mut raw = [0u64; 5];
     for (k, r) in raw.iter_mut().enumerate().take(N + 1) {
-        *r = words[(first + k).min(last)].load(Ordering::Relaxed);
+        *r = words.word((first + k).min(last));
     }
     let mut out = [0u64; 4];
     for k in 0..N {
@@ -281,17 +328,17 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
     }
 
     #[inline(always)]
-    fn load(&self, words: &[AtomicU64], i: usize) -> Bucket {
+    fn load<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> Bucket {
         let bits = B * F as usize;
         let mut out = [0u64; 4];
         if bits <= 64 {
             let bit = i * bits;
-            let v = words[bit / 64].load(Ordering::Relaxed) >> (bit % 64);
+            let v = words.word(bit / 64) >> (bit % 64);
             out[0] = v & low_bits_const(bits as u32);
         } else {
             let per = bits / 64;
             for (k, o) in out.iter_mut().enumerate().take(per) {
-                *o = words[i * per + k].load(Ordering::Relaxed);
+                *o = words.word(i * per + k);
             }
         }
         out
@@ -385,10 +432,10 @@ impl<const F: u32> Packed<F> {
 /// range does not straddle), shifted together. Bits above `len` are left
 /// for the caller to mask.
 #[inline(always)]
-fn load_bits(words: &[AtomicU64], first: usize, len: usize) -> u64 {
+fn load_bits<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
     let (w, last) = (first / 64, (first + len - 1) / 64);
-    let lo = words[w].load(Ordering::Relaxed);
-    let hi = words[last].load(Ordering::Relaxed);
+    let lo = words.word(w);
+    let hi = words.word(last);
     // With hi == lo (no straddle) the bits shifted in from hi land at
     // positions >= 64 - shift >= len, above what the caller keeps.
     (((hi as u128) << 64 | lo as u128) >> (first % 64)) as u64
@@ -446,7 +493,7 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     }
 
     #[inline(always)]
-    fn load(&self, words: &[AtomicU64], i: usize) -> Bucket {
+    fn load<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> Bucket {
         let first = i * self.bits::<B>();
         if self.bits::<B>() <= 64 {
             [
@@ -457,7 +504,7 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
             ]
         } else {
             let last = (first + self.bits::<B>() - 1) / 64;
-            load_span::<4>(words, first / 64, last, (first % 64) as u32)
+            load_span::<4, W>(words, first / 64, last, (first % 64) as u32)
         }
     }
 
@@ -489,7 +536,14 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     }
 
     #[inline(always)]
-    fn probe<K: Kernel>(&self, k: K, words: &[AtomicU64], i1: usize, i2: usize, fp: u32) -> bool {
+    fn probe<K: Kernel, W: WordSource + ?Sized>(
+        &self,
+        k: K,
+        words: &W,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+    ) -> bool {
         match self.lanes::<B>() {
             Some(p) => {
                 let bits = self.bits::<B>();
@@ -637,14 +691,14 @@ impl<const F: u32> SemiSorted<F> {
 
     /// The bucket's stored bits.
     #[inline(always)]
-    fn load_raw(&self, words: &[AtomicU64], i: usize) -> u128 {
+    fn load_raw<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> u128 {
         let bits = self.bits();
         let first = i * bits;
         if bits <= 64 {
             return (load_bits(words, first, bits) & low_bits(bits as u32)) as u128;
         }
         let last = (first + bits - 1) / 64;
-        let b = load_span::<2>(words, first / 64, last, (first % 64) as u32);
+        let b = load_span::<2, W>(words, first / 64, last, (first % 64) as u32);
         ((b[1] as u128) << 64 | b[0] as u128) & ((1u128 << bits) - 1)
     }
 
@@ -681,7 +735,13 @@ impl<const F: u32> SemiSorted<F> {
     /// stored low bits equal `fp`'s (SWAR over the low-bit lanes) and whose
     /// nibble equals `fp`'s (SWAR over the looked-up nibble lanes).
     #[inline(always)]
-    fn holds(&self, words: &[AtomicU64], i: usize, fp: u32, lows: PackedLanes) -> bool {
+    fn holds<W: WordSource + ?Sized>(
+        &self,
+        words: &W,
+        i: usize,
+        fp: u32,
+        lows: PackedLanes,
+    ) -> bool {
         let low = self.width() - 4;
         let raw = load_bits(words, i * self.bits(), self.bits());
         let nibbles = NIBBLE_LANES[raw as usize & 0xfff] as u64;
@@ -737,7 +797,7 @@ impl<const F: u32> Layout<4> for SemiSorted<F> {
     }
 
     #[inline(always)]
-    fn load(&self, words: &[AtomicU64], i: usize) -> Bucket {
+    fn load<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> Bucket {
         let fps = self.decode(self.load_raw(words, i));
         let mut lanes = 0u128;
         for (j, &fp) in fps.iter().enumerate() {
@@ -763,7 +823,14 @@ impl<const F: u32> Layout<4> for SemiSorted<F> {
     }
 
     #[inline(always)]
-    fn probe<K: Kernel>(&self, k: K, words: &[AtomicU64], i1: usize, i2: usize, fp: u32) -> bool {
+    fn probe<K: Kernel, W: WordSource + ?Sized>(
+        &self,
+        k: K,
+        words: &W,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+    ) -> bool {
         match self.low_lanes() {
             Some(lows) => self.holds(words, i1, fp, lows) | self.holds(words, i2, fp, lows),
             None => {
@@ -857,9 +924,9 @@ mod tests {
                 for step in 0..(buckets * b * 3) {
                     let (i, j) = ((step * 7) % buckets, (step * 3) % b);
                     let current = match b {
-                        2 => Layout::<2>::load(&layout, &w, i),
-                        4 => Layout::<4>::load(&layout, &w, i),
-                        _ => Layout::<8>::load(&layout, &w, i),
+                        2 => Layout::<2>::load(&layout, &w[..], i),
+                        4 => Layout::<4>::load(&layout, &w[..], i),
+                        _ => Layout::<8>::load(&layout, &w[..], i),
                     };
                     let fp = (((step as u64 + 1) * 0x9e37_79b9) as u32 & max).max(1);
                     if model[i][j] == 0 {
@@ -870,7 +937,7 @@ mod tests {
                         model[i][j] = 0;
                     }
                     for (k, slots) in model.iter().enumerate() {
-                        let got = Layout::<8>::load(&layout, &w, k);
+                        let got = Layout::<8>::load(&layout, &w[..], k);
                         for (s, &want) in slots.iter().enumerate() {
                             assert_eq!(
                                 packed_lane(&got, s, f),
@@ -894,7 +961,7 @@ mod tests {
             let max = if f == 32 { u32::MAX } else { (1 << f) - 1 };
             for step in 0..(buckets * 4 * 3) {
                 let i = (step * 5) % buckets;
-                let current = layout.load(&w, i);
+                let current = layout.load(&w[..], i);
                 let lanes: Vec<u32> = (0..4).map(|j| layout.lane(&current, j)).collect();
                 let mut sorted = model[i];
                 sorted.sort_unstable();
@@ -916,7 +983,7 @@ mod tests {
                     }
                 }
                 for (k, want) in model.iter().enumerate() {
-                    let got = layout.load(&w, k);
+                    let got = layout.load(&w[..], k);
                     let mut want = *want;
                     want.sort_unstable();
                     let lanes: Vec<u32> = (0..4).map(|j| layout.lane(&got, j)).collect();

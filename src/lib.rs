@@ -81,7 +81,7 @@ mod table;
 mod words;
 
 pub use builder::{Builder, BUCKET_SIZES, FINGERPRINT_BITS};
-pub use error::{BatchInsertError, BuildError, InsertError, LengthMismatch};
+pub use error::{BatchInsertError, BuildError, DecodeError, InsertError, LengthMismatch};
 pub use hash::StableHasher;
 
 use builder::{design_load, false_positive_rate, Config};
@@ -157,10 +157,60 @@ macro_rules! declare_inner {
                     ),
                 })
             }
+
+            /// The table of a validated saved header, holding `len` items,
+            /// whose words are `bytes` (exactly as long as the header says).
+            fn from_le_bytes(config: &Config, len: usize, bytes: &[u8]) -> Result<Self, BuildError> {
+                let (m, hp) = (config.buckets, config.huge_pages);
+                let shape = (config.bucket_size, config.fingerprint_bits, config.semi_sorted);
+                Ok(match shape {
+                    $($shape => Inner::$name(Table::from_le_bytes($make, m, len, hp, bytes)?),)*
+                    (b, f, semi) => unreachable!(
+                        "the header was validated: bucket size {b}, width {f}, semi-sorted {semi}"
+                    ),
+                })
+            }
+        }
+
+        /// [`Inner`] for a [`FilterView`]: the same shapes over borrowed bytes.
+        #[derive(Clone)]
+        enum ViewShape {
+            $($name(view::ViewTable<$b, $layout>),)*
+        }
+
+        /// Runs `$body` with `$t` bound to the concrete view table.
+        macro_rules! with_view {
+            ($view:expr, $t:ident => $body:expr) => {
+                match $view {
+                    $(ViewShape::$name($t) => $body,)*
+                }
+            };
+        }
+
+        impl ViewShape {
+            /// The view table of a validated saved header.
+            fn new(config: &Config) -> Self {
+                let m = config.buckets;
+                let shape = (config.bucket_size, config.fingerprint_bits, config.semi_sorted);
+                match shape {
+                    $($shape => ViewShape::$name(view::ViewTable::new($make, m)),)*
+                    (b, f, semi) => unreachable!(
+                        "the header was validated: bucket size {b}, width {f}, semi-sorted {semi}"
+                    ),
+                }
+            }
         }
     };
 }
 shapes!(declare_inner);
+
+// After the shapes: these use `with_table!` and `with_view!`.
+mod persist;
+#[cfg(feature = "serde")]
+mod serde_impl;
+mod view;
+
+pub use view::FilterView;
 
 /// A concurrent cuckoo filter. `Send + Sync`: share it with `Arc`; every
 /// method takes `&self`. See the [crate docs](crate) for the contract.
@@ -549,9 +599,41 @@ impl CuckooFilter {
         with_table!(&self.inner, t => t.bucket_fingerprints(i))
     }
 
-    /// The hash `insert`/`contains` use for `item`.
+    /// The hash `insert`/`contains` use for `item`. It depends on `T`'s
+    /// [`Hash`] impl as well as on the saved format: for keys that must
+    /// hash the same in every later Rust release, use
+    /// [`hash_bytes`](Self::hash_bytes).
     pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hash(item)
+    }
+
+    /// The format's hash of a key that is bytes, with this filter's seed:
+    /// the hash to pass to the `*_hash` methods (`insert_hash`,
+    /// `contains_hash`, `remove_hash`, the batches) for keys that must
+    /// answer the same in every later version of this crate and of Rust. It
+    /// depends on the saved format alone (docs/format.md gives it byte by
+    /// byte): [`StableHasher::hash_bytes`].
+    ///
+    /// `insert(&key)` and friends hash through `std::hash::Hash`, so their
+    /// hash also depends on the key type's `Hash` impl (which for `str` and
+    /// slices std adds a terminator or a length prefix to, and does not
+    /// promise to keep across Rust releases): `contains(b"k")` and
+    /// `contains_hash(hash_bytes(b"k"))` are different hashes. Use one or
+    /// the other for a given set of keys.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_hash(filter.hash_bytes(b"user:42"))?;
+    /// assert!(filter.contains_hash(filter.hash_bytes(b"user:42")));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+        StableHasher::hash_bytes(self.config.seed, bytes)
+    }
+
+    /// The seed of the filter's hash ([`Builder::seed`]).
+    pub fn seed(&self) -> u64 {
+        self.config.seed
     }
 }
 

@@ -165,6 +165,12 @@ impl Stripes {
         }
     }
 
+    /// Sets the item count of stripes no one else sees yet (a loaded
+    /// table): only the sum of the counters means anything.
+    pub(crate) fn set_len(&self, len: usize) {
+        self.locks[0].count.store(len as u64, Ordering::Relaxed);
+    }
+
     /// Locks every stripe, in ascending order (for `clear`).
     pub(crate) fn lock_all(&self) -> AllGuard<'_> {
         for s in 0..self.count() {

@@ -24,6 +24,19 @@ use crate::sync::{Ordering, Spin};
 use crate::words::Words;
 use cuckoo_nest_simd::{Kernel, Native};
 
+/// Words of a table of `buckets` buckets of `bucket_bits` bits: whole cache
+/// lines (8 words), so prefetches and loads of the last bucket stay inside
+/// it. `None` if that is more than an address space holds. Part of the
+/// saved format (docs/format.md): the table's length in a saved filter.
+pub(crate) fn table_words(buckets: usize, bucket_bits: usize) -> Option<usize> {
+    let words = buckets
+        .checked_mul(bucket_bits)?
+        .div_ceil(512)
+        .checked_mul(8)?
+        .max(8);
+    (words <= isize::MAX as usize / 8).then_some(words)
+}
+
 /// `K` is the fingerprint-match kernel: [`Native`] in every filter users
 /// build; the scalar reference only in the hidden benchmark variant.
 pub(crate) struct Table<const B: usize, L, K = Native> {
@@ -42,16 +55,8 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         capacity: usize,
         huge_pages: bool,
     ) -> Result<Self, BuildError> {
-        let too_large = BuildError::CapacityTooLarge { capacity };
-        let bits = buckets
-            .checked_mul(layout.bucket_bits())
-            .ok_or(too_large.clone())?;
-        // Whole cache lines (8 words), so prefetches and loads of the last
-        // bucket stay inside the allocation.
-        let words = bits.div_ceil(512).checked_mul(8).ok_or(too_large.clone())?;
-        if words > isize::MAX as usize / 8 {
-            return Err(too_large);
-        }
+        let words = table_words(buckets, layout.bucket_bits())
+            .ok_or(BuildError::CapacityTooLarge { capacity })?;
         Ok(Table {
             kernel: K::default(),
             layout,
@@ -59,6 +64,45 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
             buckets,
             stripes: Stripes::new(buckets),
         })
+    }
+
+    /// A table of `buckets` buckets whose words are `bytes` (little-endian,
+    /// exactly [`table_words`] words: the caller checked) holding `len`
+    /// items: a saved table loaded back.
+    pub(crate) fn from_le_bytes(
+        layout: L,
+        buckets: usize,
+        len: usize,
+        huge_pages: bool,
+        bytes: &[u8],
+    ) -> Result<Self, BuildError> {
+        debug_assert_eq!(
+            table_words(buckets, layout.bucket_bits()).map(|w| w * 8),
+            Some(bytes.len())
+        );
+        let stripes = Stripes::new(buckets);
+        stripes.set_len(len);
+        Ok(Table {
+            kernel: K::default(),
+            layout,
+            words: Words::from_le_bytes(bytes, huge_pages)?,
+            buckets,
+            stripes,
+        })
+    }
+
+    /// Copies the words into `out` (little-endian, [`Self::table_bytes`]
+    /// long) holding every stripe lock, so no write is half done and every
+    /// insert that returned before the call is in the copy; returns the item
+    /// count at that moment. Writers wait for the copy (a memory copy, no
+    /// I/O); lookups never do, since they take no lock.
+    pub(crate) fn snapshot_into(&self, out: &mut [u8]) -> usize {
+        debug_assert_eq!(out.len(), self.table_bytes());
+        let _all = self.lock_all();
+        for (dst, w) in out.chunks_exact_mut(8).zip(self.words.iter()) {
+            dst.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        self.len()
     }
 
     #[inline(always)]
@@ -126,7 +170,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
     #[inline(always)]
     pub(crate) fn load_bucket(&self, i: usize) -> Bucket {
-        self.layout.load(&self.words, i)
+        self.layout.load(&self.words[..], i)
     }
 
     /// Slot `j` of a loaded bucket.
@@ -172,7 +216,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         let spin = Spin::new();
         loop {
             let (mut t1, mut t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
-            let found = self.layout.probe(self.kernel, &self.words, i1, i2, fp);
+            let found = self.layout.probe(self.kernel, &self.words[..], i1, i2, fp);
             if broken::PROBE_STAMP_AFTER_LOAD {
                 (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
             }

@@ -1,0 +1,244 @@
+//! Save, load and open speed on a 256 MiB filter (docs/benchmarks.md,
+//! "Saving, loading and viewing"):
+//!
+//! - `to_bytes`, `write_to` (a file), `from_bytes`, `read_from` (a file in
+//!   the page cache), checksum included, in GiB/s on one core;
+//! - `FilterView::new_unverified` and `FilterView::new` on a memory-mapped
+//!   file (memmap2), in microseconds;
+//! - lookups through the view against the owned filter (alternating rounds,
+//!   medians).
+//!
+//! ```sh
+//! cargo run --release --example persist_speed            # 256 MiB
+//! cargo run --release --example persist_speed -- 16      # 16 MiB
+//! ```
+
+use cuckoo_nest::{CuckooFilter, FilterView};
+use std::time::{Duration, Instant};
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time<T>(f: impl FnOnce() -> T) -> (Duration, T) {
+    let t = Instant::now();
+    let out = f();
+    (t.elapsed(), out)
+}
+
+/// xorshift64*.
+fn hashes(n: usize, mut s: u64) -> Vec<u64> {
+    (0..n)
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        })
+        .collect()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mib: usize = std::env::args()
+        .nth(1)
+        .map(|a| a.parse())
+        .transpose()?
+        .unwrap_or(256);
+    let rounds = 5;
+    // 4 x 16-bit buckets: 8 bytes each.
+    let buckets = (mib << 20) / 8;
+    let filter = CuckooFilter::builder().buckets(buckets).build()?;
+    let fill = filter.slots() / 2;
+    println!(
+        "filter: {} MiB table, {} buckets of 4 x 16 bits; filling to 50% ({} items)",
+        mib, buckets, fill
+    );
+    let items = hashes(fill, 1);
+    let (t, r) = time(|| {
+        std::thread::scope(|s| {
+            let (a, b) = items.split_at(fill / 2);
+            let h = s.spawn(|| filter.insert_batch_hash(a));
+            let r = filter.insert_batch_hash(b);
+            h.join().unwrap().and(r)
+        })
+    });
+    r?;
+    println!("filled in {:.1} s", t.as_secs_f64());
+
+    let bytes_len = filter.to_bytes().len();
+    let gib = bytes_len as f64 / GIB;
+    println!(
+        "saved size: {} bytes = table {} + {} bytes of format",
+        bytes_len,
+        bytes_len - 64,
+        64
+    );
+
+    let mut save = Vec::new();
+    let mut bytes = Vec::new();
+    for _ in 0..rounds {
+        drop(std::mem::take(&mut bytes));
+        let (t, b) = time(|| filter.to_bytes());
+        save.push(t);
+        bytes = b;
+    }
+    let checksum = median(
+        (0..rounds)
+            .map(|_| time(|| xxhash_rust::xxh3::xxh3_64(&bytes)).0)
+            .collect(),
+    );
+    let mut load = Vec::new();
+    for _ in 0..rounds {
+        let (t, f) = time(|| CuckooFilter::from_bytes(&bytes));
+        load.push(t);
+        drop(f?);
+    }
+    let path = std::env::temp_dir().join(format!("cuckoo-nest-speed-{}.cnf", std::process::id()));
+    let mut write = Vec::new();
+    for _ in 0..rounds {
+        let (t, r) = time(|| -> std::io::Result<()> {
+            let file = std::fs::File::create(&path)?;
+            filter.write_to(std::io::BufWriter::new(file))
+        });
+        r?;
+        write.push(t);
+    }
+    let mut read = Vec::new();
+    for _ in 0..rounds {
+        let (t, f) = time(|| -> Result<CuckooFilter, Box<dyn std::error::Error>> {
+            let file = std::fs::File::open(&path)?;
+            Ok(CuckooFilter::read_from(std::io::BufReader::new(file))?)
+        });
+        read.push(t);
+        drop(f?);
+    }
+    // The file system's own speed on this machine, for scale.
+    let raw_write = median(
+        (0..rounds)
+            .map(|_| time(|| std::fs::write(&path, &bytes).unwrap()).0)
+            .collect(),
+    );
+    let raw_read = median(
+        (0..rounds)
+            .map(|_| time(|| std::fs::read(&path).unwrap().len()).0)
+            .collect(),
+    );
+    let rate = |d: Duration| gib / d.as_secs_f64();
+    println!();
+    println!("| operation (one core, checksum included) | median of {rounds} | GiB/s |");
+    println!("|---|---:|---:|");
+    for (name, d) in [
+        ("`to_bytes` (snapshot + checksum)", median(save)),
+        ("`from_bytes` (checks + checksum + copy)", median(load)),
+        ("`write_to` a file (page cache)", median(write)),
+        ("`read_from` a file (page cache)", median(read)),
+        ("XXH3-64 alone over the bytes", checksum),
+        ("for scale: `std::fs::write` of the bytes", raw_write),
+        ("for scale: `std::fs::read` of the file", raw_read),
+    ] {
+        println!(
+            "| {name} | {:.1} ms | {:.2} |",
+            d.as_secs_f64() * 1e3,
+            rate(d)
+        );
+    }
+
+    // Opening a mapped file.
+    let file = std::fs::File::open(&path)?;
+    // SAFETY: the file is ours, written above, and not changed while mapped.
+    let map = unsafe { memmap2::Mmap::map(&file)? };
+    let opens = 1000;
+    let unverified = median(
+        (0..opens)
+            .map(|_| time(|| FilterView::new_unverified(&map).map(|v| v.len())).0)
+            .collect(),
+    );
+    let map_and_open = median(
+        (0..100)
+            .map(|_| {
+                time(|| {
+                    // SAFETY: as above.
+                    let m = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+                    FilterView::new_unverified(&m).map(|v| v.len()).unwrap()
+                })
+                .0
+            })
+            .collect(),
+    );
+    let verified = median(
+        (0..rounds)
+            .map(|_| time(|| FilterView::new(&map).map(|v| v.len())).0)
+            .collect(),
+    );
+    println!();
+    println!("| opening the mapped {mib} MiB file | median |");
+    println!("|---|---:|");
+    println!(
+        "| `FilterView::new_unverified` | {:.2} µs |",
+        unverified.as_secs_f64() * 1e6
+    );
+    println!(
+        "| `mmap` + `FilterView::new_unverified` | {:.2} µs |",
+        map_and_open.as_secs_f64() * 1e6
+    );
+    println!(
+        "| `FilterView::new` (table checksum: a pass over the file) | {:.1} ms ({:.2} GiB/s) |",
+        verified.as_secs_f64() * 1e3,
+        rate(verified)
+    );
+
+    // Lookups: owned against the view over the mapped file, alternating.
+    let view = FilterView::new_unverified(&map)?;
+    assert!(view.is_aligned());
+    let probes = {
+        let mut p = hashes(2_000_000, 99); // absent, mostly
+        p.extend_from_slice(&items[..2_000_000.min(items.len())]); // present
+                                                                   // Interleave hits and misses.
+        let mut s = 7u64;
+        for i in (1..p.len()).rev() {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            p.swap(i, (s >> 33) as usize % (i + 1));
+        }
+        p
+    };
+    let mut out = vec![false; probes.len()];
+    let (mut own1, mut view1, mut own_b, mut view_b) = (vec![], vec![], vec![], vec![]);
+    let mut agree = 0usize;
+    for _ in 0..rounds {
+        let (t, n) = time(|| probes.iter().filter(|&&h| filter.contains_hash(h)).count());
+        own1.push(t);
+        let (t, m) = time(|| probes.iter().filter(|&&h| view.contains_hash(h)).count());
+        view1.push(t);
+        assert_eq!(n, m);
+        agree = n;
+        own_b.push(time(|| filter.contains_batch_hash(&probes, &mut out)).0);
+        view_b.push(time(|| view.contains_batch_hash(&probes, &mut out)).0);
+    }
+    let mops = |d: Duration| probes.len() as f64 / d.as_secs_f64() / 1e6;
+    println!();
+    println!(
+        "| lookups, {} keys (half present), one thread | owned M/s | view M/s | view / owned |",
+        probes.len()
+    );
+    println!("|---|---:|---:|---:|");
+    for (name, o, v) in [
+        ("`contains_hash`", median(own1), median(view1)),
+        ("`contains_batch_hash`", median(own_b), median(view_b)),
+    ] {
+        println!(
+            "| {name} | {:.1} | {:.1} | {:.2} |",
+            mops(o),
+            mops(v),
+            mops(v) / mops(o)
+        );
+    }
+    println!("({agree} found by both)");
+    drop(map);
+    std::fs::remove_file(&path)?;
+    Ok(())
+}

@@ -1,0 +1,356 @@
+//! The saved format (docs/format.md, byte by byte): a 64-byte header, then
+//! the table's words exactly as the owned filter holds them, little-endian.
+//!
+//! Reading never trusts a size it has not checked: the header is checked
+//! (magic, version, its own checksum, the configuration) before anything
+//! else, the table's length is computed from the configuration with checked
+//! arithmetic and compared with the bytes there are before any allocation
+//! of that size, and [`CuckooFilter::read_from`] reads a stream into a
+//! buffer that grows only as bytes arrive.
+
+use crate::builder::{Config, BUCKET_SIZES, FINGERPRINT_BITS, MAX_BUCKETS};
+use crate::error::{BuildError, DecodeError};
+use crate::table::table_words;
+use crate::{CuckooFilter, Inner};
+use std::io::{self, Read, Write};
+
+/// The first 8 bytes of every saved filter.
+pub(crate) const MAGIC: [u8; 8] = *b"CUCKNEST";
+/// The format version this build reads and writes.
+pub(crate) const FORMAT_VERSION: u16 = 1;
+/// Bytes before the table (the table starts 64-byte aligned).
+pub(crate) const HEADER_LEN: usize = 64;
+/// Hash algorithm 1: [`StableHasher`](crate::StableHasher) for keys, then
+/// `spread`/`split`/`alt_index` (src/hash.rs) from hash to buckets and
+/// fingerprint.
+pub(crate) const HASH_STABLE_V1: u8 = 1;
+/// Flag bit 0: semi-sorted buckets.
+const FLAG_SEMI_SORTED: u8 = 1;
+
+/// The checksum of both header and table: XXH3-64, seed 0.
+#[inline]
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// What the header says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Header {
+    pub(crate) config: Config,
+    pub(crate) items: usize,
+    pub(crate) table_checksum: u64,
+    /// Bytes of the table (derived from the configuration).
+    pub(crate) table_len: usize,
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
+}
+
+fn invalid(reason: String) -> DecodeError {
+    DecodeError::InvalidConfiguration { reason }
+}
+
+/// Bits of one bucket in the table.
+pub(crate) fn bucket_bits(bucket_size: usize, f: u32, semi_sorted: bool) -> usize {
+    if semi_sorted {
+        4 * f as usize - 4
+    } else {
+        bucket_size * f as usize
+    }
+}
+
+impl Header {
+    /// The header of a filter in `config` holding `items`, whose table
+    /// bytes have checksum `table_checksum`.
+    pub(crate) fn encode(config: &Config, items: usize, table_checksum: u64) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        h[10] = config.bucket_size as u8;
+        h[11] = config.fingerprint_bits as u8;
+        h[12] = if config.semi_sorted {
+            FLAG_SEMI_SORTED
+        } else {
+            0
+        };
+        h[13] = HASH_STABLE_V1;
+        // 14..16 reserved, zero.
+        h[16..24].copy_from_slice(&config.seed.to_le_bytes());
+        h[24..32].copy_from_slice(&(config.buckets as u64).to_le_bytes());
+        h[32..40].copy_from_slice(&(items as u64).to_le_bytes());
+        h[40..48].copy_from_slice(&(config.capacity as u64).to_le_bytes());
+        h[48..56].copy_from_slice(&table_checksum.to_le_bytes());
+        let header_checksum = checksum(&h[..56]);
+        h[56..64].copy_from_slice(&header_checksum.to_le_bytes());
+        h
+    }
+
+    /// Reads and checks the header at the start of `bytes` (which may be
+    /// just the header, or the whole filter): magic, version, header
+    /// checksum, then the configuration. Does not look at the table.
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Header, DecodeError> {
+        let n = bytes.len().min(MAGIC.len());
+        if bytes[..n] != MAGIC[..n] {
+            return Err(DecodeError::NotAFilter);
+        }
+        if bytes.len() >= 10 {
+            let version = u16_at(bytes, 8);
+            if version != FORMAT_VERSION {
+                return Err(DecodeError::UnsupportedVersion {
+                    version,
+                    supported: FORMAT_VERSION,
+                });
+            }
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(DecodeError::Truncated {
+                expected: HEADER_LEN as u64,
+                actual: bytes.len() as u64,
+            });
+        }
+        let h = &bytes[..HEADER_LEN];
+        let (stored, computed) = (u64_at(h, 56), checksum(&h[..56]));
+        if stored != computed {
+            return Err(DecodeError::ChecksumMismatch {
+                part: "header",
+                stored,
+                computed,
+            });
+        }
+        let (b, f, flags, hash) = (h[10] as usize, h[11] as u32, h[12], h[13]);
+        if hash != HASH_STABLE_V1 {
+            return Err(invalid(format!(
+                "unknown hash algorithm {hash} (this build knows {HASH_STABLE_V1})"
+            )));
+        }
+        if flags & !FLAG_SEMI_SORTED != 0 {
+            return Err(invalid(format!("unknown flags {flags:#04x}")));
+        }
+        if u16_at(h, 14) != 0 {
+            return Err(invalid("reserved bytes 14..16 are not zero".into()));
+        }
+        let semi_sorted = flags & FLAG_SEMI_SORTED != 0;
+        if !BUCKET_SIZES.contains(&b) {
+            return Err(invalid(format!("bucket size {b} (must be 2, 4 or 8)")));
+        }
+        if !FINGERPRINT_BITS.contains(&f) {
+            return Err(invalid(format!("fingerprint width {f} (must be 4 to 32)")));
+        }
+        if semi_sorted && b != 4 {
+            return Err(invalid(format!(
+                "semi-sorted buckets of {b} slots (must be 4)"
+            )));
+        }
+        let (seed, buckets, items, capacity) =
+            (u64_at(h, 16), u64_at(h, 24), u64_at(h, 32), u64_at(h, 40));
+        if buckets == 0 || buckets > MAX_BUCKETS as u64 {
+            return Err(invalid(format!(
+                "{buckets} buckets (must be 1 to {MAX_BUCKETS})"
+            )));
+        }
+        let buckets = buckets as usize;
+        let slots = buckets as u64 * b as u64;
+        if items > slots {
+            return Err(invalid(format!("{items} items in {slots} slots")));
+        }
+        let capacity = usize::try_from(capacity)
+            .map_err(|_| invalid(format!("capacity {capacity} exceeds this address space")))?;
+        let table_len = table_words(buckets, bucket_bits(b, f, semi_sorted))
+            .and_then(|w| w.checked_mul(8))
+            .filter(|&len| len <= isize::MAX as usize - HEADER_LEN)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "a table of {buckets} buckets exceeds this address space"
+                ))
+            })?;
+        Ok(Header {
+            config: Config {
+                bucket_size: b,
+                fingerprint_bits: f,
+                buckets,
+                capacity,
+                seed,
+                huge_pages: true,
+                reference_kernel: false,
+                semi_sorted,
+            },
+            items: items as usize,
+            table_checksum: u64_at(h, 48),
+            table_len,
+        })
+    }
+
+    /// Checks that `bytes` is exactly the whole filter this header
+    /// describes, and returns its table.
+    pub(crate) fn table<'a>(&self, bytes: &'a [u8]) -> Result<&'a [u8], DecodeError> {
+        let expected = (HEADER_LEN + self.table_len) as u64;
+        let actual = bytes.len() as u64;
+        if actual < expected {
+            return Err(DecodeError::Truncated { expected, actual });
+        }
+        if actual > expected {
+            return Err(DecodeError::SizeMismatch { expected, actual });
+        }
+        Ok(&bytes[HEADER_LEN..])
+    }
+
+    /// Checks the table's checksum.
+    pub(crate) fn verify(&self, table: &[u8]) -> Result<(), DecodeError> {
+        let computed = checksum(table);
+        if computed != self.table_checksum {
+            return Err(DecodeError::ChecksumMismatch {
+                part: "table",
+                stored: self.table_checksum,
+                computed,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl From<BuildError> for DecodeError {
+    fn from(e: BuildError) -> Self {
+        match e {
+            BuildError::AllocationFailed { bytes } => DecodeError::AllocationFailed { bytes },
+            other => invalid(other.to_string()),
+        }
+    }
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// The first allocation for a table read from a stream: the buffer grows
+/// past it only as bytes arrive, so a header claiming a huge table costs
+/// no more memory than the stream really holds.
+const READ_CHUNK: usize = 64 << 20;
+
+impl CuckooFilter {
+    /// Bytes of the table's words.
+    fn table_len(&self) -> usize {
+        with_table!(&self.inner, t => t.table_bytes())
+    }
+
+    /// Copies the table into `out` (every stripe locked for the copy) and
+    /// returns the item count at that moment.
+    fn snapshot_into(&self, out: &mut [u8]) -> usize {
+        with_table!(&self.inner, t => t.snapshot_into(out))
+    }
+
+    /// The filter in the saved format (docs/format.md): a 64-byte header
+    /// (configuration, seed, item count, checksums), then the table. Load it
+    /// back with [`from_bytes`](Self::from_bytes) or
+    /// [`read_from`](Self::read_from), or query it in place with
+    /// [`FilterView`](crate::FilterView).
+    ///
+    /// Safe to call while other threads write: the table is copied with
+    /// every stripe locked (writers wait for the memory copy, lookups do
+    /// not), so the copy holds every item whose insert returned before
+    /// `to_bytes` began and that was not removed since.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// filter.insert("saved")?;
+    /// let bytes = filter.to_bytes();
+    /// let loaded = CuckooFilter::from_bytes(&bytes)?;
+    /// assert!(loaded.contains("saved"));
+    /// assert_eq!(loaded.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![0u8; HEADER_LEN + self.table_len()];
+        let items = self.snapshot_into(&mut out[HEADER_LEN..]);
+        let header = Header::encode(&self.config, items, checksum(&out[HEADER_LEN..]));
+        out[..HEADER_LEN].copy_from_slice(&header);
+        out
+    }
+
+    /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w`,
+    /// building only one table-sized buffer (the snapshot). Same snapshot
+    /// guarantee as `to_bytes`; writers wait only for the memory copy, not
+    /// for the I/O. Pass a buffered writer or a file: the header and the
+    /// table are two `write_all` calls.
+    ///
+    /// # Errors
+    /// Whatever `w` returns.
+    pub fn write_to<W: Write>(&self, mut w: W) -> io::Result<()> {
+        let mut table = vec![0u8; self.table_len()];
+        let items = self.snapshot_into(&mut table);
+        w.write_all(&Header::encode(&self.config, items, checksum(&table)))?;
+        w.write_all(&table)?;
+        w.flush()
+    }
+
+    /// A filter from bytes written by [`to_bytes`](Self::to_bytes) or
+    /// [`write_to`](Self::write_to): owned and fully usable (inserts,
+    /// removes, lookups from any thread), with the original's configuration
+    /// and seed, so it hashes and answers exactly as the original did.
+    /// Checks everything before allocating the table: the header, that the
+    /// bytes are exactly as long as it says, both checksums.
+    ///
+    /// # Errors
+    /// A [`DecodeError`] saying what is wrong; never a panic, whatever the
+    /// bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<CuckooFilter, DecodeError> {
+        let header = Header::decode(bytes)?;
+        let table = header.table(bytes)?;
+        header.verify(table)?;
+        Self::from_table(&header, table)
+    }
+
+    /// [`from_bytes`](Self::from_bytes) from a stream (a file, a socket).
+    /// Reads exactly the filter's bytes, so whatever follows it in the
+    /// stream is left unread. The table is read into a buffer that grows as
+    /// bytes arrive, so a damaged header claiming a huge table fails as
+    /// [`DecodeError::Truncated`] having allocated no more than the stream
+    /// held. Pass a buffered reader or a file.
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes); an end of stream before the
+    /// filter's end is [`DecodeError::Truncated`], another read failure
+    /// [`DecodeError::Io`].
+    pub fn read_from<R: Read>(mut r: R) -> Result<CuckooFilter, DecodeError> {
+        let mut head = [0u8; HEADER_LEN];
+        let got = read_up_to(&mut r, &mut head).map_err(DecodeError::Io)?;
+        let header = Header::decode(&head[..got])?;
+        let mut table = Vec::with_capacity(header.table_len.min(READ_CHUNK));
+        r.by_ref()
+            .take(header.table_len as u64)
+            .read_to_end(&mut table)
+            .map_err(DecodeError::Io)?;
+        if table.len() < header.table_len {
+            return Err(DecodeError::Truncated {
+                expected: (HEADER_LEN + header.table_len) as u64,
+                actual: (HEADER_LEN + table.len()) as u64,
+            });
+        }
+        header.verify(&table)?;
+        Self::from_table(&header, &table)
+    }
+
+    fn from_table(header: &Header, table: &[u8]) -> Result<CuckooFilter, DecodeError> {
+        Ok(CuckooFilter {
+            inner: Inner::from_le_bytes(&header.config, header.items, table)?,
+            config: header.config,
+        })
+    }
+}

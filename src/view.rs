@@ -1,0 +1,370 @@
+//! [`FilterView`]: lookups straight from a saved filter's bytes (a memory
+//! mapped file, say), without loading it.
+//!
+//! The view runs the owned filter's own lookup code: the layouts' load and
+//! probe path is generic over where words come from ([`WordSource`]), and
+//! the view gives it the bytes instead of the table's atomics. Bytes that
+//! cannot change need no atomics and no version checks, so a view lookup is
+//! the owned one without the stripe reads. Words are read through a
+//! `&[u64]` when the table is 8-byte aligned (a file mapped at a page
+//! boundary: the table starts at byte 64), and with `u64::from_le_bytes`
+//! from any other address; never by casting unaligned bytes.
+
+use crate::builder::{design_load, false_positive_rate, Config};
+use crate::error::{DecodeError, LengthMismatch};
+use crate::hash::{alt_index, split};
+use crate::layout::{Layout, LeBytes, WordSource};
+use crate::persist::{Header, HEADER_LEN};
+use crate::words::prefetch_addr;
+use crate::{check_lengths, StableHasher, ViewShape};
+use cuckoo_nest_simd::Native;
+use std::fmt;
+use std::hash::Hash;
+
+/// Lookups in flight in the batch lookups (as the owned filter's).
+const DISTANCE: usize = crate::batch::DEFAULT_DISTANCE;
+
+/// One shape's lookup over borrowed words.
+#[derive(Clone)]
+pub(crate) struct ViewTable<const B: usize, L> {
+    layout: L,
+    kernel: Native,
+    buckets: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Located {
+    i1: usize,
+    i2: usize,
+    fp: u32,
+}
+
+impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
+    pub(crate) fn new(layout: L, buckets: usize) -> Self {
+        ViewTable {
+            layout,
+            kernel: Native::default(),
+            buckets,
+        }
+    }
+
+    /// Both buckets and the fingerprint of `hash`, their lines prefetched.
+    #[inline(always)]
+    fn locate(&self, base: *const u8, hash: u64) -> Located {
+        let (i1, fp) = split(hash, self.buckets, self.layout.fp_max());
+        let i2 = alt_index(i1, fp, self.buckets);
+        self.prefetch(base, i1);
+        self.prefetch(base, i2);
+        Located { i1, i2, fp }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, base: *const u8, i: usize) {
+        let (first, last) = self.layout.span(i);
+        prefetch_addr(base.wrapping_add(first * 8));
+        if last / 8 != first / 8 {
+            prefetch_addr(base.wrapping_add(last * 8));
+        }
+    }
+
+    #[inline(always)]
+    fn probe<W: WordSource + ?Sized>(&self, words: &W, at: Located) -> bool {
+        self.layout.probe(self.kernel, words, at.i1, at.i2, at.fp)
+    }
+
+    #[inline(always)]
+    fn contains<W: WordSource + ?Sized>(&self, words: &W, base: *const u8, hash: u64) -> bool {
+        let at = self.locate(base, hash);
+        self.probe(words, at)
+    }
+
+    /// As `Table::contains_many`: `DISTANCE` lookups in flight.
+    fn contains_many<W: WordSource + ?Sized>(
+        &self,
+        words: &W,
+        base: *const u8,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        let out = &mut out[..n];
+        let mut ring = [Located::default(); DISTANCE];
+        for (k, slot) in ring.iter_mut().enumerate().take(n.min(DISTANCE)) {
+            *slot = self.locate(base, hash_at(k));
+        }
+        let mut hits = 0;
+        for (k, result) in out.iter_mut().enumerate() {
+            let at = ring[k % DISTANCE];
+            if k + DISTANCE < n {
+                ring[k % DISTANCE] = self.locate(base, hash_at(k + DISTANCE));
+            }
+            let hit = self.probe(words, at);
+            *result = hit;
+            hits += hit as usize;
+        }
+        hits
+    }
+}
+
+/// Where the view reads words: aligned words or bytes at any address.
+#[derive(Clone, Copy)]
+enum Words<'a> {
+    Aligned(&'a [u64]),
+    Unaligned(LeBytes<'a>),
+}
+
+/// A read-only filter over a saved filter's bytes
+/// ([`CuckooFilter::to_bytes`](crate::CuckooFilter::to_bytes) or
+/// [`write_to`](crate::CuckooFilter::write_to)), queried in place: nothing
+/// is copied or allocated, so a memory-mapped file of any size opens in
+/// microseconds with [`new_unverified`](Self::new_unverified). Answers
+/// exactly as the filter that was saved (same configuration, seed and
+/// table). `Send + Sync`: share it between threads freely.
+///
+/// The bytes may sit at any address. When the table (byte 64 on) is 8-byte
+/// aligned, as in a file mapped at a page boundary or a `Vec<u8>` from the
+/// allocator, lookups read whole words and run as fast as the owned
+/// filter's; otherwise they assemble each word from bytes.
+///
+/// ```
+/// use cuckoo_nest::{CuckooFilter, FilterView};
+/// let filter = CuckooFilter::with_capacity(1000);
+/// filter.insert("k")?;
+/// let bytes = filter.to_bytes();
+/// let view = FilterView::new(&bytes)?;
+/// assert!(view.contains("k"));
+/// assert_eq!(view.len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct FilterView<'a> {
+    shape: ViewShape,
+    words: Words<'a>,
+    config: Config,
+    items: usize,
+}
+
+impl<'a> FilterView<'a> {
+    /// A view of `bytes`, checked as [`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes)
+    /// checks them, both checksums included (a pass over the bytes: about
+    /// as long as reading them).
+    ///
+    /// # Errors
+    /// A [`DecodeError`] saying what is wrong; never a panic.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let header = Header::decode(bytes)?;
+        let table = header.table(bytes)?;
+        header.verify(table)?;
+        Ok(Self::from_parts(&header, table))
+    }
+
+    /// A view of `bytes` whose header is checked (magic, version, the
+    /// header's own checksum, the configuration, the length) but whose
+    /// table checksum is not: for trusted files that must open at once,
+    /// whatever their size. A damaged table gives wrong answers (false
+    /// negatives too), never undefined behaviour or a panic.
+    ///
+    /// # Errors
+    /// A [`DecodeError`] for a bad header or length.
+    pub fn new_unverified(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let header = Header::decode(bytes)?;
+        let table = header.table(bytes)?;
+        Ok(Self::from_parts(&header, table))
+    }
+
+    fn from_parts(header: &Header, table: &'a [u8]) -> Self {
+        // SAFETY: every bit pattern is a valid u64, and `align_to` only
+        // puts in the middle slice bytes that are suitably aligned.
+        let (pre, mid, post) = unsafe { table.align_to::<u64>() };
+        let words = if pre.is_empty() && post.is_empty() {
+            Words::Aligned(mid)
+        } else {
+            Words::Unaligned(LeBytes(table))
+        };
+        FilterView {
+            shape: ViewShape::new(&header.config),
+            words,
+            config: header.config,
+            items: header.items,
+        }
+    }
+
+    /// The table's first byte, for prefetching.
+    #[inline(always)]
+    fn base(&self) -> *const u8 {
+        match self.words {
+            Words::Aligned(w) => w.as_ptr().cast(),
+            Words::Unaligned(b) => b.0.as_ptr(),
+        }
+    }
+
+    /// True if `item` is probably in the saved filter; false if it certainly
+    /// is not. Hashes as the saved filter did (same seed).
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_hash(self.hash_item(item))
+    }
+
+    /// [`contains`](Self::contains) for a pre-hashed key.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let base = self.base();
+        match self.words {
+            Words::Aligned(w) => with_view!(&self.shape, t => t.contains(w, base, hash)),
+            Words::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, base, hash)),
+        }
+    }
+
+    /// Looks up many items at once, as
+    /// [`CuckooFilter::contains_batch`](crate::CuckooFilter::contains_batch).
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `items`.
+    pub fn contains_batch<T: Hash>(
+        &self,
+        items: &[T],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(items.len(), out.len())?;
+        Ok(self.many(items.len(), |k| self.hash_item(&items[k]), out))
+    }
+
+    /// [`contains_batch`](Self::contains_batch) for pre-hashed keys.
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `hashes`.
+    pub fn contains_batch_hash(
+        &self,
+        hashes: &[u64],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(hashes.len(), out.len())?;
+        Ok(self.many(hashes.len(), |k| hashes[k], out))
+    }
+
+    fn many(&self, n: usize, h: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        let base = self.base();
+        match self.words {
+            Words::Aligned(w) => {
+                with_view!(&self.shape, t => t.contains_many(w, base, n, &h, out))
+            }
+            Words::Unaligned(b) => {
+                with_view!(&self.shape, t => t.contains_many(&b, base, n, &h, out))
+            }
+        }
+    }
+
+    /// The hash [`contains`](Self::contains) uses for `item` (as
+    /// [`CuckooFilter::hash_item`](crate::CuckooFilter::hash_item)).
+    #[inline]
+    pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        StableHasher::hash_one(self.config.seed, item)
+    }
+
+    /// The format's hash of a byte-string key with the saved seed (as
+    /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes)).
+    #[inline]
+    pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+        StableHasher::hash_bytes(self.config.seed, bytes)
+    }
+
+    /// True if the table is read as aligned words (the fast path).
+    pub fn is_aligned(&self) -> bool {
+        matches!(self.words, Words::Aligned(_))
+    }
+
+    /// Items in the saved filter.
+    pub fn len(&self) -> usize {
+        self.items
+    }
+
+    /// True if the saved filter holds no items.
+    pub fn is_empty(&self) -> bool {
+        self.items == 0
+    }
+
+    /// The capacity the saved filter was sized for.
+    pub fn capacity(&self) -> usize {
+        self.config.capacity
+    }
+
+    /// Fingerprint slots (buckets x bucket size).
+    pub fn slots(&self) -> usize {
+        self.config.buckets * self.config.bucket_size
+    }
+
+    /// Buckets in the table.
+    pub fn buckets(&self) -> usize {
+        self.config.buckets
+    }
+
+    /// Fingerprints per bucket (2, 4 or 8).
+    pub fn bucket_size(&self) -> usize {
+        self.config.bucket_size
+    }
+
+    /// Fingerprint width in bits (4 to 32).
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.config.fingerprint_bits
+    }
+
+    /// True if the buckets are semi-sorted.
+    pub fn is_semi_sorted(&self) -> bool {
+        self.config.semi_sorted
+    }
+
+    /// The hash seed the saved filter used.
+    pub fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    /// The fraction of slots in use.
+    pub fn load_factor(&self) -> f64 {
+        self.items as f64 / self.slots() as f64
+    }
+
+    /// The false-positive rate expected at the saved load (as
+    /// [`CuckooFilter::expected_false_positive_rate`](crate::CuckooFilter::expected_false_positive_rate)).
+    pub fn expected_false_positive_rate(&self) -> f64 {
+        false_positive_rate(
+            self.bucket_size(),
+            self.fingerprint_bits(),
+            self.load_factor(),
+        )
+    }
+
+    /// The false-positive rate expected at capacity.
+    pub fn expected_false_positive_rate_at_capacity(&self) -> f64 {
+        let (b, f) = (self.bucket_size(), self.fingerprint_bits());
+        false_positive_rate(b, f, design_load(b, f))
+    }
+
+    /// Bytes of the saved filter (header and table).
+    pub fn size_in_bytes(&self) -> usize {
+        HEADER_LEN
+            + match self.words {
+                Words::Aligned(w) => w.len() * 8,
+                Words::Unaligned(b) => b.0.len(),
+            }
+    }
+
+    /// Bits of the table per item at capacity (as
+    /// [`CuckooFilter::bits_per_item`](crate::CuckooFilter::bits_per_item)).
+    pub fn bits_per_item(&self) -> f64 {
+        (self.size_in_bytes() - HEADER_LEN) as f64 * 8.0 / self.capacity() as f64
+    }
+}
+
+impl fmt::Debug for FilterView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilterView")
+            .field("bucket_size", &self.bucket_size())
+            .field("fingerprint_bits", &self.fingerprint_bits())
+            .field("semi_sorted", &self.is_semi_sorted())
+            .field("buckets", &self.buckets())
+            .field("capacity", &self.capacity())
+            .field("len", &self.len())
+            .field("aligned", &self.is_aligned())
+            .finish()
+    }
+}
