@@ -677,5 +677,7 @@ mod tests {
     #[test]
     fn filter_is_send_and_sync() {
         assert_send_sync::<CuckooFilter>();
+        assert_send_sync::<FilterView<'static>>();
+        assert_send_sync::<DecodeError>();
     }
 }
