@@ -60,7 +60,22 @@
 //! `insert`, `contains` and `remove` hash with [`StableHasher`], whose output
 //! is the same on every run, process and platform (seed 0 by default; set
 //! one with [`Builder::seed`]). Callers who already hash their keys use the
-//! `*_hash` methods with any well-mixed 64-bit hash.
+//! `*_hash` methods with any well-mixed 64-bit hash. The hash is part of
+//! the saved format: for byte-string keys, [`CuckooFilter::hash_bytes`]
+//! depends on the format alone, while keys hashed through
+//! `std::hash::Hash` also depend on their type's `Hash` impl, which the
+//! standard library does not promise to keep across Rust releases.
+//!
+//! ## Saving and loading
+//!
+//! [`CuckooFilter::to_bytes`] and [`CuckooFilter::write_to`] save a filter
+//! (safely while other threads write) in a versioned, checksummed,
+//! little-endian format, documented byte by byte in docs/format.md;
+//! [`CuckooFilter::from_bytes`] and [`CuckooFilter::read_from`] load it back
+//! as an owned filter; [`FilterView`] answers lookups straight from the
+//! saved bytes (a memory-mapped file, say) without loading them. Bad bytes
+//! are a [`DecodeError`], never a panic. With the `serde` feature, the
+//! filter is `Serialize`/`Deserialize` through the same format.
 
 #![warn(missing_docs)]
 // README's example runs as a doctest, so it cannot rot.
@@ -669,5 +684,7 @@ mod tests {
     #[test]
     fn filter_is_send_and_sync() {
         assert_send_sync::<CuckooFilter>();
+        assert_send_sync::<FilterView<'static>>();
+        assert_send_sync::<DecodeError>();
     }
 }
