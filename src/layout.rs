@@ -187,9 +187,10 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     fn clear(&self, words: &[AtomicU64], i: usize, j: usize, current: &Bucket);
 }
 
-/// The bits of `value` below `bits` (`bits` in 0..=64).
+/// A mask of the `bits` lowest bits (`bits` in 0..=64); `const`, so
+/// constant widths fold it away.
 #[inline(always)]
-fn low_bits(bits: u32) -> u64 {
+const fn low_bits(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
     } else {
@@ -303,15 +304,7 @@ enum WordOp {
 pub(crate) struct Fixed<const F: u32>;
 
 impl<const F: u32> Fixed<F> {
-    const FP_MASK: u64 = low_bits_const(F);
-}
-
-pub(crate) const fn low_bits_const(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
+    const FP_MASK: u64 = low_bits(F);
 }
 
 impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
@@ -334,7 +327,7 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
         if bits <= 64 {
             let bit = i * bits;
             let v = words.word(bit / 64) >> (bit % 64);
-            out[0] = v & low_bits_const(bits as u32);
+            out[0] = v & low_bits(bits as u32);
         } else {
             let per = bits / 64;
             for (k, o) in out.iter_mut().enumerate().take(per) {
@@ -465,7 +458,7 @@ impl<const F: u32> Packed<F> {
         if F == 0 {
             self.bucket_mask
         } else {
-            low_bits_const((B * F as usize) as u32)
+            low_bits((B * F as usize) as u32)
         }
     }
 
