@@ -518,17 +518,6 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     }
 
     #[inline(always)]
-    fn any_match<K: Kernel>(&self, k: K, a: &Bucket, b: &Bucket, value: u32) -> bool {
-        match self.lanes::<B>() {
-            Some(p) => p.any_eq(a[0], value) | p.any_eq(b[0], value),
-            None => {
-                let (x, y) = Layout::<B>::matches(self, k, a, b, value);
-                x.any() | y.any()
-            }
-        }
-    }
-
-    #[inline(always)]
     fn probe<K: Kernel, W: WordSource + ?Sized>(
         &self,
         k: K,
