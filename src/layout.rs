@@ -47,6 +47,33 @@ impl WordSource for [AtomicU64] {
     }
 }
 
+/// The table's own words on the lookup path, read without bounds checks
+/// (a packed lookup reads four words; their checks were a tenth of its
+/// instructions).
+#[derive(Clone, Copy)]
+pub(crate) struct InBounds<'a>(&'a [AtomicU64]);
+
+impl<'a> InBounds<'a> {
+    /// # Safety
+    ///
+    /// Every word index later asked of the result must be below
+    /// `words.len()`.
+    #[inline(always)]
+    pub(crate) unsafe fn new(words: &'a [AtomicU64]) -> Self {
+        InBounds(words)
+    }
+}
+
+impl WordSource for InBounds<'_> {
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        debug_assert!(w < self.0.len(), "word {w} of {}", self.0.len());
+        // SAFETY: whoever made this `InBounds` promised (`InBounds::new`)
+        // that every index asked is below the slice's length.
+        unsafe { self.0.get_unchecked(w) }.load(Ordering::Relaxed)
+    }
+}
+
 /// Immutable words stored little-endian, 8-byte aligned (a saved table on
 /// its own alignment): `from_le` is a no-op on little-endian targets.
 impl WordSource for [u64] {
@@ -146,6 +173,9 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     }
 
     /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
+    /// Like every method here that takes `words`, it reads only the words
+    /// of [`Self::span`]`(i)` (the table's lookup path relies on this to
+    /// skip bounds checks).
     fn load<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> Bucket;
 
     /// Slot `j` of a loaded bucket.
@@ -429,9 +459,19 @@ fn load_bits<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64
     let (w, last) = (first / 64, (first + len - 1) / 64);
     let lo = words.word(w);
     let hi = words.word(last);
-    // With hi == lo (no straddle) the bits shifted in from hi land at
-    // positions >= 64 - shift >= len, above what the caller keeps.
-    (((hi as u128) << 64 | lo as u128) >> (first % 64)) as u64
+    funnel(lo, hi, (first % 64) as u32)
+}
+
+/// Bits `shift..shift + 64` of `hi:lo` (`shift` in 0..64). With `hi == lo`
+/// (no straddle) the bits brought in from `hi` land at positions
+/// `>= 64 - shift`, above what a caller loading at most `64 - shift` bits
+/// keeps. Written with two plain shifts rather than a 128-bit shift, which
+/// compiles to `shrd` by `cl`: several micro-ops on AMD cores.
+#[inline(always)]
+fn funnel(lo: u64, hi: u64, shift: u32) -> u64 {
+    // `(hi << 1) << (63 - shift)` is `hi << (64 - shift)` without the
+    // undefined shift by 64 when `shift` is 0.
+    (lo >> shift) | ((hi << 1) << (63 - shift))
 }
 
 impl<const F: u32> Packed<F> {
@@ -529,9 +569,11 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
         match self.lanes::<B>() {
             Some(p) => {
                 let bits = self.bits::<B>();
-                let a = load_bits(words, i1 * bits, bits) & self.mask::<B>();
-                let b = load_bits(words, i2 * bits, bits) & self.mask::<B>();
-                p.any_eq(a, fp) | p.any_eq(b, fp)
+                // No mask: the compare looks only at the bucket's lanes,
+                // whatever lies above them.
+                let a = load_bits(words, i1 * bits, bits);
+                let b = load_bits(words, i2 * bits, bits);
+                p.any_eq2(a, b, fp)
             }
             None => {
                 let (a, b) = (
@@ -554,6 +596,20 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
         let at = i * self.bits::<B>() + j * self.width() as usize;
         write_bits(words, at, 0, self.width(), WordOp::Clear);
     }
+}
+
+/// Bit `j` set iff lane `j` of four `w`-bit lanes has its top bit set in
+/// `hits` (an `eq_high_bits` result: nothing but lane top bits set), for
+/// `4 <= w <= 16` (four lanes in a word), with one multiply. After the shift, lane `j`'s bit is at
+/// `j w`; the multiplier's term `2^((3 - k) w + k)` moves it to `3 w + j`
+/// when `k == j`. The other products land at `3 w + (j - k) w + k`: never
+/// in `3w..3w + 4` (that needs `j == k` as `k < 4 <= w`), and all at
+/// distinct positions, so no sum carries into the four bits kept.
+#[inline(always)]
+fn slot_bits(hits: u64, w: u32) -> u32 {
+    debug_assert!((4..=16).contains(&w));
+    let magic = 1u64 << (3 * w) | 1 << (2 * w + 1) | 1 << (w + 2) | 1 << 3;
+    ((hits >> (w - 1)).wrapping_mul(magic) >> (3 * w)) as u32 & 0xf
 }
 
 /// Non-decreasing 4-tuples of nibbles, `n0 <= n1 <= n2 <= n3`, packed as
@@ -727,8 +783,8 @@ impl<const F: u32> SemiSorted<F> {
         let low = self.width() - 4;
         let raw = load_bits(words, i * self.bits(), self.bits());
         let nibbles = NIBBLE_LANES[raw as usize & 0xfff] as u64;
-        let low_hits =
-            lows.eq_high_bits((raw >> 12) & low_bits(4 * low), fp & low_bits(low) as u32);
+        // Bits above the four low-bit lanes are ignored by the compare.
+        let low_hits = lows.eq_high_bits(raw >> 12, fp & low_bits(low) as u32);
         let nibble_hits = const {
             match PackedLanes::new(4, 4) {
                 Some(p) => p,
@@ -736,11 +792,15 @@ impl<const F: u32> SemiSorted<F> {
             }
         }
         .eq_high_bits(nibbles, fp >> low);
-        let mut both = 0;
-        for j in 0..4 {
-            both |= (low_hits >> (j * low + low - 1)) & (nibble_hits >> (4 * j + 3));
+        if low >= 4 {
+            slot_bits(low_hits, low) & slot_bits(nibble_hits, 4) != 0
+        } else {
+            let mut both = 0;
+            for j in 0..4 {
+                both |= (low_hits >> (j * low + low - 1)) & (nibble_hits >> (4 * j + 3));
+            }
+            both & 1 != 0
         }
-        both & 1 != 0
     }
 
     fn rewrite(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket) {
@@ -842,6 +902,25 @@ mod tests {
         assert_eq!(Mask(0b1010_0110).collect::<Vec<_>>(), [1, 2, 5, 7]);
         assert_eq!(Mask(0).lowest_set_bit(), None);
         assert_eq!(Mask(0b100).count(), 1);
+    }
+
+    #[test]
+    fn slot_bits_gathers_every_pattern_at_every_width() {
+        for w in 4..=16u32 {
+            for pattern in 0..16u32 {
+                let mut hits = 0u64;
+                for j in 0..4 {
+                    if pattern >> j & 1 == 1 {
+                        hits |= 1 << (j * w + w - 1);
+                    }
+                }
+                assert_eq!(
+                    slot_bits(hits, w),
+                    pattern,
+                    "width {w} pattern {pattern:04b}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -384,10 +384,7 @@ impl CuckooFilter {
     /// [`contains`](Self::contains) for a pre-hashed key.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        with_table!(&self.inner, t => {
-            let (i1, fp) = t.locate(hash);
-            t.contains(i1, fp)
-        })
+        with_table!(&self.inner, t => t.contains_hash(hash))
     }
 
     /// [`remove`](Self::remove) for a pre-hashed key.

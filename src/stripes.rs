@@ -52,6 +52,11 @@ pub(crate) struct Stripes {
     mask: usize,
 }
 
+/// A stripe, as a reader names it: made only by [`Stripes::reader`], so it
+/// is always in bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StripeId(usize);
+
 /// A version read by [`Stripes::read_begin`], to hand back to
 /// [`Stripes::read_valid`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,8 +92,25 @@ impl Stripes {
     }
 
     #[inline(always)]
-    pub(crate) fn of(&self, bucket: usize) -> usize {
+    fn of(&self, bucket: usize) -> usize {
         bucket & self.mask
+    }
+
+    /// The stripe of `bucket`, for a reader.
+    #[inline(always)]
+    pub(crate) fn reader(&self, bucket: usize) -> StripeId {
+        StripeId(self.of(bucket))
+    }
+
+    /// Stripe `s`'s version, without a bounds check: two of these per
+    /// lookup.
+    #[inline(always)]
+    fn version(&self, s: StripeId) -> &AtomicU64 {
+        debug_assert!(s.0 < self.versions.len());
+        // SAFETY: a `StripeId` is only made by `reader`, as `bucket & mask`,
+        // and `mask` is `versions.len() - 1` (set once in `new`, a power of
+        // two), so the index is in bounds.
+        unsafe { self.versions.get_unchecked(s.0) }
     }
 
     /// Starts an optimistic read of stripe `s`: its version, even or odd
@@ -96,8 +118,8 @@ impl Stripes {
     /// will say so). Reading it never waits, so a lookup takes the same path
     /// whether it hits or misses.
     #[inline(always)]
-    pub(crate) fn read_begin(&self, s: usize) -> Stamp {
-        Stamp(self.versions[s].load(Ordering::Acquire))
+    pub(crate) fn read_begin(&self, s: StripeId) -> Stamp {
+        Stamp(self.version(s).load(Ordering::Acquire))
     }
 
     /// Orders the bucket loads before the version re-checks that follow.
@@ -112,11 +134,11 @@ impl Stripes {
     /// True if no versioned section was open on stripe `s` at
     /// [`Self::read_begin`] (which returned `stamp`) or ran since.
     #[inline(always)]
-    pub(crate) fn read_valid(&self, s: usize, stamp: Stamp) -> bool {
+    pub(crate) fn read_valid(&self, s: StripeId, stamp: Stamp) -> bool {
         if broken::NO_RECHECK {
             return true;
         }
-        let now = self.versions[s].load(Ordering::Relaxed);
+        let now = self.version(s).load(Ordering::Relaxed);
         let even = stamp.0 & STEP == 0 || broken::ACCEPT_ODD;
         if broken::WRAP_COMPARE {
             return even & (now <= stamp.0);
