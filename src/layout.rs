@@ -35,6 +35,13 @@ use cuckoo_nest_simd::{Kernel, PackedLanes};
 /// load path of every layout is written once over this trait; for the
 /// atomic slice it compiles to exactly the loads it did before.
 pub(crate) trait WordSource {
+    /// The word after any bucket's first word may be read, whether or not
+    /// the bucket reaches into it (the owned table keeps zero padding after
+    /// its last line), so a bucket of up to 64 bits loads as words `w` and
+    /// `w + 1` without working out where its last bit is. Saved bytes have
+    /// no padding, so a view computes the last word.
+    const SLACK: bool = false;
+
     /// Word `w`, as a number (bit `k` of the word is bit `64 w + k` of the
     /// table).
     fn word(&self, w: usize) -> u64;
@@ -65,6 +72,9 @@ impl<'a> InBounds<'a> {
 }
 
 impl WordSource for InBounds<'_> {
+    /// The table's words are followed by `PADDING_WORDS` zero words.
+    const SLACK: bool = true;
+
     #[inline(always)]
     fn word(&self, w: usize) -> u64 {
         debug_assert!(w < self.0.len(), "word {w} of {}", self.0.len());
@@ -174,8 +184,9 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
 
     /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
     /// Like every method here that takes `words`, it reads only the words
-    /// of [`Self::span`]`(i)` (the table's lookup path relies on this to
-    /// skip bounds checks).
+    /// of [`Self::span`]`(i)`, and from a [`WordSource::SLACK`] source at
+    /// most the word after the span's first too (the table's lookup path
+    /// relies on this to skip bounds checks).
     fn load<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> Bucket;
 
     /// Slot `j` of a loaded bucket.
@@ -335,6 +346,45 @@ pub(crate) struct Fixed<const F: u32>;
 
 impl<const F: u32> Fixed<F> {
     const FP_MASK: u64 = low_bits(F);
+
+    /// The kernel's match bits for buckets `a` and `b` compared at once:
+    /// `a`'s slots from bit 0, `b`'s from the returned offset. Buckets of
+    /// up to 64 bits share one 128-bit group (lanes past a bucket are zero
+    /// words' lanes: masked off by the callers), 128-bit buckets one
+    /// 256-bit group, 256-bit buckets a group each.
+    #[inline(always)]
+    fn side_by_side<const B: usize, K: Kernel>(
+        k: K,
+        a: &Bucket,
+        b: &Bucket,
+        value: u32,
+    ) -> (u64, u32) {
+        match B * F as usize {
+            bits if bits <= 64 => {
+                let g = [a[0], b[0]];
+                let m = match F {
+                    8 => k.eq8x16(g, value as u8),
+                    16 => k.eq16x8(g, value as u16),
+                    _ => k.eq32x4(g, value),
+                };
+                (m as u64, 64 / F)
+            }
+            128 => {
+                let g = [a[0], a[1], b[0], b[1]];
+                let m = match F {
+                    8 => k.eq8x32(g, value as u8),
+                    16 => k.eq16x16(g, value as u16),
+                    _ => k.eq32x8(g, value),
+                };
+                (m as u64, B as u32)
+            }
+            // 256-bit buckets (8 x 32 bits): one group each.
+            _ => (
+                k.eq32x8(*a, value) as u64 | (k.eq32x8(*b, value) as u64) << 8,
+                8,
+            ),
+        }
+    }
 }
 
 impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
@@ -355,8 +405,10 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
         let bits = B * F as usize;
         let mut out = [0u64; 4];
         if bits <= 64 {
-            let bit = i * bits;
-            let v = words.word(bit / 64) >> (bit % 64);
+            // Whole buckets per word, a power of two: `i * bits / 64`
+            // without the multiply's overflow to mask away.
+            let per = 64 / bits;
+            let v = words.word(i / per) >> ((i % per) * bits);
             out[0] = v & low_bits(bits as u32);
         } else {
             let per = bits / 64;
@@ -375,30 +427,17 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
 
     #[inline(always)]
     fn matches<K: Kernel>(&self, k: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
-        let bits = B * F as usize;
-        let lane_mask = ((1u64 << B) - 1) as u32;
-        let (x, y) = if bits <= 64 {
-            let g = [a[0], b[0]];
-            let m = match F {
-                8 => k.eq8x16(g, value as u8),
-                16 => k.eq16x8(g, value as u16),
-                _ => k.eq32x4(g, value),
-            };
-            let lanes_per_word = 64 / F;
-            (m & lane_mask, (m >> lanes_per_word) & lane_mask)
-        } else if bits == 128 {
-            let g = [a[0], a[1], b[0], b[1]];
-            let m = match F {
-                8 => k.eq8x32(g, value as u8),
-                16 => k.eq16x16(g, value as u16),
-                _ => k.eq32x8(g, value),
-            };
-            (m & lane_mask, (m >> B) & lane_mask)
-        } else {
-            // 256-bit buckets (8 x 32 bits): one group each.
-            (k.eq32x8(*a, value), k.eq32x8(*b, value))
-        };
-        (Mask(x), Mask(y))
+        let (m, at) = Self::side_by_side::<B, K>(k, a, b, value);
+        let lanes = low_bits(B as u32);
+        (Mask((m & lanes) as u32), Mask((m >> at & lanes) as u32))
+    }
+
+    /// One test of the kernel's mask, where [`Self::matches`] would split it.
+    #[inline(always)]
+    fn any_match<K: Kernel>(&self, k: K, a: &Bucket, b: &Bucket, value: u32) -> bool {
+        let (m, at) = Self::side_by_side::<B, K>(k, a, b, value);
+        let lanes = low_bits(B as u32);
+        m & (lanes | lanes << at) != 0
     }
 
     #[inline(always)]
@@ -452,11 +491,19 @@ impl<const F: u32> Packed<F> {
 
 /// Loads up to 64 bits at table bit `first`: the word holding the first
 /// bit and the one holding bit `first + len - 1` (the same word if the
-/// range does not straddle), shifted together. Bits above `len` are left
-/// for the caller to mask.
+/// range does not straddle; the next word from a source with slack),
+/// shifted together. Bits above `len` are left for the caller to mask.
 #[inline(always)]
 fn load_bits<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
-    let (w, last) = (first / 64, (first + len - 1) / 64);
+    let w = first / 64;
+    // With slack, the next word whether or not the range reaches it: three
+    // instructions fewer per bucket, and the word is zero or another
+    // bucket's bits, above what the caller keeps.
+    let last = if W::SLACK {
+        w + 1
+    } else {
+        (first + len - 1) / 64
+    };
     let lo = words.word(w);
     let hi = words.word(last);
     funnel(lo, hi, (first % 64) as u32)
@@ -610,6 +657,43 @@ fn slot_bits(hits: u64, w: u32) -> u32 {
     debug_assert!((4..=16).contains(&w));
     let magic = 1u64 << (3 * w) | 1 << (2 * w + 1) | 1 << (w + 2) | 1 << 3;
     ((hits >> (w - 1)).wrapping_mul(magic) >> (3 * w)) as u32 & 0xf
+}
+
+/// The multiplier that moves bit `4j` (slot `j`'s nibble hit, shifted to
+/// the bottom of its nibble) to bit `jL + L - 1` (the top of slot `j`'s
+/// `L`-bit low-bits lane) for every `j < 4` at once, if one multiply does it
+/// exactly for this `L`, else `None`. The term `2^(k(L - 4) + L - 1)` moves
+/// bit `4a` to `4a + k(L - 4) + L - 1`: the wanted place when `k == a`. It
+/// is exact when the 16 products `4a + k(L - 4)` are distinct (no sum
+/// carries) and no product with `k != a` lands on a lane top `cL` (no false
+/// hit). Checked here for the given `L`, at compile time for the shapes
+/// that fix their width (`L = 9` for 13-bit fingerprints qualifies; 8 and
+/// 12 do not).
+const fn nibble_spread(l: u32) -> Option<u64> {
+    if l < 4 || 4 * l > 64 {
+        return None;
+    }
+    let (mut magic, mut k) = (0u64, 0);
+    while k < 4 {
+        magic |= 1 << (k * (l - 4) + l - 1);
+        k += 1;
+    }
+    let mut a = 0;
+    while a < 16 {
+        let pa = 4 * (a % 4) + (a / 4) * (l - 4);
+        if a % 4 != a / 4 && pa.is_multiple_of(l) && pa / l < 4 {
+            return None;
+        }
+        let mut b = a + 1;
+        while b < 16 {
+            if pa == 4 * (b % 4) + (b / 4) * (l - 4) {
+                return None;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    Some(magic)
 }
 
 /// Non-decreasing 4-tuples of nibbles, `n0 <= n1 <= n2 <= n3`, packed as
@@ -792,7 +876,12 @@ impl<const F: u32> SemiSorted<F> {
             }
         }
         .eq_high_bits(nibbles, fp >> low);
-        if low >= 4 {
+        // (For a run-time width, `F` is 0 and this is `None`.)
+        if let Some(magic) = const { nibble_spread(F.saturating_sub(4)) } {
+            // Each slot's nibble hit moved onto its low-bits hit: one
+            // multiply, one AND.
+            low_hits & (nibble_hits >> 3).wrapping_mul(magic) != 0
+        } else if low >= 4 {
             slot_bits(low_hits, low) & slot_bits(nibble_hits, 4) != 0
         } else {
             let mut both = 0;
@@ -921,6 +1010,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn nibble_spread_is_exact_where_offered() {
+        // Every width with low-bit lanes in one word: where a multiplier is
+        // offered, every pattern of nibble hits lands exactly on the lane
+        // tops of the same slots.
+        for l in 1..=16u32 {
+            let Some(magic) = nibble_spread(l) else {
+                continue;
+            };
+            for pattern in 0..16u64 {
+                let mut nibble_hits = 0u64;
+                let mut want = 0u64;
+                for j in 0..4 {
+                    if pattern >> j & 1 == 1 {
+                        nibble_hits |= 1 << (4 * j + 3);
+                        want |= 1 << (j * l as u64 + l as u64 - 1);
+                    }
+                }
+                let lane_tops = (0..4).fold(0u64, |m, j| m | 1 << (j * l + l - 1));
+                let got = (nibble_hits >> 3).wrapping_mul(magic) & lane_tops;
+                assert_eq!(got, want, "L = {l}, pattern {pattern:04b}");
+            }
+        }
+        assert!(nibble_spread(9).is_some(), "13-bit semi-sorted uses it");
     }
 
     #[test]

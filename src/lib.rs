@@ -382,7 +382,7 @@ impl CuckooFilter {
     }
 
     /// [`contains`](Self::contains) for a pre-hashed key.
-    #[inline]
+    #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         with_table!(&self.inner, t => t.contains_hash(hash))
     }

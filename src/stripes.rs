@@ -58,7 +58,7 @@ pub(crate) struct Stripes {
 pub(crate) struct StripeId(usize);
 
 /// A version read by [`Stripes::read_begin`], to hand back to
-/// [`Stripes::read_valid`].
+/// [`Stripes::read_valid_pair`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stamp(u64);
 
@@ -114,7 +114,7 @@ impl Stripes {
     }
 
     /// Starts an optimistic read of stripe `s`: its version, even or odd
-    /// (odd: a versioned section is open there, and [`Self::read_valid`]
+    /// (odd: a versioned section is open there, and [`Self::read_valid_pair`]
     /// will say so). Reading it never waits, so a lookup takes the same path
     /// whether it hits or misses.
     #[inline(always)]
@@ -123,7 +123,7 @@ impl Stripes {
     }
 
     /// Orders the bucket loads before the version re-checks that follow.
-    /// Called once after the loads, before one or more [`Self::read_valid`].
+    /// Called once after the loads, before one or more [`Self::read_valid_pair`].
     #[inline(always)]
     pub(crate) fn read_fence() {
         if !broken::NO_READ_FENCE {
@@ -131,19 +131,29 @@ impl Stripes {
         }
     }
 
-    /// True if no versioned section was open on stripe `s` at
-    /// [`Self::read_begin`] (which returned `stamp`) or ran since.
+    /// True if no versioned section was open on stripe `s1` or `s2` at
+    /// [`Self::read_begin`] (which returned `t1` and `t2`) or ran since.
+    /// Both in one test: a lookup validates both of its buckets' stripes on
+    /// every call.
     #[inline(always)]
-    pub(crate) fn read_valid(&self, s: StripeId, stamp: Stamp) -> bool {
+    pub(crate) fn read_valid_pair(&self, s1: StripeId, t1: Stamp, s2: StripeId, t2: Stamp) -> bool {
         if broken::NO_RECHECK {
             return true;
         }
-        let now = self.version(s).load(Ordering::Relaxed);
-        let even = stamp.0 & STEP == 0 || broken::ACCEPT_ODD;
+        let (now1, now2) = (
+            self.version(s1).load(Ordering::Relaxed),
+            self.version(s2).load(Ordering::Relaxed),
+        );
+        let odd = if broken::ACCEPT_ODD {
+            0
+        } else {
+            (t1.0 | t2.0) & STEP
+        };
         if broken::WRAP_COMPARE {
-            return even & (now <= stamp.0);
+            return odd == 0 && now1 <= t1.0 && now2 <= t2.0;
         }
-        even & (now == stamp.0)
+        // Zero iff both stamps were even and neither version moved.
+        (now1 ^ t1.0) | (now2 ^ t2.0) | odd == 0
     }
 
     fn lock(&self, s: usize) {

@@ -37,12 +37,46 @@ pub(crate) fn table_words(buckets: usize, bucket_bits: usize) -> Option<usize> {
     (words <= isize::MAX as usize / 8).then_some(words)
 }
 
+/// `b`, as a value the optimizer cannot see through (no instruction: the
+/// value stays in its register). Where inline assembly is not available
+/// (Miri), `black_box`, which costs a store and a load.
+#[inline(always)]
+fn opaque(b: bool) -> bool {
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
+    {
+        let mut x = b as u64;
+        // SAFETY: the template is only a comment: no instruction runs, no
+        // memory, stack or flag is touched; `x` stays in its register.
+        unsafe {
+            core::arch::asm!(
+                "/* {0} */",
+                inout(reg) x,
+                options(pure, nomem, nostack, preserves_flags)
+            )
+        };
+        x != 0
+    }
+    #[cfg(not(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri))))]
+    {
+        core::hint::black_box(b)
+    }
+}
+
+/// Zero words after a table's last line, in memory only (never saved):
+/// one line, so a bucket of up to 64 bits can always be loaded as its first
+/// word and the next one, without computing which word its last bit is in
+/// (see [`WordSource::SLACK`](crate::layout::WordSource::SLACK)).
+pub(crate) const PADDING_WORDS: usize = 8;
+
 /// `K` is the fingerprint-match kernel: [`Native`] in every filter users
 /// build; the scalar reference only in the hidden benchmark variant.
 pub(crate) struct Table<const B: usize, L, K = Native> {
     kernel: K,
     layout: L,
+    /// [`table_words`] words, then [`PADDING_WORDS`] zero words.
     words: Words,
+    /// [`table_words`]: the words a saved table holds.
+    saved_words: usize,
     buckets: usize,
     stripes: Stripes,
 }
@@ -60,7 +94,8 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         Ok(Table {
             kernel: K::default(),
             layout,
-            words: Words::zeroed(words, huge_pages)?,
+            words: Words::zeroed(words + PADDING_WORDS, huge_pages)?,
+            saved_words: words,
             buckets,
             stripes: Stripes::new(buckets),
         })
@@ -87,7 +122,8 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         Ok(Table {
             kernel: K::default(),
             layout,
-            words: Words::from_le_bytes(bytes, huge_pages)?,
+            words: Words::from_le_bytes(bytes, PADDING_WORDS, huge_pages)?,
+            saved_words: bytes.len() / 8,
             buckets,
             stripes,
         })
@@ -101,7 +137,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     pub(crate) fn snapshot_into(&self, out: &mut [u8]) -> usize {
         debug_assert_eq!(out.len(), self.table_bytes());
         let _all = self.lock_all();
-        for (dst, w) in out.chunks_exact_mut(8).zip(self.words.iter()) {
+        for (dst, w) in out.chunks_exact_mut(8).zip(&self.words[..self.saved_words]) {
             dst.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
         self.len()
@@ -112,14 +148,14 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         self.buckets
     }
 
-    /// Bytes of the bucket words.
+    /// Bytes of the bucket words, as saved (without the padding).
     pub(crate) fn table_bytes(&self) -> usize {
-        self.words.len() * 8
+        self.saved_words * 8
     }
 
-    /// Bytes of the bucket words, versions and locks.
+    /// Bytes of the bucket words (with the padding), versions and locks.
     pub(crate) fn memory_usage(&self) -> usize {
-        self.table_bytes() + self.stripes.memory_usage()
+        self.words.len() * 8 + self.stripes.memory_usage()
     }
 
     /// Items in the table: the sum of the stripes' counters.
@@ -215,7 +251,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     /// Kept out of line, so the filter's dispatch over shapes is a jump to
     /// it and each shape pays only for the registers its own probe needs
     /// (inlined into one match, every shape paid the largest frame).
-    #[inline(never)]
+    #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
         let (i1, fp) = self.locate(hash);
         self.contains(i1, fp)
@@ -250,18 +286,23 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
             "bucket out of range"
         );
         // SAFETY: both buckets are below `buckets` (just checked); a layout
-        // reads only the words of `span(i)` for the buckets it is given
+        // reads only the words of `span(i)` for the buckets it is given,
+        // and with a `SLACK` source at most the word after `span(i).0`
         // (the `Layout` contract); and `words` holds `table_words(buckets,
         // bucket_bits)` words (checked in `new` and `from_le_bytes`), which
-        // cover the span of every bucket.
+        // cover the span of every bucket, then `PADDING_WORDS` more.
         let words = unsafe { InBounds::new(&self.words) };
         let found = self.layout.probe(self.kernel, &words, i1, i2, fp);
         if broken::PROBE_STAMP_AFTER_LOAD {
             (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
         }
         Stripes::read_fence();
-        let valid = self.stripes.read_valid(s1, t1) & self.stripes.read_valid(s2, t2);
-        (valid | (found & !L::HITS_NEED_VALIDATION)).then_some(found)
+        let valid = self.stripes.read_valid_pair(s1, t1, s2, t2);
+        // Hidden from the optimizer, or it splits this one test back into
+        // "found?" then "valid?": a branch on hit or miss, which a shuffled
+        // stream mispredicts half the time.
+        let settled = opaque(valid | (found & !L::HITS_NEED_VALIDATION));
+        settled.then_some(found)
     }
 
     /// The probe repeated, with backoff, until a round is final.

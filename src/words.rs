@@ -180,36 +180,40 @@ impl Words {
     }
 
     /// Words holding `bytes` (little-endian, a multiple of 8 bytes, at
-    /// least 64), allocated as [`Words::zeroed`] allocates them: a saved
-    /// table loaded back. The caller has checked `bytes` is as long as the
-    /// table it claims to be, so nothing larger than the input is allocated.
-    pub(crate) fn from_le_bytes(bytes: &[u8], huge_pages: bool) -> Result<Self, BuildError> {
+    /// least 64) then `padding` zero words, allocated as [`Words::zeroed`]
+    /// allocates them: a saved table loaded back. The caller has checked
+    /// `bytes` is as long as the table it claims to be, so nothing larger
+    /// than the input (and the padding) is allocated.
+    pub(crate) fn from_le_bytes(
+        bytes: &[u8],
+        padding: usize,
+        huge_pages: bool,
+    ) -> Result<Self, BuildError> {
         debug_assert!(bytes.len().is_multiple_of(8) && bytes.len() >= 64);
         #[cfg(target_endian = "little")]
         {
-            // Not zeroed first: the copy initializes every byte, and
-            // zeroing 2 MiB-aligned memory is a whole extra pass over it.
-            let words = Words::allocate(bytes.len() / 8, huge_pages, false)?;
-            debug_assert_eq!(words.len * 8, bytes.len());
+            // Not zeroed first: the copy initializes every byte but the
+            // padding's, and zeroing 2 MiB-aligned memory is a whole extra
+            // pass over it.
+            let words = Words::allocate(bytes.len() / 8 + padding, huge_pages, false)?;
+            debug_assert_eq!(words.len * 8, bytes.len() + padding * 8);
             // SAFETY: `words` is our fresh allocation of exactly
-            // `bytes.len()` bytes (len >= 8 words), not yet shared or
-            // dereferenced, and `bytes` cannot overlap it; the copy
-            // initializes all of it before anyone reads it. AtomicU64 has
-            // the size and bit validity of u64, and on a little-endian
-            // target the stored bytes are the words' in-memory
-            // representation.
+            // `bytes.len() + 8 * padding` bytes (len >= 8 words), not yet
+            // shared or dereferenced, and `bytes` cannot overlap it; the
+            // copy and the zeroing after it initialize all of it before
+            // anyone reads it. AtomicU64 has the size and bit validity of
+            // u64, and on a little-endian target the stored bytes are the
+            // words' in-memory representation.
             unsafe {
-                std::ptr::copy_nonoverlapping(
-                    bytes.as_ptr(),
-                    words.ptr.as_ptr().cast::<u8>(),
-                    bytes.len(),
-                );
+                let dst = words.ptr.as_ptr().cast::<u8>();
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
+                std::ptr::write_bytes(dst.add(bytes.len()), 0, padding * 8);
             }
             Ok(words)
         }
         #[cfg(not(target_endian = "little"))]
         {
-            let words = Words::zeroed(bytes.len() / 8, huge_pages)?;
+            let words = Words::zeroed(bytes.len() / 8 + padding, huge_pages)?;
             for (w, b) in words.iter().zip(bytes.chunks_exact(8)) {
                 w.store(
                     u64::from_le_bytes(b.try_into().expect("8-byte chunk")),
@@ -289,11 +293,16 @@ impl Words {
 
 #[cfg(loom)]
 impl Words {
-    pub(crate) fn from_le_bytes(bytes: &[u8], _huge_pages: bool) -> Result<Self, BuildError> {
+    pub(crate) fn from_le_bytes(
+        bytes: &[u8],
+        padding: usize,
+        _huge_pages: bool,
+    ) -> Result<Self, BuildError> {
         Ok(Words(
             bytes
                 .chunks_exact(8)
                 .map(|b| AtomicU64::new(u64::from_le_bytes(b.try_into().expect("8 bytes"))))
+                .chain((0..padding).map(|_| AtomicU64::new(0)))
                 .collect(),
         ))
     }
