@@ -200,12 +200,20 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     /// line: on a shuffled stream that test is a coin-flip branch (one
     /// bucket in ten straddles at 48 bits), and a second prefetch of a line
     /// already requested costs less than a mispredicted branch.
+    ///
+    /// A bucket of up to 64 bits is loaded as its first word and the next
+    /// (the lookup reads with slack, see `WordSource::SLACK`), so that next
+    /// word's line is the one prefetched: the line the loads will touch,
+    /// which for one bucket in sixteen at 48 bits is one the bucket does
+    /// not reach.
     #[inline(always)]
     pub(crate) fn prefetch(&self, i: usize) {
+        let bits = self.layout.bucket_bits();
         let (first, last) = self.layout.span(i);
         self.words.prefetch(first);
-        if 512 % self.layout.bucket_bits() != 0 {
-            self.words.prefetch(last);
+        if 512 % bits != 0 {
+            self.words
+                .prefetch(if bits <= 64 { first + 1 } else { last });
         }
     }
 
