@@ -319,11 +319,15 @@ fn thread_scaling(
     sizes: &Sizes,
     out: &mut Output,
 ) -> Result<(), String> {
-    let rounds = o.reps;
+    // Two-thread cells move most from run to run (the second vCPU of a
+    // shared host is the one most often busy elsewhere): more rounds for
+    // the four scaling figures, whose measurements are short. The large
+    // fill builds a fresh filter per measurement and keeps `reps`.
+    let rounds = 2 * o.reps + 1;
     let counts = threads::thread_counts(o.threads);
     let phase = Phase::start(
         "thread scaling",
-        (rounds * (threads::Job::ALL.len() + 1)) as u64,
+        (rounds * threads::Job::ALL.len() + o.reps) as u64,
     );
     let figs = threads::run(
         keys,
@@ -337,7 +341,7 @@ fn thread_scaling(
     for f in figs {
         out.figure(f);
     }
-    let fill = threads::large_fill(sizes.large_fill_items, o.threads, rounds, o.seed, &phase)?;
+    let fill = threads::large_fill(sizes.large_fill_items, o.threads, o.reps, o.seed, &phase)?;
     let vs_machine = fill.ratio(figures::Ratio::ScalingVs { line: "machine" }, 0);
     out.figure(fill);
     phase.finish(&format!(
