@@ -8,8 +8,10 @@
 //! read-modify-writes, so two writers holding different stripes may share a
 //! word without losing each other's bits.
 //!
-//! A lookup: prefetch both buckets, read both stripes' versions (a few KiB
-//! that stay in cache), load both buckets, compare, re-check the versions.
+//! A lookup: read both stripes' versions (a few KiB that stay in cache),
+//! load both buckets, compare, re-check the versions (the batch path
+//! prefetches the buckets well ahead; a single lookup does not, since its
+//! loads follow at once).
 //! A match is final (that fingerprint really was there); a miss is final if
 //! the versions were even and are unchanged. Hits and misses take the same
 //! path, so a stream that mixes them costs no mispredicted branch; only a
