@@ -235,6 +235,32 @@ pub enum DecodeError {
         /// What is wrong.
         reason: String,
     },
+    /// The checksums match, but bucket `bucket` holds bits that no writer
+    /// of the format stores (a semi-sorted bucket whose nibble index is
+    /// past the last listed tuple or whose slots are out of order,
+    /// docs/format.md): written by a buggy writer, not damaged in transit.
+    /// Loading it would let later writes destroy other fingerprints.
+    InvalidBucket {
+        /// Index of the first bad bucket.
+        bucket: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The checksums match, but a table bit after the last bucket is set:
+    /// a writer leaves them zero.
+    NonZeroPadding {
+        /// The first bit after the last bucket (bit `k` of the table is bit
+        /// `k % 64` of its little-endian word `k / 64`).
+        first_bit: u64,
+    },
+    /// The checksums match, but the header's item count is not the number
+    /// of fingerprints the table holds.
+    ItemCountMismatch {
+        /// The count in the header.
+        stored: u64,
+        /// Occupied slots in the table.
+        counted: u64,
+    },
     /// The allocator refused the table (it did fit in the bytes given).
     AllocationFailed {
         /// Bytes requested.
@@ -275,6 +301,18 @@ impl fmt::Display for DecodeError {
             DecodeError::InvalidConfiguration { reason } => {
                 write!(f, "invalid configuration in the header: {reason}")
             }
+            DecodeError::InvalidBucket { bucket, reason } => write!(
+                f,
+                "bucket {bucket} holds bits no writer of the format stores: {reason}"
+            ),
+            DecodeError::NonZeroPadding { first_bit } => write!(
+                f,
+                "the table has bits set after its last bucket (from bit {first_bit}), where a writer stores zeros"
+            ),
+            DecodeError::ItemCountMismatch { stored, counted } => write!(
+                f,
+                "the header says {stored} items but the table holds {counted} fingerprints"
+            ),
             DecodeError::AllocationFailed { bytes } => {
                 write!(f, "could not allocate the {bytes}-byte table")
             }

@@ -1,4 +1,4 @@
-//! The write path: free-slot insert, displacement paths, remove, clear.
+//! The write path: free-slot insert, displacement paths, remove.
 //!
 //! An insert locks the stripes of the item's two buckets and puts the
 //! fingerprint in a free slot if either has one. If both are full it looks
@@ -312,14 +312,5 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         self.clear_slot(bucket, slot, current);
         guard.count_add(-1);
         true
-    }
-
-    /// Empties the table. Holds every stripe lock and marks every stripe as
-    /// moving, so readers wait or retry instead of seeing half a clear.
-    pub(crate) fn clear(&self) {
-        let guard = self.lock_all();
-        let _section = (!broken::CLEAR_UNVERSIONED).then(|| guard.versioned());
-        self.zero_all();
-        guard.reset_counts();
     }
 }

@@ -26,6 +26,7 @@
 //! re-encodes the bucket, only because those writes are versioned).
 
 use crate::broken;
+use crate::error::DecodeError;
 use crate::sync::{AtomicU64, Ordering};
 use cuckoo_nest_simd::{Kernel, PackedLanes};
 
@@ -220,12 +221,66 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
         self.any_match(kernel, &a, &b, fp)
     }
 
+    /// The number of occupied slots of bucket `i` of a saved table, or why
+    /// its bits are not what a writer stores.
+    #[inline]
+    fn audit_bucket<K: Kernel, W: WordSource + ?Sized>(
+        &self,
+        kernel: K,
+        words: &W,
+        i: usize,
+    ) -> Result<u32, &'static str> {
+        let b = self.load(words, i);
+        Ok(B as u32 - self.matches(kernel, &b, &b, 0).0.count())
+    }
+
+    /// The occupied slots of buckets `0..buckets` of a saved table, or the
+    /// first bucket whose bits no writer stores and why.
+    fn audit_buckets<K: Kernel, W: WordSource + ?Sized>(
+        &self,
+        kernel: K,
+        words: &W,
+        buckets: usize,
+    ) -> Result<usize, (usize, &'static str)> {
+        let mut n = 0;
+        for i in 0..buckets {
+            n += self.audit_bucket(kernel, words, i).map_err(|e| (i, e))? as usize;
+        }
+        Ok(n)
+    }
+
     /// Writes `fp` into empty slot `j` of bucket `i`, whose loaded value
     /// under its stripe lock is `current`.
     fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket);
 
     /// Empties slot `j` of bucket `i` (loaded as `current` under its lock).
     fn clear(&self, words: &[AtomicU64], i: usize, j: usize, current: &Bucket);
+}
+
+/// Audits a saved table of `buckets` buckets in `table_words` words: every
+/// bucket as [`Layout::audit_bucket`] wants it, and every bit after the
+/// last bucket zero (a writer never sets one). Returns the occupied slots,
+/// the item count the table really holds.
+pub(crate) fn audit_table<const B: usize, L: Layout<B>, K: Kernel, W: WordSource + ?Sized>(
+    layout: &L,
+    kernel: K,
+    words: &W,
+    buckets: usize,
+    table_words: usize,
+) -> Result<usize, DecodeError> {
+    let items = layout
+        .audit_buckets(kernel, words, buckets)
+        .map_err(|(bucket, reason)| DecodeError::InvalidBucket { bucket, reason })?;
+    let end = buckets * layout.bucket_bits();
+    let (w, o) = (end / 64, (end % 64) as u32);
+    let tail_dirty = (o != 0 && words.word(w) >> o != 0)
+        || (w + (o != 0) as usize..table_words).any(|k| words.word(k) != 0);
+    if tail_dirty {
+        return Err(DecodeError::NonZeroPadding {
+            first_bit: end as u64,
+        });
+    }
+    Ok(items)
 }
 
 /// A mask of the `bits` lowest bits (`bits` in 0..=64); `const`, so
@@ -438,6 +493,35 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
         let (m, at) = Self::side_by_side::<B, K>(k, a, b, value);
         let lanes = low_bits(B as u32);
         m & (lanes | lanes << at) != 0
+    }
+
+    /// Occupied lanes counted a word at a time (lanes never straddle
+    /// words, and every bit pattern is a fingerprint or empty): a few
+    /// instructions a word, so the audit of a loaded table costs a fraction
+    /// of its copy.
+    fn audit_buckets<K: Kernel, W: WordSource + ?Sized>(
+        &self,
+        _: K,
+        words: &W,
+        buckets: usize,
+    ) -> Result<usize, (usize, &'static str)> {
+        // The top bit of every lane; adding the low bits into it carries
+        // iff they are not all zero, and never into the next lane.
+        let ones = u64::MAX / Self::FP_MASK;
+        let tops = ones << (F - 1);
+        let low = !tops;
+        // The lanes' 0/1 flags summed into the top lane by one multiply
+        // (the baseline x86_64 target has no popcnt instruction).
+        let occupied = |w: u64| {
+            ((((((w & low) + low) | w) & tops) >> (F - 1)).wrapping_mul(ones) >> (64 - F)) as usize
+        };
+        let bits = buckets * B * F as usize;
+        let whole = bits / 64;
+        let mut n = (0..whole).map(|k| occupied(words.word(k))).sum();
+        if !bits.is_multiple_of(64) {
+            n += occupied(words.word(whole) & low_bits((bits % 64) as u32));
+        }
+        Ok(n)
     }
 
     #[inline(always)]
@@ -892,18 +976,24 @@ impl<const F: u32> SemiSorted<F> {
         }
     }
 
+    /// Re-encodes bucket `i` with slot `j` of its decoded lanes `current`
+    /// set to `fp`. The flip is taken against the bits stored, not against
+    /// the encoding of `current`, so the bucket ends up exactly the new
+    /// encoding even if what was stored was not canonical (a saved table
+    /// loaded without its audit): no write turns one odd bucket into
+    /// garbage that loses other fingerprints.
     fn rewrite(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket) {
         let mut fps = [0u32; 4];
         for (k, v) in fps.iter_mut().enumerate() {
             *v = packed_lane(current, k, self.width());
         }
-        let old = self.encode(fps);
         fps[j] = fp;
         let new = self.encode(fps);
+        let stored = self.load_raw(words, i);
         write_bits(
             words,
             i * self.bits(),
-            old ^ new,
+            stored ^ new,
             self.bits() as u32,
             WordOp::Flip,
         );
@@ -969,6 +1059,26 @@ impl<const F: u32> Layout<4> for SemiSorted<F> {
                 self.any_match(k, &a, &b, fp)
             }
         }
+    }
+
+    /// A bucket a writer stores: its index names a listed nibble tuple and
+    /// its slots are in sorted order, i.e. it is the encoding of what it
+    /// decodes to.
+    fn audit_bucket<K: Kernel, W: WordSource + ?Sized>(
+        &self,
+        _: K,
+        words: &W,
+        i: usize,
+    ) -> Result<u32, &'static str> {
+        let raw = self.load_raw(words, i);
+        if raw as usize & 0xfff >= NIBBLE_TUPLES.len() {
+            return Err("its nibble index is above 3875, the last the format lists");
+        }
+        let fps = self.decode(raw);
+        if self.encode(fps) != raw {
+            return Err("its fingerprints are not stored in sorted order");
+        }
+        Ok(fps.iter().filter(|&&fp| fp != 0).count() as u32)
     }
 
     #[inline(always)]
@@ -1183,6 +1293,56 @@ mod tests {
                     let lanes: Vec<u32> = (0..4).map(|j| layout.lane(&got, j)).collect();
                     assert_eq!(lanes, want, "f={f} bucket {k} after step {step}");
                 }
+            }
+        }
+    }
+
+    /// A stored bucket that is not the encoding of what it decodes to
+    /// (slots out of order, an index past the list): a write re-encodes
+    /// from what it decodes to, so the bucket ends up canonical with the
+    /// new fingerprint and every decoded one but the slot written, and its
+    /// neighbours are untouched.
+    #[test]
+    fn semi_sorted_writes_over_an_odd_bucket_keep_its_other_fingerprints() {
+        for f in [9u32, 13, 17] {
+            let layout = SemiSorted::<0>::new(f);
+            let low = f - 4;
+            let bits = layout.bucket_bits;
+            let w = words((3 * bits).div_ceil(64) + 1);
+            let n = 5u32 << low;
+            // Bucket 1, out of order: slot 2's low bits above slot 3's.
+            let odd = [n | 1, n | 2, n | 7, n | 3];
+            let mut raw = layout.encode(odd);
+            let (s2, s3) = (12 + 2 * low, 12 + 3 * low);
+            let lows = (1u128 << low) - 1;
+            raw = raw & !(lows << s2) & !(lows << s3) | 7 << s2 | 3 << s3;
+            assert_ne!(layout.encode(layout.decode(raw)), raw, "forged as odd");
+            write_bits(&w, bits, raw, bits as u32, WordOp::Flip);
+            // Neighbours: canonical buckets 0 and 2.
+            for i in [0usize, 2] {
+                let nb = layout.encode([1, 2, 0, 3 << low]);
+                write_bits(&w, i * bits, nb, bits as u32, WordOp::Flip);
+            }
+            let current = Layout::<4>::load(&layout, &w[..], 1);
+            let decoded: Vec<u32> = (0..4).map(|j| layout.lane(&current, j)).collect();
+            // Replace slot 0 (n | 1) by a new fingerprint.
+            let new_fp = (9u32 << low) | 4;
+            layout.set(&w, 1, 0, new_fp, &current);
+            let stored = layout.load_raw(&w[..], 1);
+            let mut want = [new_fp, decoded[1], decoded[2], decoded[3]];
+            assert_eq!(
+                stored,
+                layout.encode(want),
+                "f={f}: not the canonical new encoding"
+            );
+            want.sort_unstable();
+            assert_eq!(layout.decode(stored), want, "f={f}");
+            for i in [0usize, 2] {
+                assert_eq!(
+                    layout.decode(layout.load_raw(&w[..], i)),
+                    [0, 1, 2, 3 << low],
+                    "f={f}: neighbour {i}"
+                );
             }
         }
     }

@@ -39,14 +39,20 @@
 //!   `insert` returns [`InsertError::Full`] and every earlier item is still
 //!   there (many cuckoo filters drop a victim at this point; this one does
 //!   not, because it finds a whole displacement path before moving anything).
-//! - **Lookups are lock-free and write no shared memory**: no lookup waits
-//!   for a lock or makes another core's cache line dirty. (How that scales
-//!   on a given machine is measured, not promised: docs/benchmarks.md.)
-//!   Inserts into a free slot, and removes that leave no other copy of their
-//!   fingerprint in their buckets, do not disturb them; a displacement, a
-//!   remove that leaves a colliding copy, a semi-sorted bucket's re-encoding
-//!   or a `clear` in progress on one of their two buckets makes a lookup
-//!   look again.
+//! - **Lookups take no lock and write no shared memory**: no lookup makes
+//!   another core's cache line dirty, and none is ever refused. (How that
+//!   scales on a given machine is measured, not promised:
+//!   docs/benchmarks.md.) Lookups are optimistic, seqlock-style: a lookup
+//!   looks again while a *versioned section* is open on the stripe of one
+//!   of its two buckets: a displacement moving a fingerprint, a remove
+//!   that leaves a colliding copy, a semi-sorted bucket's re-encoding, or
+//!   a chunk of a `clear`. Inserts into a free slot (of plain buckets) and
+//!   removes that leave no other copy of their fingerprint do not disturb
+//!   lookups at all. So a lookup is not wait-free: it waits out each
+//!   section it meets, which lasts a few hundred nanoseconds (a `clear`'s
+//!   chunk, microseconds), except that **a writer preempted inside a
+//!   section delays lookups on those stripes until it runs again**.
+//!   docs/benchmarks.md gives the longest waits measured.
 //! - **Writers on unrelated buckets run in parallel**: they lock only the
 //!   stripes of the buckets they touch, in a global order (no deadlock).
 //! - **Removing an item never inserted** may remove another item that has
@@ -174,12 +180,13 @@ macro_rules! declare_inner {
             }
 
             /// The table of a validated saved header, holding `len` items,
-            /// whose words are `bytes` (exactly as long as the header says).
-            fn from_le_bytes(config: &Config, len: usize, bytes: &[u8]) -> Result<Self, BuildError> {
+            /// whose words are `parts` one after another (exactly as long
+            /// as the header says), not yet audited.
+            fn from_le_bytes(config: &Config, len: usize, parts: &[&[u8]]) -> Result<Self, BuildError> {
                 let (m, hp) = (config.buckets, config.huge_pages);
                 let shape = (config.bucket_size, config.fingerprint_bits, config.semi_sorted);
                 Ok(match shape {
-                    $($shape => Inner::$name(Table::from_le_bytes($make, m, len, hp, bytes)?),)*
+                    $($shape => Inner::$name(Table::from_le_bytes($make, m, len, hp, parts)?),)*
                     (b, f, semi) => unreachable!(
                         "the header was validated: bucket size {b}, width {f}, semi-sorted {semi}"
                     ),
@@ -591,8 +598,21 @@ impl CuckooFilter {
         )
     }
 
-    /// Removes every item. Concurrent lookups see the filter either before
-    /// or after the clear, never half-cleared.
+    /// Removes every item. Writers wait for the whole clear, so each write
+    /// lands wholly before it (and is cleared) or after it (and stays).
+    /// Lookups see each bucket before or after its clear, never half
+    /// cleared, and wait at most for one chunk of it, not the whole table:
+    /// a filter of 2^16 buckets or more is cleared in chunks (microseconds
+    /// each), so a lookup running during the clear may find some items
+    /// already gone and others not yet. Smaller filters clear in one step.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert("a")?;
+    /// filter.clear();
+    /// assert!(filter.is_empty() && !filter.contains("a"));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
     pub fn clear(&self) {
         with_table!(&self.inner, t => t.clear())
     }

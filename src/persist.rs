@@ -203,12 +203,28 @@ impl Header {
 
     /// Checks the table's checksum.
     pub(crate) fn verify(&self, table: &[u8]) -> Result<(), DecodeError> {
-        let computed = checksum(table);
+        self.verify_checksum(checksum(table))
+    }
+
+    /// Checks the table's checksum, computed by the caller.
+    fn verify_checksum(&self, computed: u64) -> Result<(), DecodeError> {
         if computed != self.table_checksum {
             return Err(DecodeError::ChecksumMismatch {
                 part: "table",
                 stored: self.table_checksum,
                 computed,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks the header's item count against the fingerprints the table
+    /// holds (counted by its audit).
+    pub(crate) fn check_items(&self, counted: usize) -> Result<(), DecodeError> {
+        if counted != self.items {
+            return Err(DecodeError::ItemCountMismatch {
+                stored: self.items as u64,
+                counted: counted as u64,
             });
         }
         Ok(())
@@ -238,10 +254,11 @@ fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-/// The first allocation for a table read from a stream: the buffer grows
-/// past it only as bytes arrive, so a header claiming a huge table costs
-/// no more memory than the stream really holds.
-const READ_CHUNK: usize = 64 << 20;
+/// The first chunk of a table read from a stream. Later chunks are an
+/// eighth of what has arrived so far, so a header claiming a huge table
+/// costs at most the bytes the stream really held, plus an eighth, plus
+/// this (tests/read_alloc.rs counts it).
+const FIRST_CHUNK: usize = 64 << 10;
 
 impl CuckooFilter {
     /// Bytes of the table's words.
@@ -304,8 +321,13 @@ impl CuckooFilter {
     /// [`write_to`](Self::write_to): owned and fully usable (inserts,
     /// removes, lookups from any thread), with the original's configuration
     /// and seed, so it hashes and answers exactly as the original did.
-    /// Checks everything before allocating the table: the header, that the
-    /// bytes are exactly as long as it says, both checksums.
+    /// Checks the header, that the bytes are exactly as long as it says and
+    /// both checksums before allocating the table; then, in one pass over
+    /// the loaded table, that every bucket is one a writer of the format
+    /// stores and that the header's item count is what the table holds
+    /// (docs/format.md, "What loading refuses"). The checksums catch damage;
+    /// this catches a writer elsewhere that got the format wrong, whose
+    /// buckets would otherwise lose items at the next write.
     ///
     /// # Errors
     /// A [`DecodeError`] saying what is wrong; never a panic, whatever the
@@ -314,15 +336,16 @@ impl CuckooFilter {
         let header = Header::decode(bytes)?;
         let table = header.table(bytes)?;
         header.verify(table)?;
-        Self::from_table(&header, table)
+        Self::from_table(&header, &[table])
     }
 
     /// [`from_bytes`](Self::from_bytes) from a stream (a file, a socket).
     /// Reads exactly the filter's bytes, so whatever follows it in the
-    /// stream is left unread. The table is read into a buffer that grows as
-    /// bytes arrive, so a damaged header claiming a huge table fails as
-    /// [`DecodeError::Truncated`] having allocated no more than the stream
-    /// held. Pass a buffered reader or a file.
+    /// stream is left unread. The table is read in chunks that grow with
+    /// what has arrived (each an eighth of it, the first 64 KiB), so a
+    /// damaged header claiming a huge table fails as
+    /// [`DecodeError::Truncated`] having allocated little more than the
+    /// stream held. Pass a buffered reader or a file.
     ///
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes); an end of stream before the
@@ -332,24 +355,37 @@ impl CuckooFilter {
         let mut head = [0u8; HEADER_LEN];
         let got = read_up_to(&mut r, &mut head).map_err(DecodeError::Io)?;
         let header = Header::decode(&head[..got])?;
-        let mut table = Vec::with_capacity(header.table_len.min(READ_CHUNK));
-        r.by_ref()
-            .take(header.table_len as u64)
-            .read_to_end(&mut table)
-            .map_err(DecodeError::Io)?;
-        if table.len() < header.table_len {
-            return Err(DecodeError::Truncated {
-                expected: (HEADER_LEN + header.table_len) as u64,
-                actual: (HEADER_LEN + table.len()) as u64,
-            });
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut read = 0;
+        while read < header.table_len {
+            let want = (header.table_len - read).min(FIRST_CHUNK.max(read / 8));
+            let mut chunk = vec![0u8; want];
+            let got = read_up_to(&mut r, &mut chunk).map_err(DecodeError::Io)?;
+            read += got;
+            if got < want {
+                return Err(DecodeError::Truncated {
+                    expected: (HEADER_LEN + header.table_len) as u64,
+                    actual: (HEADER_LEN + read) as u64,
+                });
+            }
+            hasher.update(&chunk);
+            chunks.push(chunk);
         }
-        header.verify(&table)?;
-        Self::from_table(&header, &table)
+        header.verify_checksum(hasher.digest())?;
+        let parts: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+        Self::from_table(&header, &parts)
     }
 
-    fn from_table(header: &Header, table: &[u8]) -> Result<CuckooFilter, DecodeError> {
+    /// The filter of a checked header whose table (checksum verified) is
+    /// `parts`, one after another: copied into a fresh table, then audited
+    /// (every bucket one a writer stores, the header's item count what the
+    /// table holds) before anyone can write to it.
+    fn from_table(header: &Header, parts: &[&[u8]]) -> Result<CuckooFilter, DecodeError> {
+        let inner = Inner::from_le_bytes(&header.config, header.items, parts)?;
+        header.check_items(with_table!(&inner, t => t.audit())?)?;
         Ok(CuckooFilter {
-            inner: Inner::from_le_bytes(&header.config, header.items, table)?,
+            inner,
             config: header.config,
         })
     }

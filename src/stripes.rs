@@ -203,7 +203,7 @@ impl Stripes {
         self.locks[0].count.store(len as u64, Ordering::Relaxed);
     }
 
-    /// Locks every stripe, in ascending order (for `clear`).
+    /// Locks every stripe, in ascending order (for `clear` and snapshots).
     pub(crate) fn lock_all(&self) -> AllGuard<'_> {
         for s in 0..self.count() {
             self.lock(s);
@@ -313,15 +313,20 @@ pub(crate) struct AllGuard<'a> {
 }
 
 impl AllGuard<'_> {
-    /// Opens a versioned section on every stripe (see
-    /// [`PairGuard::versioned`]); it ends when the returned guard drops.
-    pub(crate) fn versioned(&self) -> AllVersionedSection<'_> {
-        for s in 0..self.stripes.count() {
-            self.stripes.bump(s);
+    /// Opens a versioned section (see [`PairGuard::versioned`]) on the
+    /// stripes of buckets `first..end`: every stripe if the range is at
+    /// least as long as there are stripes. It ends when the returned guard
+    /// drops. Readers of other stripes go on undisturbed.
+    pub(crate) fn versioned_buckets(&self, first: usize, end: usize) -> RangeVersionedSection<'_> {
+        let n = end.saturating_sub(first).min(self.stripes.count());
+        for k in 0..n {
+            self.stripes.bump(self.stripes.of(first + k));
         }
         fence(Ordering::Release);
-        AllVersionedSection {
+        RangeVersionedSection {
             stripes: self.stripes,
+            first,
+            n,
         }
     }
 
@@ -332,16 +337,19 @@ impl AllGuard<'_> {
     }
 }
 
-/// [`VersionedSection`] over every stripe (for `clear`).
+/// [`VersionedSection`] over the stripes of a range of buckets (for
+/// `clear`, a chunk at a time).
 #[must_use = "the section ends when this guard is dropped"]
-pub(crate) struct AllVersionedSection<'a> {
+pub(crate) struct RangeVersionedSection<'a> {
     stripes: &'a Stripes,
+    first: usize,
+    n: usize,
 }
 
-impl Drop for AllVersionedSection<'_> {
+impl Drop for RangeVersionedSection<'_> {
     fn drop(&mut self) {
-        for s in 0..self.stripes.count() {
-            self.stripes.bump(s);
+        for k in 0..self.n {
+            self.stripes.bump(self.stripes.of(self.first + k));
         }
     }
 }

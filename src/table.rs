@@ -18,9 +18,9 @@
 //! miss that raced a versioned write looks again.
 
 use crate::broken;
-use crate::error::BuildError;
+use crate::error::{BuildError, DecodeError};
 use crate::hash::{alt_index, split, unsplit};
-use crate::layout::{Bucket, InBounds, Layout, Mask};
+use crate::layout::{audit_table, Bucket, InBounds, Layout, Mask};
 use crate::stripes::{PairGuard, Stripes};
 use crate::sync::{Ordering, Spin};
 use crate::words::Words;
@@ -70,6 +70,14 @@ fn opaque(b: bool) -> bool {
 /// (see [`WordSource::SLACK`](crate::layout::WordSource::SLACK)).
 pub(crate) const PADDING_WORDS: usize = 8;
 
+/// Tables of fewer buckets `clear` in one versioned section (at most 2 MiB
+/// of words: about 100 µs); the loom models' tables among them.
+const CLEAR_SPLIT_BUCKETS: usize = 1 << 16;
+
+/// Buckets per region of a larger table's `clear`: a multiple of every
+/// stripe count and run length, so regions start on whole words.
+const CLEAR_REGION_BUCKETS: usize = 1 << 14;
+
 /// `K` is the fingerprint-match kernel: [`Native`] in every filter users
 /// build; the scalar reference only in the hidden benchmark variant.
 pub(crate) struct Table<const B: usize, L, K = Native> {
@@ -103,20 +111,22 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         })
     }
 
-    /// A table of `buckets` buckets whose words are `bytes` (little-endian,
-    /// exactly [`table_words`] words: the caller checked) holding `len`
-    /// items: a saved table loaded back.
+    /// A table of `buckets` buckets whose words are `parts`, one after
+    /// another (little-endian, exactly [`table_words`] words in all: the
+    /// caller checked) holding `len` items: a saved table loaded back. The
+    /// caller audits it ([`Self::audit`]) before anyone uses it.
     pub(crate) fn from_le_bytes(
         layout: L,
         buckets: usize,
         len: usize,
         huge_pages: bool,
-        bytes: &[u8],
+        parts: &[&[u8]],
     ) -> Result<Self, BuildError> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
         // The lookup path reads without bounds checks on this length.
         assert_eq!(
             table_words(buckets, layout.bucket_bits()).map(|w| w * 8),
-            Some(bytes.len()),
+            Some(total),
             "the caller checked the table's length"
         );
         let stripes = Stripes::new(buckets);
@@ -124,11 +134,18 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         Ok(Table {
             kernel: K::default(),
             layout,
-            words: Words::from_le_bytes(bytes, PADDING_WORDS, huge_pages)?,
-            saved_words: bytes.len() / 8,
+            words: Words::from_le_bytes(parts, PADDING_WORDS, huge_pages)?,
+            saved_words: total / 8,
             buckets,
             stripes,
         })
+    }
+
+    /// The occupied slots of a table loaded from saved bytes, or the first
+    /// thing in it no writer stores (see [`audit_table`]).
+    pub(crate) fn audit(&self) -> Result<usize, DecodeError> {
+        let words = &self.words[..self.saved_words];
+        audit_table(&self.layout, self.kernel, words, self.buckets, words.len())
     }
 
     /// Copies the words into `out` (little-endian, [`Self::table_bytes`]
@@ -342,11 +359,62 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         self.layout.clear(&self.words, i, j, current);
     }
 
-    /// Zeroes every word. Caller holds every stripe lock.
-    pub(crate) fn zero_all(&self) {
-        for w in self.words.iter() {
-            w.store(0, Ordering::Relaxed);
+    /// Empties the table. Holds every stripe lock throughout, so every
+    /// write lands wholly before the clear or wholly after it.
+    ///
+    /// Lookups see each bucket before or after its clear, never half
+    /// cleared: its words are zeroed inside a versioned section on its
+    /// stripe. A table of fewer than [`CLEAR_SPLIT_BUCKETS`] buckets is
+    /// cleared in one section, so lookups see all of it before or after.
+    /// A larger one would keep every lookup waiting for the whole clear (10
+    /// ms for 256 MiB, docs/benchmarks.md), so it is cleared a region of
+    /// [`CLEAR_REGION_BUCKETS`] at a time, and each region in four sections,
+    /// one per quarter of the stripes: a lookup waits for at most one
+    /// section (a quarter of a region: microseconds), lookups on the other
+    /// stripes go on meanwhile, and the version bumps (two per stripe of a
+    /// section) stay a small part of the work. Across sections, a lookup
+    /// may see some items already gone while others are still there.
+    pub(crate) fn clear(&self) {
+        let guard = self.lock_all();
+        let bits = self.layout.bucket_bits();
+        // Zeroes buckets `first..end`, whose words no other bucket shares
+        // (both ends are multiples of `unit`, below), and after the last
+        // bucket, the rest of the words.
+        let zero = |first: usize, end: usize| {
+            let last = if end == self.buckets {
+                self.words.len()
+            } else {
+                end * bits / 64
+            };
+            for w in &self.words[first * bits / 64..last] {
+                w.store(0, Ordering::Relaxed);
+            }
+        };
+        let versioned =
+            |first, end| (!broken::CLEAR_UNVERSIONED).then(|| guard.versioned_buckets(first, end));
+        if self.buckets < CLEAR_SPLIT_BUCKETS {
+            let _section = versioned(0, self.buckets);
+            zero(0, self.buckets);
+        } else {
+            // Buckets per run of whole words; both powers of two, as is the
+            // stripe count, so `run` divides `period` and the region size.
+            let unit = 64 >> bits.trailing_zeros().min(6);
+            let stripes = self.stripes.count();
+            let run = (stripes / 4).max(unit);
+            let period = stripes.max(run);
+            for region in (0..self.buckets).step_by(CLEAR_REGION_BUCKETS) {
+                let region_end = (region + CLEAR_REGION_BUCKETS).min(self.buckets);
+                // The runs of `run` buckets, every `period`, whose stripes
+                // are `group..group + run`.
+                for group in (0..period).step_by(run) {
+                    let _section = versioned(group, group + run);
+                    for first in (region + group..region_end).step_by(period) {
+                        zero(first, (first + run).min(self.buckets));
+                    }
+                }
+            }
         }
+        guard.reset_counts();
     }
 
     /// The fingerprints of bucket `i`, 0 for empty slots (for tests and

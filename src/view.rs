@@ -13,7 +13,7 @@
 use crate::builder::{design_load, false_positive_rate, Config};
 use crate::error::{DecodeError, LengthMismatch};
 use crate::hash::{alt_index, split};
-use crate::layout::{Layout, LeBytes, WordSource};
+use crate::layout::{audit_table, Layout, LeBytes, WordSource};
 use crate::persist::{Header, HEADER_LEN};
 use crate::words::prefetch_addr;
 use crate::{check_lengths, StableHasher, ViewShape};
@@ -65,6 +65,15 @@ impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
         if last / 8 != first / 8 {
             prefetch_addr(base.wrapping_add(last * 8));
         }
+    }
+
+    /// See [`audit_table`].
+    fn audit<W: WordSource + ?Sized>(
+        &self,
+        words: &W,
+        table_words: usize,
+    ) -> Result<usize, DecodeError> {
+        audit_table(&self.layout, self.kernel, words, self.buckets, table_words)
     }
 
     #[inline(always)]
@@ -146,8 +155,9 @@ pub struct FilterView<'a> {
 
 impl<'a> FilterView<'a> {
     /// A view of `bytes`, checked as [`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes)
-    /// checks them, both checksums included (a pass over the bytes: about
-    /// as long as reading them).
+    /// checks them: the header, both checksums, every bucket one a writer
+    /// stores and the item count (two passes over the bytes: the checksum's
+    /// and the buckets').
     ///
     /// # Errors
     /// A [`DecodeError`] saying what is wrong; never a panic.
@@ -155,14 +165,21 @@ impl<'a> FilterView<'a> {
         let header = Header::decode(bytes)?;
         let table = header.table(bytes)?;
         header.verify(table)?;
-        Ok(Self::from_parts(&header, table))
+        let view = Self::from_parts(&header, table);
+        header.check_items(view.audit()?)?;
+        Ok(view)
     }
 
     /// A view of `bytes` whose header is checked (magic, version, the
     /// header's own checksum, the configuration, the length) but whose
-    /// table checksum is not: for trusted files that must open at once,
-    /// whatever their size. A damaged table gives wrong answers (false
-    /// negatives too), never undefined behaviour or a panic.
+    /// table is not read at all: for trusted files that must open at once,
+    /// whatever their size. It trusts the table's checksum, that every
+    /// bucket is one a writer stores, and the header's item count (what
+    /// [`len`](Self::len) reports, at most [`slots`](Self::slots) all the
+    /// same). A damaged or badly written table gives wrong answers (false
+    /// negatives too), never undefined behaviour, an out-of-bounds read or
+    /// a panic: every lookup reads only words inside the table, and a
+    /// semi-sorted bucket's index of any value decodes.
     ///
     /// # Errors
     /// A [`DecodeError`] for a bad header or length.
@@ -186,6 +203,15 @@ impl<'a> FilterView<'a> {
             words,
             config: header.config,
             items: header.items,
+        }
+    }
+
+    /// The occupied slots of the table, or the first thing in it no writer
+    /// stores.
+    fn audit(&self) -> Result<usize, DecodeError> {
+        match self.words {
+            Words::Aligned(w) => with_view!(&self.shape, t => t.audit(w, w.len())),
+            Words::Unaligned(b) => with_view!(&self.shape, t => t.audit(&b, b.0.len() / 8)),
         }
     }
 

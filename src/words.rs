@@ -179,46 +179,53 @@ impl Words {
         })
     }
 
-    /// Words holding `bytes` (little-endian, a multiple of 8 bytes, at
-    /// least 64) then `padding` zero words, allocated as [`Words::zeroed`]
-    /// allocates them: a saved table loaded back. The caller has checked
-    /// `bytes` is as long as the table it claims to be, so nothing larger
-    /// than the input (and the padding) is allocated.
+    /// Words holding `parts` one after another (little-endian, a multiple
+    /// of 8 bytes in all, at least 64) then `padding` zero words, allocated
+    /// as [`Words::zeroed`] allocates them: a saved table loaded back, from
+    /// one slice or from the chunks a stream arrived in. The caller has
+    /// checked the parts are as long as the table they claim to be, so
+    /// nothing larger than the input (and the padding) is allocated.
     pub(crate) fn from_le_bytes(
-        bytes: &[u8],
+        parts: &[&[u8]],
         padding: usize,
         huge_pages: bool,
     ) -> Result<Self, BuildError> {
-        debug_assert!(bytes.len().is_multiple_of(8) && bytes.len() >= 64);
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        debug_assert!(total.is_multiple_of(8) && total >= 64);
         #[cfg(target_endian = "little")]
         {
-            // Not zeroed first: the copy initializes every byte but the
+            // Not zeroed first: the copies initialize every byte but the
             // padding's, and zeroing 2 MiB-aligned memory is a whole extra
             // pass over it.
-            let words = Words::allocate(bytes.len() / 8 + padding, huge_pages, false)?;
-            debug_assert_eq!(words.len * 8, bytes.len() + padding * 8);
+            let words = Words::allocate(total / 8 + padding, huge_pages, false)?;
+            debug_assert_eq!(words.len * 8, total + padding * 8);
             // SAFETY: `words` is our fresh allocation of exactly
-            // `bytes.len() + 8 * padding` bytes (len >= 8 words), not yet
-            // shared or dereferenced, and `bytes` cannot overlap it; the
-            // copy and the zeroing after it initialize all of it before
-            // anyone reads it. AtomicU64 has the size and bit validity of
-            // u64, and on a little-endian target the stored bytes are the
-            // words' in-memory representation.
+            // `total + 8 * padding` bytes (len >= 8 words), not yet shared
+            // or dereferenced, and no part can overlap it; the parts fill
+            // bytes `0..total` one after another and the zeroing the rest,
+            // so all of it is initialized before anyone reads it. AtomicU64
+            // has the size and bit validity of u64, and on a little-endian
+            // target the stored bytes are the words' in-memory
+            // representation.
             unsafe {
-                let dst = words.ptr.as_ptr().cast::<u8>();
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
-                std::ptr::write_bytes(dst.add(bytes.len()), 0, padding * 8);
+                let mut dst = words.ptr.as_ptr().cast::<u8>();
+                for part in parts {
+                    std::ptr::copy_nonoverlapping(part.as_ptr(), dst, part.len());
+                    dst = dst.add(part.len());
+                }
+                std::ptr::write_bytes(dst, 0, padding * 8);
             }
             Ok(words)
         }
         #[cfg(not(target_endian = "little"))]
         {
-            let words = Words::zeroed(bytes.len() / 8 + padding, huge_pages)?;
-            for (w, b) in words.iter().zip(bytes.chunks_exact(8)) {
-                w.store(
-                    u64::from_le_bytes(b.try_into().expect("8-byte chunk")),
-                    crate::sync::Ordering::Relaxed,
-                );
+            let words = Words::zeroed(total / 8 + padding, huge_pages)?;
+            let mut bytes = parts.iter().flat_map(|p| p.iter().copied());
+            for w in words.iter().take(total / 8) {
+                let mut b = [0u8; 8];
+                b.iter_mut()
+                    .for_each(|x| *x = bytes.next().expect("8 bytes a word"));
+                w.store(u64::from_le_bytes(b), crate::sync::Ordering::Relaxed);
             }
             Ok(words)
         }
@@ -294,10 +301,11 @@ impl Words {
 #[cfg(loom)]
 impl Words {
     pub(crate) fn from_le_bytes(
-        bytes: &[u8],
+        parts: &[&[u8]],
         padding: usize,
         _huge_pages: bool,
     ) -> Result<Self, BuildError> {
+        let bytes: Vec<u8> = parts.concat();
         Ok(Words(
             bytes
                 .chunks_exact(8)

@@ -3,6 +3,9 @@
 //! **Invariant: no torn state, no panic.** A lookup sees the table before
 //! the clear or after it, never half cleared: once one lookup has found an
 //! item gone, a later lookup (same thread) finds no other pre-clear item.
+//! (That holds for the words one versioned section of the clear zeroes: the
+//! whole table below 2^16 buckets, as here; a larger table is cleared in
+//! sections, and the same holds per section.)
 //! An insert racing the clear either lands before it (and is cleared) or
 //! after it (and stays): afterwards every slot is empty or holds the new
 //! item, and `len` is 1 exactly when the new item is found.
