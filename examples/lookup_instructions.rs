@@ -1,0 +1,93 @@
+//! Instructions per lookup, counted by callgrind: repeatable where
+//! wall-clock timings on a shared machine are not, and in cache a lookup's
+//! speed follows its instruction count.
+//!
+//! Builds a filter of one shape holding 1,000,000 items, then looks up
+//! 200,000 pre-hashed keys (half present, shuffled) once with
+//! `contains_hash` and once with `contains_batch_hash`, each in a function
+//! of its own that callgrind can count alone:
+//!
+//! ```sh
+//! cargo build --release --example lookup_instructions
+//! for shape in 4x16 4x12 ss4x13; do
+//!   for f in single batch; do
+//!     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!       --toggle-collect="*measured_$f*" \
+//!       target/release/examples/lookup_instructions $shape 2>&1 |
+//!       awk -v s=$shape -v f=$f '/Collected/ {print s, f, $4 / 200000}'
+//!   done
+//! done
+//! ```
+//!
+//! Shapes: `4x16` (the default), `4x12`, `4x13`, `ss4x13` (semi-sorted),
+//! `2x16`, `8x16`, `4x8`.
+
+use cuckoo_nest::CuckooFilter;
+
+const ITEMS: usize = 1_000_000;
+const LOOKUPS: usize = 200_000;
+
+/// splitmix64 from `seed`: `n` distinct, well-mixed hashes.
+fn hashes(n: usize, seed: u64) -> Vec<u64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+#[inline(never)]
+fn measured_single(filter: &CuckooFilter, queries: &[u64]) -> usize {
+    queries.iter().filter(|&&h| filter.contains_hash(h)).count()
+}
+
+#[inline(never)]
+fn measured_batch(filter: &CuckooFilter, queries: &[u64], out: &mut [bool]) -> usize {
+    filter
+        .contains_batch_hash(queries, out)
+        .expect("as many results as keys")
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let shape = std::env::args().nth(1).unwrap_or_else(|| "4x16".into());
+    let (semi, rest) = match shape.strip_prefix("ss") {
+        Some(rest) => (true, rest),
+        None => (false, shape.as_str()),
+    };
+    let (b, f) = rest
+        .split_once('x')
+        .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))
+        .ok_or_else(|| format!("shape {shape}: want BxF or ssBxF, e.g. 4x12"))?;
+    let filter = CuckooFilter::builder()
+        .capacity(ITEMS)
+        .bucket_size(b)
+        .fingerprint_bits(f)
+        .semi_sorted(semi)
+        .build()?;
+    let items = hashes(ITEMS, 1);
+    filter.insert_batch_hash(&items)?;
+    // Half present, half absent, shuffled (a sorted stream of hits then
+    // misses would flatter a branchy path).
+    let mut queries: Vec<u64> = items
+        .iter()
+        .step_by(ITEMS / (LOOKUPS / 2))
+        .copied()
+        .collect();
+    queries.truncate(LOOKUPS / 2);
+    queries.extend(hashes(LOOKUPS - queries.len(), 2));
+    let r = hashes(queries.len(), 3);
+    for i in (1..queries.len()).rev() {
+        queries.swap(i, (r[i] % (i as u64 + 1)) as usize);
+    }
+    let single = measured_single(&filter, &queries);
+    let mut out = vec![false; queries.len()];
+    let batch = measured_batch(&filter, &queries, &mut out);
+    assert_eq!(single, batch);
+    println!("{shape}: {LOOKUPS} lookups, {single} found");
+    Ok(())
+}
