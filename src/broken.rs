@@ -1,9 +1,19 @@
 //! Deliberately broken variants of the protocol, one `const` each, for the
 //! loom models to catch (docs/verification.md, section 3, lists which models
 //! must fail under which). Each is `false` unless the build sets its
-//! `--cfg cuckoo_broken_*` flag, which no normal build does; the protocol's
-//! code tests the constant in one line at the site it breaks, so the real
-//! check reads first.
+//! `--cfg cuckoo_broken_*` flag, which no normal build does, and then every
+//! helper here folds to the real behaviour.
+//!
+//! The switches sit at the protocol's seams, so the protocol reads as the
+//! protocol: the guard that opens a versioned section ([`Section::kept`]),
+//! the version re-check ([`validation`]) and the read fence, the lock order
+//! ([`lock_order`]), the slot store ([`fetch_or`]), the order of a move's two
+//! writes ([`copy_then_clear`]) and a hop's re-check ([`hop_holds`]). Two
+//! change the protocol's logic rather than a mechanism and stay one test at
+//! their sites: `UNIQUE_UNLOCKED` (table/insert.rs) and
+//! `PROBE_STAMP_AFTER_LOAD` (table/mod.rs).
+
+use crate::sync::{AtomicU64, Ordering};
 
 /// A lookup never re-checks the versions after loading the buckets.
 pub(crate) const NO_RECHECK: bool = cfg!(cuckoo_broken_no_recheck);
@@ -38,3 +48,98 @@ pub(crate) const SEMI_UNVERSIONED: bool = cfg!(cuckoo_broken_semi_unversioned);
 /// The lookup reads the versions after loading the buckets instead of
 /// before, so they do not bracket the loads.
 pub(crate) const PROBE_STAMP_AFTER_LOAD: bool = cfg!(cuckoo_broken_probe_stamp_after_load);
+
+/// Why a write opens a versioned section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Section {
+    /// A displacement hop moving a fingerprint between its buckets.
+    Move,
+    /// A remove that leaves another copy of its fingerprint in the pair.
+    CollidingRemove,
+    /// A semi-sorted bucket re-encoded by an insert or a remove.
+    SemiSortedRewrite,
+    /// A chunk of `clear`.
+    Clear,
+}
+
+impl Section {
+    /// True unless a broken variant leaves this section out.
+    #[inline(always)]
+    pub(crate) const fn kept(self) -> bool {
+        !match self {
+            Section::Move => NO_MOVE_VERSION,
+            Section::CollidingRemove => REMOVE_UNVERSIONED,
+            Section::SemiSortedRewrite => SEMI_UNVERSIONED,
+            Section::Clear => CLEAR_UNVERSIONED,
+        }
+    }
+}
+
+/// A broken variant's verdict on a lookup's version re-check (stamps `t`
+/// read before the loads, versions `now` after), or `None`: the real check
+/// decides.
+#[inline(always)]
+pub(crate) fn validation(t1: u64, now1: u64, t2: u64, now2: u64) -> Option<bool> {
+    if NO_RECHECK {
+        Some(true)
+    } else if ACCEPT_ODD {
+        Some(now1 == t1 && now2 == t2)
+    } else if WRAP_COMPARE {
+        Some((t1 | t2) & 1 == 0 && now1 <= t1 && now2 <= t2)
+    } else {
+        None
+    }
+}
+
+/// The order two stripes `x` and `y` are locked in: ascending.
+#[inline(always)]
+pub(crate) fn lock_order(x: usize, y: usize) -> (usize, usize) {
+    if LOCK_ORDER {
+        (x, y)
+    } else {
+        (x.min(y), x.max(y))
+    }
+}
+
+/// Which store sets a slot's bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Store {
+    /// A fixed-width slot, in one word.
+    Slot,
+    /// The first word of a packed slot.
+    PackedHead,
+    /// The second word of a packed slot that straddles two.
+    PackedTail,
+}
+
+/// Sets `bits` in `word` with `fetch_or`, so a writer holding another
+/// stripe's lock that shares the word loses nothing.
+#[inline(always)]
+pub(crate) fn fetch_or(word: &AtomicU64, bits: u64, store: Store) {
+    if (PLAIN_STORE && store == Store::Slot) || (PACKED_PLAIN_STORE && store == Store::PackedTail) {
+        let v = word.load(Ordering::Relaxed);
+        word.store(v | bits, Ordering::Relaxed);
+    } else {
+        word.fetch_or(bits, Ordering::Relaxed);
+    }
+}
+
+/// A move's two writes: the copy into the new bucket, then the clear of
+/// the old slot, so the fingerprint is always in one bucket or both.
+#[inline(always)]
+pub(crate) fn copy_then_clear(copy: impl FnOnce(), clear: impl FnOnce()) {
+    if CLEAR_FIRST {
+        clear();
+        copy();
+    } else {
+        copy();
+        clear();
+    }
+}
+
+/// A hop's re-check under its locks: `holds`, the fingerprint still where
+/// the search saw it.
+#[inline(always)]
+pub(crate) fn hop_holds(holds: bool) -> bool {
+    holds || NO_HOP_CHECK
+}

@@ -1,53 +1,13 @@
-//! Configuration: from a capacity and a false-positive rate to a bucket size,
-//! a fingerprint width and a bucket count.
+//! [`Builder`]: from a capacity and a false-positive rate to a bucket size,
+//! a fingerprint width and a bucket count, the fewest bits per item that
+//! meet the rate.
 
+use crate::config::{
+    bucket_bits, design_load, false_positive_rate, Config, BUCKET_SIZES, FINGERPRINT_BITS,
+    MAX_BUCKETS,
+};
 use crate::error::BuildError;
 use crate::CuckooFilter;
-
-/// Bucket sizes the table supports.
-pub const BUCKET_SIZES: [usize; 3] = [2, 4, 8];
-/// Fingerprint widths the table supports, in bits. 8, 16 and 32 use the
-/// SIMD kernels; the others are packed back to back.
-pub const FINGERPRINT_BITS: std::ops::RangeInclusive<u32> = 4..=32;
-
-/// The load a table of `b`-slot buckets with `f`-bit fingerprints is sized
-/// for: a little under the load at which inserts start failing, measured
-/// per shape (`tests/load.rs` prints and checks it; docs/design.md has the
-/// table). Small fingerprints give each bucket fewer distinct alternates,
-/// so their tables fill less.
-pub(crate) fn design_load(b: usize, f: u32) -> f64 {
-    DESIGN_LOADS
-        .iter()
-        .find(|&&(bb, from, _)| bb == b && f >= from)
-        .map_or(0.5, |&(_, _, load)| load)
-}
-
-/// (bucket size, smallest width, design load), widest first per size.
-/// Loads at the first failed insert, filling 2^16-bucket tables with random
-/// keys (docs/design.md): b = 2: 0.567 at f = 4 (2^18 buckets; 0.664 on
-/// 2^16: with 15 fingerprints a bucket has few alternates, and the load
-/// falls as the table grows), 0.884-0.895 from f = 5;
-/// b = 4: 0.955 at f = 4, 0.969-0.975 from f = 5; b = 8: 0.982 at f = 4,
-/// 0.993-0.995 from f = 5. Each design load keeps at least 1.5 points below
-/// the lowest of those, so `capacity` random inserts fit in small tables
-/// too (`tests/load.rs` checks it for every shape).
-const DESIGN_LOADS: &[(usize, u32, f64)] = &[
-    (2, 8, 0.85),
-    (2, 5, 0.80),
-    (2, 4, 0.45),
-    (4, 5, 0.95),
-    (4, 4, 0.93),
-    (8, 5, 0.98),
-    (8, 4, 0.96),
-];
-
-/// The false-positive rate at load `alpha`: a lookup compares against
-/// `2 * b * alpha` occupied slots on average, each matching with
-/// probability `1 / (2^f - 1)` (fingerprints are never 0).
-pub(crate) fn false_positive_rate(b: usize, f: u32, alpha: f64) -> f64 {
-    let per_slot = 1.0 / ((1u64 << f) - 1) as f64;
-    1.0 - (1.0 - per_slot).powf(2.0 * b as f64 * alpha)
-}
 
 /// How many (bucket pair, fingerprint) classes are expected to receive more
 /// than `2b` of `n` random items: each such class makes an insert fail
@@ -102,34 +62,8 @@ pub struct Builder {
     seed: u64,
     buckets: Option<usize>,
     no_huge_pages: bool,
-    reference_kernel: bool,
     semi_sorted: bool,
 }
-
-/// A chosen configuration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Config {
-    pub(crate) bucket_size: usize,
-    pub(crate) fingerprint_bits: u32,
-    pub(crate) buckets: usize,
-    pub(crate) capacity: usize,
-    pub(crate) seed: u64,
-    pub(crate) huge_pages: bool,
-    pub(crate) reference_kernel: bool,
-    pub(crate) semi_sorted: bool,
-}
-
-fn slot_bits(f: u32, semi_sorted: bool) -> f64 {
-    if semi_sorted {
-        f as f64 - 1.0
-    } else {
-        f as f64
-    }
-}
-
-/// Bucket counts above this are refused (2^48 buckets of 16 bits is
-/// already 512 TiB, past any machine's address space).
-pub(crate) const MAX_BUCKETS: usize = 1 << 48;
 
 impl Builder {
     /// The number of items the filter must hold. Required, at least 1.
@@ -203,18 +137,17 @@ impl Builder {
         self
     }
 
-    /// Compares fingerprints with the scalar reference kernel instead of
-    /// the SIMD one, so benchmarks can measure both in one run. Only for
-    /// 4 x 16-bit buckets; ignored otherwise.
-    #[doc(hidden)]
-    pub fn reference_kernel(mut self, enabled: bool) -> Self {
-        self.reference_kernel = enabled;
-        self
-    }
-
     /// Sets the exact bucket count instead of deriving it from the capacity
-    /// (for tests and models that need a tiny table).
-    #[doc(hidden)]
+    /// (for tests and models that need a tiny table). Unstable: only with
+    /// the `internals` feature.
+    ///
+    /// ```
+    /// # #[cfg(feature = "internals")] {
+    /// let filter = cuckoo_nest::CuckooFilter::builder().buckets(4).build().unwrap();
+    /// assert_eq!(filter.buckets(), 4);
+    /// # }
+    /// ```
+    #[cfg(feature = "internals")]
     pub fn buckets(mut self, buckets: usize) -> Self {
         self.buckets = Some(buckets);
         self
@@ -231,21 +164,11 @@ impl Builder {
                 return Err(BuildError::InvalidFalsePositiveRate { rate });
             }
         }
-        if let Some(b) = self.bucket_size {
-            if !BUCKET_SIZES.contains(&b) {
-                return Err(BuildError::UnsupportedBucketSize { bucket_size: b });
-            }
-        }
-        if let Some(f) = self.fingerprint_bits {
-            if !FINGERPRINT_BITS.contains(&f) {
-                return Err(BuildError::UnsupportedFingerprintBits { bits: f });
-            }
-        }
-        if self.semi_sorted && self.bucket_size.is_some_and(|b| b != 4) {
-            return Err(BuildError::SemiSortedNeedsFourSlots {
-                bucket_size: self.bucket_size.unwrap_or(0),
-            });
-        }
+        Config::check_shape(
+            self.bucket_size.unwrap_or(4),
+            self.fingerprint_bits.unwrap_or(16),
+            self.semi_sorted,
+        )?;
         let (b, f) = self.choose()?;
         let alpha = design_load(b, f);
         let buckets = match self.buckets {
@@ -286,7 +209,6 @@ impl Builder {
             capacity: sized_for,
             seed: self.seed,
             huge_pages: !self.no_huge_pages,
-            reference_kernel: self.reference_kernel,
             semi_sorted: self.semi_sorted,
         })
     }
@@ -321,7 +243,7 @@ impl Builder {
                 if p > rate {
                     continue;
                 }
-                let bits = slot_bits(f, self.semi_sorted) / load;
+                let bits = bucket_bits(b, f, self.semi_sorted) as f64 / b as f64 / load;
                 // Ties go to the first found: the smaller bucket.
                 if best.is_none_or(|(c, _, _)| bits < c) {
                     best = Some((bits, b, f));

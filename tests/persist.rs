@@ -269,7 +269,7 @@ fn headers_with_valid_checksums_but_bad_configurations_are_refused() {
         ("fingerprint width 33", Box::new(|h| h[11] = 33)),
         ("fingerprint width 3", Box::new(|h| h[11] = 3)),
         (
-            "semi-sorted buckets of 2",
+            "semi-sorted buckets hold 4 fingerprints, not 2",
             Box::new(|h| {
                 h[10] = 2;
                 h[12] = 1

@@ -19,7 +19,7 @@
 //! fence, relaxed re-load), with the data itself in atomics. Locks are taken
 //! in ascending stripe order, so writers cannot deadlock.
 
-use crate::broken;
+use crate::broken::{self, Section};
 use crate::sync::{fence, AtomicU64, Ordering, Spin};
 
 const LOCKED: u64 = 1;
@@ -137,23 +137,15 @@ impl Stripes {
     /// every call.
     #[inline(always)]
     pub(crate) fn read_valid_pair(&self, s1: StripeId, t1: Stamp, s2: StripeId, t2: Stamp) -> bool {
-        if broken::NO_RECHECK {
-            return true;
-        }
         let (now1, now2) = (
             self.version(s1).load(Ordering::Relaxed),
             self.version(s2).load(Ordering::Relaxed),
         );
-        let odd = if broken::ACCEPT_ODD {
-            0
-        } else {
-            (t1.0 | t2.0) & STEP
-        };
-        if broken::WRAP_COMPARE {
-            return odd == 0 && now1 <= t1.0 && now2 <= t2.0;
+        if let Some(verdict) = broken::validation(t1.0, now1, t2.0, now2) {
+            return verdict;
         }
         // Zero iff both stamps were even and neither version moved.
-        (now1 ^ t1.0) | (now2 ^ t2.0) | odd == 0
+        (now1 ^ t1.0) | (now2 ^ t2.0) | ((t1.0 | t2.0) & STEP) == 0
     }
 
     fn lock(&self, s: usize) {
@@ -178,14 +170,7 @@ impl Stripes {
     /// Locks the stripes of buckets `a` and `b` (once if they share one), in
     /// ascending order.
     pub(crate) fn lock_pair(&self, a: usize, b: usize) -> PairGuard<'_> {
-        let (lo, hi) = {
-            let (x, y) = (self.of(a), self.of(b));
-            if broken::LOCK_ORDER {
-                (x, y)
-            } else {
-                (x.min(y), x.max(y))
-            }
-        };
+        let (lo, hi) = broken::lock_order(self.of(a), self.of(b));
         self.lock(lo);
         if hi != lo {
             self.lock(hi);
@@ -256,7 +241,10 @@ impl PairGuard<'_> {
     /// wait, readers in flight will see a changed version and retry. The
     /// section ends (versions even again, one step past where they started)
     /// when the returned guard is dropped, before the locks are released.
-    pub(crate) fn versioned(&self) -> VersionedSection<'_> {
+    pub(crate) fn versioned(&self, why: Section) -> Option<VersionedSection<'_>> {
+        if !why.kept() {
+            return None;
+        }
         self.stripes.bump(self.lo);
         if self.hi != self.lo {
             self.stripes.bump(self.hi);
@@ -264,11 +252,11 @@ impl PairGuard<'_> {
         // The odd versions must be visible to any reader that sees one of the
         // data writes that follow.
         fence(Ordering::Release);
-        VersionedSection {
+        Some(VersionedSection {
             stripes: self.stripes,
             lo: self.lo,
             hi: self.hi,
-        }
+        })
     }
 
     /// Adds `delta` (wrapping) to the item counter of a locked stripe.
@@ -317,17 +305,24 @@ impl AllGuard<'_> {
     /// stripes of buckets `first..end`: every stripe if the range is at
     /// least as long as there are stripes. It ends when the returned guard
     /// drops. Readers of other stripes go on undisturbed.
-    pub(crate) fn versioned_buckets(&self, first: usize, end: usize) -> RangeVersionedSection<'_> {
+    pub(crate) fn versioned_buckets(
+        &self,
+        first: usize,
+        end: usize,
+    ) -> Option<RangeVersionedSection<'_>> {
+        if !Section::Clear.kept() {
+            return None;
+        }
         let n = end.saturating_sub(first).min(self.stripes.count());
         for k in 0..n {
             self.stripes.bump(self.stripes.of(first + k));
         }
         fence(Ordering::Release);
-        RangeVersionedSection {
+        Some(RangeVersionedSection {
             stripes: self.stripes,
             first,
             n,
-        }
+        })
     }
 
     pub(crate) fn reset_counts(&self) {

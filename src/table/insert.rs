@@ -14,11 +14,10 @@
 //! gives up (no path within the search budget) has moved nothing. If a hop's
 //! check fails, another writer changed the table: search again.
 
-use crate::broken;
+use crate::broken::{self, Section};
 use crate::error::InsertError;
-use crate::layout::Layout;
+use crate::layout::{Layout, Mask};
 use crate::table::Table;
-use cuckoo_nest_simd::Kernel;
 
 /// One step of a displacement path: move `fp` from slot `slot` of bucket
 /// `from` into any free slot of bucket `to` (its alternate).
@@ -42,6 +41,15 @@ struct Node {
 }
 
 const ROOT: u32 = u32::MAX;
+
+/// How many copies of a fingerprint an insert may leave in its bucket pair.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Copies {
+    /// One more: inserting an item twice stores two copies.
+    Any,
+    /// None if one is there already (`insert_unique`).
+    Unique,
+}
 
 /// Runs `f` with an empty node buffer: one per thread, reused, so a search
 /// allocates only the first time a thread displaces. Where the thread's
@@ -87,7 +95,7 @@ enum Search {
 /// attempt means another writer made progress.
 const MAX_ATTEMPTS: usize = 128;
 
-impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
+impl<const B: usize, L: Layout<B>> Table<B, L> {
     /// How many buckets the search may visit, and how long a path may be.
     /// Two-slot buckets branch little, so they get deeper paths.
     const SEARCH_NODES: usize = if B == 2 { 8192 } else { 2048 };
@@ -97,11 +105,13 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         _ => 4,
     };
 
-    /// Inserts `fp` with primary bucket `i1`. With `unique`, does nothing and
-    /// returns `Ok(false)` if the fingerprint is already in either bucket,
-    /// checked under the same locks as the placement, so racing unique
-    /// inserts of one item store one copy.
-    pub(crate) fn insert(&self, i1: usize, fp: u32, unique: bool) -> Result<bool, InsertError> {
+    /// Inserts `fp` with primary bucket `i1`; returns whether it stored a
+    /// copy. With [`Copies::Unique`], does nothing and returns `Ok(false)`
+    /// if the fingerprint is already in either bucket, checked under the
+    /// same locks as the placement, so racing unique inserts of one item
+    /// store one copy.
+    pub(crate) fn insert(&self, i1: usize, fp: u32, copies: Copies) -> Result<bool, InsertError> {
+        let unique = copies == Copies::Unique;
         let i2 = self.alt(i1, fp);
         // The loads fly while we take the locks.
         self.prefetch(i1);
@@ -115,7 +125,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         }
         for _ in 0..MAX_ATTEMPTS {
             {
-                let guard = self.lock_pair(i1, i2);
+                let guard = self.stripes.lock_pair(i1, i2);
                 let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
                 if unique && !broken::UNIQUE_UNLOCKED {
                     let (ma, mb) = self.match_pair(&a, &b, fp);
@@ -131,9 +141,9 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
                 };
                 if let Some((bucket, slot, current)) = spot {
                     // Semi-sorted buckets re-encode on every write.
-                    let _section = (L::WRITES_VERSIONED && !broken::SEMI_UNVERSIONED)
-                        .then(|| guard.versioned());
-                    self.set_slot(bucket, slot, fp, current);
+                    let _section =
+                        L::WRITES_VERSIONED.then(|| guard.versioned(Section::SemiSortedRewrite));
+                    self.layout.set(&self.words, bucket, slot, fp, current);
                     guard.count_add(1);
                     return Ok(true);
                 }
@@ -251,30 +261,27 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     }
 
     /// Carries out a path backwards, from the hop into the free slot to the
-    /// hop out of the item's own bucket. Returns false at the first hop
-    /// whose premises no longer hold (nothing is lost: hops already done
-    /// each moved a fingerprint into a free slot of its alternate bucket).
-    fn execute(&self, path: &[Hop]) -> bool {
+    /// hop out of the item's own bucket. Stops at the first hop whose
+    /// premises no longer hold (nothing is lost: hops already done each
+    /// moved a fingerprint into a free slot of its alternate bucket; the
+    /// caller tries its placement again either way).
+    fn execute(&self, path: &[Hop]) {
         for hop in path.iter().rev() {
-            let guard = self.lock_pair(hop.from, hop.to);
+            let guard = self.stripes.lock_pair(hop.from, hop.to);
             let from = self.load_bucket(hop.from);
-            if self.lane(&from, hop.slot) != hop.fp && !broken::NO_HOP_CHECK {
-                return false;
+            if !broken::hop_holds(self.lane(&from, hop.slot) == hop.fp) {
+                return;
             }
             let to = self.load_bucket(hop.to);
             let Some(dest) = self.match_one(&to, 0).lowest_set_bit() else {
-                return false;
+                return;
             };
-            let _moving = (!broken::NO_MOVE_VERSION).then(|| guard.versioned());
-            if broken::CLEAR_FIRST {
-                self.clear_slot(hop.from, hop.slot, &from);
-                self.set_slot(hop.to, dest, hop.fp, &to);
-            } else {
-                self.set_slot(hop.to, dest, hop.fp, &to);
-                self.clear_slot(hop.from, hop.slot, &from);
-            }
+            let _moving = guard.versioned(Section::Move);
+            broken::copy_then_clear(
+                || self.layout.set(&self.words, hop.to, dest, hop.fp, &to),
+                || self.layout.clear(&self.words, hop.from, hop.slot, &from),
+            );
         }
-        true
     }
 
     /// Removes one copy of `fp` from bucket `i1` or its alternate.
@@ -291,25 +298,25 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     /// items in these buckets need not retry.
     pub(crate) fn remove(&self, i1: usize, fp: u32) -> bool {
         let i2 = self.alt(i1, fp);
-        let guard = self.lock_pair(i1, i2);
+        let guard = self.stripes.lock_pair(i1, i2);
         let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
         let (in1, in2) = self.match_pair(&a, &b, fp);
         // A single-bucket pair (i1 == i2) has its copies counted once.
-        let in2 = if i2 == i1 {
-            crate::layout::Mask(0)
-        } else {
-            in2
-        };
+        let in2 = if i2 == i1 { Mask(0) } else { in2 };
         let (bucket, slot, current) = match (in1.lowest_set_bit(), in2.lowest_set_bit()) {
             (Some(j), _) => (i1, j, &a),
             (None, Some(j)) => (i2, j, &b),
             (None, None) => return false,
         };
         let others_stay = in1.count() + in2.count() > 1;
-        let versioned = (others_stay && !broken::REMOVE_UNVERSIONED)
-            || (L::WRITES_VERSIONED && !broken::SEMI_UNVERSIONED);
-        let _section = versioned.then(|| guard.versioned());
-        self.clear_slot(bucket, slot, current);
+        let _section = if others_stay {
+            guard.versioned(Section::CollidingRemove)
+        } else if L::WRITES_VERSIONED {
+            guard.versioned(Section::SemiSortedRewrite)
+        } else {
+            None
+        };
+        self.layout.clear(&self.words, bucket, slot, current);
         guard.count_add(-1);
         true
     }

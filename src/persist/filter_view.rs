@@ -10,110 +10,15 @@
 //! boundary: the table starts at byte 64), and with `u64::from_le_bytes`
 //! from any other address; never by casting unaligned bytes.
 
-use crate::builder::{design_load, false_positive_rate, Config};
+use super::header::{Header, HEADER_LEN};
+use crate::config::{config_accessors, Config};
 use crate::error::{DecodeError, LengthMismatch};
-use crate::hash::{alt_index, split};
-use crate::layout::{audit_table, Layout, LeBytes, WordSource};
-use crate::persist::{Header, HEADER_LEN};
-use crate::words::prefetch_addr;
-use crate::{check_lengths, StableHasher, ViewShape};
-use cuckoo_nest_simd::Native;
+use crate::layout::LeBytes;
+use crate::shape::{with_view, ViewShape};
+use crate::table::check_lengths;
+use crate::StableHasher;
 use std::fmt;
 use std::hash::Hash;
-
-/// Lookups in flight in the batch lookups (as the owned filter's).
-const DISTANCE: usize = crate::batch::DEFAULT_DISTANCE;
-
-/// One shape's lookup over borrowed words.
-#[derive(Clone)]
-pub(crate) struct ViewTable<const B: usize, L> {
-    layout: L,
-    kernel: Native,
-    buckets: usize,
-}
-
-#[derive(Clone, Copy, Default)]
-struct Located {
-    i1: usize,
-    i2: usize,
-    fp: u32,
-}
-
-impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
-    pub(crate) fn new(layout: L, buckets: usize) -> Self {
-        ViewTable {
-            layout,
-            kernel: Native::default(),
-            buckets,
-        }
-    }
-
-    /// Both buckets and the fingerprint of `hash`, their lines prefetched.
-    #[inline(always)]
-    fn locate(&self, base: *const u8, hash: u64) -> Located {
-        let (i1, fp) = split(hash, self.buckets, self.layout.fp_max());
-        let i2 = alt_index(i1, fp, self.buckets);
-        self.prefetch(base, i1);
-        self.prefetch(base, i2);
-        Located { i1, i2, fp }
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, base: *const u8, i: usize) {
-        let (first, last) = self.layout.span(i);
-        prefetch_addr(base.wrapping_add(first * 8));
-        if last / 8 != first / 8 {
-            prefetch_addr(base.wrapping_add(last * 8));
-        }
-    }
-
-    /// See [`audit_table`].
-    fn audit<W: WordSource + ?Sized>(
-        &self,
-        words: &W,
-        table_words: usize,
-    ) -> Result<usize, DecodeError> {
-        audit_table(&self.layout, self.kernel, words, self.buckets, table_words)
-    }
-
-    #[inline(always)]
-    fn probe<W: WordSource + ?Sized>(&self, words: &W, at: Located) -> bool {
-        self.layout.probe(self.kernel, words, at.i1, at.i2, at.fp)
-    }
-
-    #[inline(always)]
-    fn contains<W: WordSource + ?Sized>(&self, words: &W, base: *const u8, hash: u64) -> bool {
-        let at = self.locate(base, hash);
-        self.probe(words, at)
-    }
-
-    /// As `Table::contains_many`: `DISTANCE` lookups in flight.
-    fn contains_many<W: WordSource + ?Sized>(
-        &self,
-        words: &W,
-        base: *const u8,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
-        let out = &mut out[..n];
-        let mut ring = [Located::default(); DISTANCE];
-        for (k, slot) in ring.iter_mut().enumerate().take(n.min(DISTANCE)) {
-            *slot = self.locate(base, hash_at(k));
-        }
-        let mut hits = 0;
-        for (k, result) in out.iter_mut().enumerate() {
-            let at = ring[k % DISTANCE];
-            if k + DISTANCE < n {
-                ring[k % DISTANCE] = self.locate(base, hash_at(k + DISTANCE));
-            }
-            let hit = self.probe(words, at);
-            *result = hit;
-            hits += hit as usize;
-        }
-        hits
-    }
-}
 
 /// Where the view reads words: aligned words or bytes at any address.
 #[derive(Clone, Copy)]
@@ -234,10 +139,9 @@ impl<'a> FilterView<'a> {
     /// [`contains`](Self::contains) for a pre-hashed key.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let base = self.base();
         match self.words {
-            Words::Aligned(w) => with_view!(&self.shape, t => t.contains(w, base, hash)),
-            Words::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, base, hash)),
+            Words::Aligned(w) => with_view!(&self.shape, t => t.contains(w, hash)),
+            Words::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, hash)),
         }
     }
 
@@ -309,61 +213,9 @@ impl<'a> FilterView<'a> {
         self.items == 0
     }
 
-    /// The capacity the saved filter was sized for.
-    pub fn capacity(&self) -> usize {
-        self.config.capacity
-    }
-
-    /// Fingerprint slots (buckets x bucket size).
-    pub fn slots(&self) -> usize {
-        self.config.buckets * self.config.bucket_size
-    }
-
-    /// Buckets in the table.
-    pub fn buckets(&self) -> usize {
-        self.config.buckets
-    }
-
-    /// Fingerprints per bucket (2, 4 or 8).
-    pub fn bucket_size(&self) -> usize {
-        self.config.bucket_size
-    }
-
-    /// Fingerprint width in bits (4 to 32).
-    pub fn fingerprint_bits(&self) -> u32 {
-        self.config.fingerprint_bits
-    }
-
-    /// True if the buckets are semi-sorted.
-    pub fn is_semi_sorted(&self) -> bool {
-        self.config.semi_sorted
-    }
-
-    /// The hash seed the saved filter used.
-    pub fn seed(&self) -> u64 {
-        self.config.seed
-    }
-
-    /// The fraction of slots in use.
-    pub fn load_factor(&self) -> f64 {
-        self.items as f64 / self.slots() as f64
-    }
-
-    /// The false-positive rate expected at the saved load (as
-    /// [`CuckooFilter::expected_false_positive_rate`](crate::CuckooFilter::expected_false_positive_rate)).
-    pub fn expected_false_positive_rate(&self) -> f64 {
-        false_positive_rate(
-            self.bucket_size(),
-            self.fingerprint_bits(),
-            self.load_factor(),
-        )
-    }
-
-    /// The false-positive rate expected at capacity.
-    pub fn expected_false_positive_rate_at_capacity(&self) -> f64 {
-        let (b, f) = (self.bucket_size(), self.fingerprint_bits());
-        false_positive_rate(b, f, design_load(b, f))
-    }
+    config_accessors!(
+        "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(&1u32)?;\nlet bytes = filter.to_bytes();\nlet filter = cuckoo_nest::FilterView::new(&bytes)?;"
+    );
 
     /// Bytes of the saved filter (header and table).
     pub fn size_in_bytes(&self) -> usize {

@@ -230,12 +230,6 @@ impl Words {
             Ok(words)
         }
     }
-
-    /// Prefetches the cache line holding word `w` (a hint; never faults).
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, w: usize) {
-        prefetch_addr(self.ptr.as_ptr().wrapping_add(w).cast());
-    }
 }
 
 /// Prefetches the cache line holding address `p` (a hint; never faults,
@@ -293,9 +287,6 @@ impl Words {
     pub(crate) fn zeroed(len: usize, _huge_pages: bool) -> Result<Self, BuildError> {
         Ok(Words((0..len.max(8)).map(|_| AtomicU64::new(0)).collect()))
     }
-
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, _w: usize) {}
 }
 
 #[cfg(loom)]

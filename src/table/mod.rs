@@ -1,30 +1,39 @@
-//! The bucket array and the lookup path.
+//! The concurrent bucket table and its lookup.
 //!
 //! `m` buckets of `B` fingerprints, laid out in `AtomicU64` words by a
-//! [`Layout`] (`src/layout.rs`: 8/16/32-bit slots for the SIMD kernels,
-//! packed slots of any width from 4 to 32 bits, or semi-sorted 4-slot
-//! buckets). Every access is atomic: readers load whole words with `Relaxed`
-//! loads (ordered by the stripe versions), writers change words with
-//! read-modify-writes, so two writers holding different stripes may share a
-//! word without losing each other's bits.
+//! [`Layout`] (`layout/`: 8/16/32-bit slots for the SIMD kernels, packed
+//! slots of any width from 4 to 32 bits, or semi-sorted 4-slot buckets).
+//! Every access is atomic: readers load whole words with `Relaxed` loads
+//! (ordered by the stripe versions, `stripes.rs`), writers change words
+//! with read-modify-writes (`insert.rs`), so two writers holding different
+//! stripes may share a word without losing each other's bits.
 //!
 //! A lookup: read both stripes' versions (a few KiB that stay in cache),
-//! load both buckets, compare, re-check the versions (the batch path
-//! prefetches the buckets well ahead; a single lookup does not, since its
-//! loads follow at once).
-//! A match is final (that fingerprint really was there); a miss is final if
-//! the versions were even and are unchanged. Hits and misses take the same
-//! path, so a stream that mixes them costs no mispredicted branch; only a
-//! miss that raced a versioned write looks again.
+//! load both buckets, compare, re-check the versions. A match is final
+//! (that fingerprint really was there); a miss is final if the versions
+//! were even and are unchanged. Hits and misses take the same path, so a
+//! stream that mixes them costs no mispredicted branch; only a miss that
+//! raced a versioned write looks again.
+
+mod batch;
+mod insert;
+mod stripes;
+mod view;
+mod words;
+
+pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
+pub(crate) use insert::Copies;
+pub(crate) use view::ViewTable;
 
 use crate::broken;
-use crate::error::{BuildError, DecodeError};
-use crate::hash::{alt_index, split, unsplit};
+use crate::error::{BatchInsertError, BuildError, DecodeError};
+use crate::hash::{alt_index, split};
 use crate::layout::{audit_table, Bucket, InBounds, Layout, Mask};
-use crate::stripes::{PairGuard, Stripes};
 use crate::sync::{Ordering, Spin};
-use crate::words::Words;
-use cuckoo_nest_simd::{Kernel, Native};
+use batch::{prefetch_bucket, Located, Probe};
+use cuckoo_nest_simd::Native;
+use stripes::Stripes;
+use words::Words;
 
 /// Words of a table of `buckets` buckets of `bucket_bits` bits: whole cache
 /// lines (8 words), so prefetches and loads of the last bucket stay inside
@@ -78,10 +87,10 @@ const CLEAR_SPLIT_BUCKETS: usize = 1 << 16;
 /// stripe count and run length, so regions start on whole words.
 const CLEAR_REGION_BUCKETS: usize = 1 << 14;
 
-/// `K` is the fingerprint-match kernel: [`Native`] in every filter users
-/// build; the scalar reference only in the hidden benchmark variant.
-pub(crate) struct Table<const B: usize, L, K = Native> {
-    kernel: K,
+/// A table of `B`-slot buckets in layout `L`.
+pub(crate) struct Table<const B: usize, L> {
+    /// The fingerprint-match kernel: the widest the target was built for.
+    kernel: Native,
     layout: L,
     /// [`table_words`] words, then [`PADDING_WORDS`] zero words.
     words: Words,
@@ -91,7 +100,7 @@ pub(crate) struct Table<const B: usize, L, K = Native> {
     stripes: Stripes,
 }
 
-impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
+impl<const B: usize, L: Layout<B>> Table<B, L> {
     /// A zeroed table of `buckets` buckets, or the reason it cannot be had.
     pub(crate) fn new(
         layout: L,
@@ -102,7 +111,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         let words = table_words(buckets, layout.bucket_bits())
             .ok_or(BuildError::CapacityTooLarge { capacity })?;
         Ok(Table {
-            kernel: K::default(),
+            kernel: Native::default(),
             layout,
             words: Words::zeroed(words + PADDING_WORDS, huge_pages)?,
             saved_words: words,
@@ -132,7 +141,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         let stripes = Stripes::new(buckets);
         stripes.set_len(len);
         Ok(Table {
-            kernel: K::default(),
+            kernel: Native::default(),
             layout,
             words: Words::from_le_bytes(parts, PADDING_WORDS, huge_pages)?,
             saved_words: total / 8,
@@ -155,7 +164,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     /// I/O); lookups never do, since they take no lock.
     pub(crate) fn snapshot_into(&self, out: &mut [u8]) -> usize {
         debug_assert_eq!(out.len(), self.table_bytes());
-        let _all = self.lock_all();
+        let _all = self.stripes.lock_all();
         for (dst, w) in out.chunks_exact_mut(8).zip(&self.words[..self.saved_words]) {
             dst.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
@@ -182,18 +191,8 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         self.stripes.len()
     }
 
-    /// Locks the stripes of buckets `a` and `b`.
-    #[inline(always)]
-    pub(crate) fn lock_pair(&self, a: usize, b: usize) -> PairGuard<'_> {
-        self.stripes.lock_pair(a, b)
-    }
-
-    /// Locks every stripe.
-    pub(crate) fn lock_all(&self) -> crate::stripes::AllGuard<'_> {
-        self.stripes.lock_all()
-    }
-
     /// Address and byte length of the words (for the huge-page test).
+    #[cfg(feature = "internals")]
     pub(crate) fn words_range(&self) -> (usize, usize) {
         (self.words.as_ptr() as usize, self.words.len() * 8)
     }
@@ -203,9 +202,10 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         split(hash, self.buckets, self.layout.fp_max())
     }
 
-    /// The inverse of [`Self::locate`] (see [`unsplit`]).
+    /// The inverse of [`Self::locate`] (see [`crate::hash::unsplit`]).
+    #[cfg(feature = "internals")]
     pub(crate) fn unlocate(&self, i1: usize, fp: u32, k: u32) -> Option<u64> {
-        unsplit(i1, fp, self.buckets, self.layout.fp_max(), k)
+        crate::hash::unsplit(i1, fp, self.buckets, self.layout.fp_max(), k)
     }
 
     #[inline(always)]
@@ -213,27 +213,11 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         alt_index(i, fp, self.buckets)
     }
 
-    /// Hints the CPU to fetch bucket `i`'s cache line(s). A bucket whose
-    /// size does not divide a 512-bit line may straddle two; its last word
-    /// is then prefetched too, without asking whether it lies on another
-    /// line: on a shuffled stream that test is a coin-flip branch (one
-    /// bucket in ten straddles at 48 bits), and a second prefetch of a line
-    /// already requested costs less than a mispredicted branch.
-    ///
-    /// A bucket of up to 64 bits is loaded as its first word and the next
-    /// (the lookup reads with slack, see `WordSource::SLACK`), so that next
-    /// word's line is the one prefetched: the line the loads will touch,
-    /// which for one bucket in sixteen at 48 bits is one the bucket does
-    /// not reach.
+    /// Hints the CPU to fetch the line(s) a load of bucket `i` reads
+    /// ([`prefetch_bucket`]; the table's words have slack).
     #[inline(always)]
     pub(crate) fn prefetch(&self, i: usize) {
-        let bits = self.layout.bucket_bits();
-        let (first, last) = self.layout.span(i);
-        self.words.prefetch(first);
-        if 512 % bits != 0 {
-            self.words
-                .prefetch(if bits <= 64 { first + 1 } else { last });
-        }
+        prefetch_bucket(&self.layout, self.words.as_ptr().cast(), i, true);
     }
 
     /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
@@ -344,21 +328,6 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
         }
     }
 
-    /// Writes `fp` into empty slot `j` of bucket `i`, loaded as `current`.
-    /// Caller holds the bucket's stripe lock (and, for layouts whose writes
-    /// are versioned, a versioned section).
-    #[inline]
-    pub(crate) fn set_slot(&self, i: usize, j: usize, fp: u32, current: &Bucket) {
-        self.layout.set(&self.words, i, j, fp, current);
-    }
-
-    /// Empties slot `j` of bucket `i`, loaded as `current`. Same locking as
-    /// [`Self::set_slot`].
-    #[inline]
-    pub(crate) fn clear_slot(&self, i: usize, j: usize, current: &Bucket) {
-        self.layout.clear(&self.words, i, j, current);
-    }
-
     /// Empties the table. Holds every stripe lock throughout, so every
     /// write lands wholly before the clear or wholly after it.
     ///
@@ -375,7 +344,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
     /// section) stay a small part of the work. Across sections, a lookup
     /// may see some items already gone while others are still there.
     pub(crate) fn clear(&self) {
-        let guard = self.lock_all();
+        let guard = self.stripes.lock_all();
         let bits = self.layout.bucket_bits();
         // Zeroes buckets `first..end`, whose words no other bucket shares
         // (both ends are multiples of `unit`, below), and after the last
@@ -390,8 +359,7 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
                 w.store(0, Ordering::Relaxed);
             }
         };
-        let versioned =
-            |first, end| (!broken::CLEAR_UNVERSIONED).then(|| guard.versioned_buckets(first, end));
+        let versioned = |first, end| guard.versioned_buckets(first, end);
         if self.buckets < CLEAR_SPLIT_BUCKETS {
             let _section = versioned(0, self.buckets);
             zero(0, self.buckets);
@@ -419,8 +387,51 @@ impl<const B: usize, L: Layout<B>, K: Kernel + Default> Table<B, L, K> {
 
     /// The fingerprints of bucket `i`, 0 for empty slots (for tests and
     /// debugging; not a consistent snapshot under concurrent writes).
+    #[cfg(feature = "internals")]
     pub(crate) fn bucket_fingerprints(&self, i: usize) -> Vec<u32> {
         let b = self.load_bucket(i);
         (0..B).map(|j| self.lane(&b, j)).collect()
+    }
+}
+
+/// The owned table in the batch loop: each probe is the single lookup's.
+impl<const B: usize, L: Layout<B>> Probe for Table<B, L> {
+    #[inline(always)]
+    fn locate_and_prefetch(&self, hash: u64) -> Located {
+        let (i1, fp) = self.locate(hash);
+        let i2 = self.alt(i1, fp);
+        self.prefetch(i1);
+        self.prefetch(i2);
+        Located { i1, i2, fp }
+    }
+
+    #[inline(always)]
+    fn probe(&self, at: Located) -> bool {
+        self.contains_at(at.i1, at.i2, at.fp)
+    }
+}
+
+impl<const B: usize, L: Layout<B>> Table<B, L> {
+    /// Looks up `n` keys (key `k` hashes to `hash_at(k)`) with `D` in
+    /// flight, writing `out[k]`; returns how many were found.
+    pub(crate) fn contains_many<const D: usize>(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        batch::contains_many::<D, _>(self, n, hash_at, out)
+    }
+
+    /// Inserts `n` keys in order, `D` ahead in hashing and prefetching;
+    /// stops at the first failure.
+    pub(crate) fn insert_many<const D: usize>(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+    ) -> Result<(), BatchInsertError> {
+        batch::insert_many::<D, _>(self, n, hash_at, |at| {
+            self.insert(at.i1, at.fp, Copies::Any).map(|_| ())
+        })
     }
 }

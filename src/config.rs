@@ -1,0 +1,234 @@
+//! A filter's configuration, checked once: the shapes the table supports,
+//! the bits a bucket takes, the load a shape is sized for and the
+//! false-positive rate it gives. The builder chooses a configuration; a
+//! saved header carries one; both check it here.
+
+use crate::error::BuildError;
+
+/// Bucket sizes the table supports.
+pub const BUCKET_SIZES: [usize; 3] = [2, 4, 8];
+/// Fingerprint widths the table supports, in bits. 8, 16 and 32 use the
+/// SIMD kernels; the others are packed back to back.
+pub const FINGERPRINT_BITS: std::ops::RangeInclusive<u32> = 4..=32;
+
+/// The load a table of `b`-slot buckets with `f`-bit fingerprints is sized
+/// for: a little under the load at which inserts start failing, measured
+/// per shape (`tests/load.rs` prints and checks it; docs/design.md has the
+/// table). Small fingerprints give each bucket fewer distinct alternates,
+/// so their tables fill less.
+pub(crate) fn design_load(b: usize, f: u32) -> f64 {
+    DESIGN_LOADS
+        .iter()
+        .find(|&&(bb, from, _)| bb == b && f >= from)
+        .map_or(0.5, |&(_, _, load)| load)
+}
+
+/// (bucket size, smallest width, design load), widest first per size.
+/// Loads at the first failed insert, filling 2^16-bucket tables with random
+/// keys (docs/design.md): b = 2: 0.567 at f = 4 (2^18 buckets; 0.664 on
+/// 2^16: with 15 fingerprints a bucket has few alternates, and the load
+/// falls as the table grows), 0.884-0.895 from f = 5;
+/// b = 4: 0.955 at f = 4, 0.969-0.975 from f = 5; b = 8: 0.982 at f = 4,
+/// 0.993-0.995 from f = 5. Each design load keeps at least 1.5 points below
+/// the lowest of those, so `capacity` random inserts fit in small tables
+/// too (`tests/load.rs` checks it for every shape).
+const DESIGN_LOADS: &[(usize, u32, f64)] = &[
+    (2, 8, 0.85),
+    (2, 5, 0.80),
+    (2, 4, 0.45),
+    (4, 5, 0.95),
+    (4, 4, 0.93),
+    (8, 5, 0.98),
+    (8, 4, 0.96),
+];
+
+/// The false-positive rate at load `alpha`: a lookup compares against
+/// `2 * b * alpha` occupied slots on average, each matching with
+/// probability `1 / (2^f - 1)` (fingerprints are never 0).
+pub(crate) fn false_positive_rate(b: usize, f: u32, alpha: f64) -> f64 {
+    let per_slot = 1.0 / ((1u64 << f) - 1) as f64;
+    1.0 - (1.0 - per_slot).powf(2.0 * b as f64 * alpha)
+}
+
+/// Bucket counts above this are refused (2^48 buckets of 16 bits is
+/// already 512 TiB, past any machine's address space).
+pub(crate) const MAX_BUCKETS: usize = 1 << 48;
+
+/// Bits one bucket takes in the table (docs/format.md): `b * f`, or `4f - 4`
+/// for a semi-sorted bucket (four slots whose high nibbles share a 12-bit
+/// index).
+pub(crate) const fn bucket_bits(b: usize, f: u32, semi_sorted: bool) -> usize {
+    if semi_sorted {
+        4 * f as usize - 4
+    } else {
+        b * f as usize
+    }
+}
+
+/// A chosen configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Config {
+    pub(crate) bucket_size: usize,
+    pub(crate) fingerprint_bits: u32,
+    pub(crate) buckets: usize,
+    pub(crate) capacity: usize,
+    pub(crate) seed: u64,
+    pub(crate) huge_pages: bool,
+    pub(crate) semi_sorted: bool,
+}
+
+impl Config {
+    /// Checks a shape: bucket size, fingerprint width, semi-sorted (which
+    /// needs 4-slot buckets). What the builder and a saved header both ask.
+    pub(crate) fn check_shape(b: usize, f: u32, semi_sorted: bool) -> Result<(), BuildError> {
+        if !BUCKET_SIZES.contains(&b) {
+            return Err(BuildError::UnsupportedBucketSize { bucket_size: b });
+        }
+        if !FINGERPRINT_BITS.contains(&f) {
+            return Err(BuildError::UnsupportedFingerprintBits { bits: f });
+        }
+        if semi_sorted && b != 4 {
+            return Err(BuildError::SemiSortedNeedsFourSlots { bucket_size: b });
+        }
+        Ok(())
+    }
+
+    /// (bucket size, width, semi-sorted): what picks the table's shape.
+    pub(crate) fn shape(&self) -> (usize, u32, bool) {
+        (self.bucket_size, self.fingerprint_bits, self.semi_sorted)
+    }
+
+    /// Slots in the table.
+    pub(crate) fn slots(&self) -> usize {
+        self.buckets * self.bucket_size
+    }
+
+    /// The false-positive rate expected at load `alpha`.
+    pub(crate) fn false_positive_rate(&self, alpha: f64) -> f64 {
+        false_positive_rate(self.bucket_size, self.fingerprint_bits, alpha)
+    }
+
+    /// The load this shape is sized for.
+    pub(crate) fn design_load(&self) -> f64 {
+        design_load(self.bucket_size, self.fingerprint_bits)
+    }
+}
+
+/// The configuration accessors [`CuckooFilter`](crate::CuckooFilter) and
+/// [`FilterView`](crate::FilterView) share, written once: an `impl` block
+/// of a type with a `config: Config` field and a `len()` method.
+macro_rules! config_accessors {
+    ($example:literal) => {
+        /// The number of items the filter was sized for: the capacity asked
+        /// for (or, for an exact bucket count, what those buckets hold at the
+        /// design load). That many random inserts always fit; more usually
+        /// do, up to the load at which the first insert fails, measured per
+        /// shape in docs/design.md (for example 0.97 of
+        /// [`slots`](Self::slots) for 4-slot buckets).
+        ///
+        #[doc = $example]
+        /// assert!(filter.capacity() >= 1000);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn capacity(&self) -> usize {
+            self.config.capacity
+        }
+
+        /// Fingerprint slots in the table (buckets x bucket size).
+        ///
+        #[doc = $example]
+        /// assert_eq!(filter.slots(), filter.buckets() * filter.bucket_size());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn slots(&self) -> usize {
+            self.config.slots()
+        }
+
+        /// Buckets in the table.
+        ///
+        #[doc = $example]
+        /// assert!(filter.buckets() * 4 >= 1000);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn buckets(&self) -> usize {
+            self.config.buckets
+        }
+
+        /// Fingerprints per bucket (2, 4 or 8).
+        ///
+        #[doc = $example]
+        /// assert_eq!(filter.bucket_size(), 4);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn bucket_size(&self) -> usize {
+            self.config.bucket_size
+        }
+
+        /// Fingerprint width in bits (4 to 32).
+        ///
+        #[doc = $example]
+        /// assert_eq!(filter.fingerprint_bits(), 16);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn fingerprint_bits(&self) -> u32 {
+            self.config.fingerprint_bits
+        }
+
+        /// True if the buckets are semi-sorted
+        /// ([`Builder::semi_sorted`](crate::Builder::semi_sorted)).
+        ///
+        #[doc = $example]
+        /// assert!(!filter.is_semi_sorted());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn is_semi_sorted(&self) -> bool {
+            self.config.semi_sorted
+        }
+
+        /// The seed of the filter's hash
+        /// ([`Builder::seed`](crate::Builder::seed)).
+        ///
+        #[doc = $example]
+        /// assert_eq!(filter.seed(), 0);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn seed(&self) -> u64 {
+            self.config.seed
+        }
+
+        /// The fraction of slots in use, in `0.0..=1.0`.
+        ///
+        #[doc = $example]
+        /// assert_eq!(filter.load_factor(), 1.0 / filter.slots() as f64);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn load_factor(&self) -> f64 {
+            self.len() as f64 / self.slots() as f64
+        }
+
+        /// The false-positive rate expected at the current load: each lookup
+        /// compares against `2 * b * load_factor` fingerprints on average,
+        /// each matching by chance with probability `1 / (2^f - 1)`. About
+        /// `2b/2^f` when full.
+        ///
+        #[doc = $example]
+        /// assert!(filter.expected_false_positive_rate() < 1e-6);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn expected_false_positive_rate(&self) -> f64 {
+            self.config.false_positive_rate(self.load_factor())
+        }
+
+        /// The false-positive rate expected once the filter holds
+        /// [`capacity`](Self::capacity) items.
+        ///
+        #[doc = $example]
+        /// assert!(filter.expected_false_positive_rate_at_capacity() < 2e-4);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn expected_false_positive_rate_at_capacity(&self) -> f64 {
+            self.config.false_positive_rate(self.config.design_load())
+        }
+    };
+}
+pub(crate) use config_accessors;

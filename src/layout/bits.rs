@@ -1,0 +1,154 @@
+//! Bit-level helpers shared by the layouts: masks, lanes of a loaded
+//! bucket, loads of bit ranges that straddle words, and writes of bit
+//! ranges by atomic read-modify-writes (so writers holding different
+//! stripes may share a word without losing each other's bits).
+
+use super::source::WordSource;
+use super::{Bucket, Mask};
+use crate::broken::{self, Store};
+use crate::sync::{AtomicU64, Ordering};
+
+/// constant widths fold it away.
+#[inline(always)]
+pub(super) const fn low_bits(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// Lane `j` of `f` bits from a bucket laid out lane after lane.
+#[inline(always)]
+pub(super) fn packed_lane(bucket: &Bucket, j: usize, f: u32) -> u32 {
+    let bit = j * f as usize;
+    let (w, o) = (bit / 64, (bit % 64) as u32);
+    let hi = if w + 1 < 4 { bucket[w + 1] } else { 0 };
+    let both = (hi as u128) << 64 | bucket[w] as u128;
+    ((both >> o) as u64 & low_bits(f)) as u32
+}
+
+/// Mask of the lanes equal to `value`, lane by lane.
+#[inline(always)]
+pub(super) fn lanes_equal<const B: usize>(bucket: &Bucket, f: u32, value: u32) -> Mask {
+    let mut m = 0;
+    for j in 0..B {
+        m |= ((packed_lane(bucket, j, f) == value) as u32) << j;
+    }
+    Mask(m)
+}
+
+/// Loads words `first..=last` (at most five) and shifts them so that bit
+/// `shift` of word `first` becomes bit 0. Words past `last` are not read
+/// (the index is clamped), so a bucket never costs a cache line it does not
+/// touch.
+#[inline(always)]
+pub(super) fn load_span<const N: usize, W: WordSource + ?Sized>(
+    words: &W,
+    first: usize,
+    last: usize,
+    shift: u32,
+) -> Bucket {
+    let mut raw = [0u64; 5];
+    for (k, r) in raw.iter_mut().enumerate().take(N + 1) {
+        *r = words.word((first + k).min(last));
+    }
+    let mut out = [0u64; 4];
+    for k in 0..N {
+        let both = (raw[k + 1] as u128) << 64 | raw[k] as u128;
+        out[k] = (both >> shift) as u64;
+    }
+    out
+}
+
+/// Writes `bits` (a slot or a bucket's change, `len` bits at table bit
+/// `at`) into the words with `op` per word touched: `fetch_or` to set,
+/// `fetch_and` of the complement to clear, `fetch_xor` to flip.
+#[inline(always)]
+pub(super) fn write_bits(words: &[AtomicU64], at: usize, bits: u128, len: u32, op: WordOp) {
+    let (mut w, shift) = (at / 64, (at % 64) as u32);
+    // Up to 128 bits at an offset of up to 63: at most three words.
+    let parts = [
+        (bits << shift) as u64,
+        ((bits << shift) >> 64) as u64,
+        if shift == 0 {
+            0
+        } else {
+            (bits >> (128 - shift)) as u64
+        },
+    ];
+    let span = (shift + len).div_ceil(64) as usize;
+    for (k, &part) in parts.iter().enumerate().take(span) {
+        let mask = {
+            // The bits of this word that belong to the written range.
+            let lo = if k == 0 { shift } else { 0 };
+            let end = (shift + len).saturating_sub(64 * k as u32).min(64);
+            low_bits(end) & !low_bits(lo)
+        };
+        let word = &words[w];
+        match op {
+            WordOp::Set => {
+                let store = if k == 0 {
+                    Store::PackedHead
+                } else {
+                    Store::PackedTail
+                };
+                broken::fetch_or(word, part, store);
+            }
+            WordOp::Clear => {
+                word.fetch_and(!mask, Ordering::Relaxed);
+            }
+            WordOp::Flip => {
+                if part & mask != 0 {
+                    word.fetch_xor(part & mask, Ordering::Relaxed);
+                }
+            }
+        }
+        w += 1;
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum WordOp {
+    Set,
+    Clear,
+    Flip,
+}
+
+/// Loads up to 64 bits at table bit `first`: the word holding the first
+/// bit and the one holding bit `first + len - 1` (the same word if the
+/// range does not straddle; the next word from a source with slack),
+/// shifted together. Bits above `len` are left for the caller to mask.
+#[inline(always)]
+pub(super) fn load_bits<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
+    let w = first / 64;
+    // With slack, the next word whether or not the range reaches it: three
+    // instructions fewer per bucket, and the word is zero or another
+    // bucket's bits, above what the caller keeps.
+    let last = if W::SLACK {
+        w + 1
+    } else {
+        (first + len - 1) / 64
+    };
+    let lo = words.word(w);
+    let hi = words.word(last);
+    funnel(lo, hi, (first % 64) as u32)
+}
+
+/// Bits `shift..shift + 64` of `hi:lo` (`shift` in 0..64). With `hi == lo`
+/// (no straddle) the bits brought in from `hi` land at positions
+/// `>= 64 - shift`, above what a caller loading at most `64 - shift` bits
+/// keeps. Written with two plain shifts rather than a 128-bit shift, which
+/// compiles to `shrd` by `cl`: several micro-ops on AMD cores.
+#[inline(always)]
+pub(super) fn funnel(lo: u64, hi: u64, shift: u32) -> u64 {
+    // `(hi << 1) << (63 - shift)` is `hi << (64 - shift)` without the
+    // undefined shift by 64 when `shift` is 0.
+    (lo >> shift) | ((hi << 1) << (63 - shift))
+}
+
+/// Fresh zeroed words, for the layouts' unit tests.
+#[cfg(test)]
+pub(super) fn words(n: usize) -> Vec<AtomicU64> {
+    (0..n).map(|_| AtomicU64::new(0)).collect()
+}

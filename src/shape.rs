@@ -1,0 +1,120 @@
+//! The table shapes, listed once, and the dispatch to them.
+//!
+//! A table is monomorphised per (bucket size, layout), so a hot path's
+//! shifts and masks are constants where they can be; one well-predicted
+//! `match` per call picks the variant. [`Inner`] holds an owned table of
+//! any shape, [`ViewShape`] the same shapes' lookups over a saved filter's
+//! bytes; `with_table!` and `with_view!` run a body on the concrete one.
+
+use crate::config::Config;
+use crate::error::BuildError;
+use crate::layout::{Fixed, Packed, SemiSorted};
+use crate::table::{Table, ViewTable};
+
+/// Every shape: name, bucket size, layout type, the (bucket size, width,
+/// semi-sorted) it serves, and how its layout is made. The first matching
+/// row wins, so the packed widths with a table type of their own come
+/// before the catch-all run-time-width rows.
+macro_rules! shapes {
+    ($m:ident) => {
+        $m! {
+            B2F8: 2, Fixed<8>, (2, 8, false) => Fixed;
+            B2F16: 2, Fixed<16>, (2, 16, false) => Fixed;
+            B2F32: 2, Fixed<32>, (2, 32, false) => Fixed;
+            B4F8: 4, Fixed<8>, (4, 8, false) => Fixed;
+            B4F16: 4, Fixed<16>, (4, 16, false) => Fixed;
+            B4F32: 4, Fixed<32>, (4, 32, false) => Fixed;
+            B8F8: 8, Fixed<8>, (8, 8, false) => Fixed;
+            B8F16: 8, Fixed<16>, (8, 16, false) => Fixed;
+            B8F32: 8, Fixed<32>, (8, 32, false) => Fixed;
+            B4P12: 4, Packed<12>, (4, 12, false) => Packed::new(4, 12);
+            B4P13: 4, Packed<13>, (4, 13, false) => Packed::new(4, 13);
+            B2Packed: 2, Packed, (2, f, false) => Packed::new(2, f);
+            B4Packed: 4, Packed, (4, f, false) => Packed::new(4, f);
+            B8Packed: 8, Packed, (8, f, false) => Packed::new(8, f);
+            B4S13: 4, SemiSorted<13>, (4, 13, true) => SemiSorted::new(13);
+            B4SemiSorted: 4, SemiSorted, (4, f, true) => SemiSorted::new(f);
+        }
+    };
+}
+
+macro_rules! declare_shapes {
+    ($($name:ident: $b:literal, $layout:ty, $shape:pat => $make:expr;)*) => {
+        /// An owned table of any shape.
+        pub(crate) enum Inner {
+            $($name(Table<$b, $layout>),)*
+        }
+
+        /// Runs `$body` with `$t` bound to the concrete table of an
+        /// [`Inner`].
+        macro_rules! with_table {
+            ($inner:expr, $t:ident => $body:expr) => {
+                match $inner {
+                    $($crate::shape::Inner::$name($t) => $body,)*
+                }
+            };
+        }
+        pub(crate) use with_table;
+
+        impl Inner {
+            /// The table for a validated configuration.
+            pub(crate) fn new(config: &Config) -> Result<Self, BuildError> {
+                let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
+                Ok(match config.shape() {
+                    $($shape => Inner::$name(Table::new($make, m, n, hp)?),)*
+                    (b, f, semi) => unreachable!(
+                        "the configuration was validated: bucket size {b}, width {f}, semi-sorted {semi}"
+                    ),
+                })
+            }
+
+            /// The table of a validated saved header, holding `len` items,
+            /// whose words are `parts` one after another (exactly as long
+            /// as the header says), not yet audited.
+            pub(crate) fn from_le_bytes(
+                config: &Config,
+                len: usize,
+                parts: &[&[u8]],
+            ) -> Result<Self, BuildError> {
+                let (m, hp) = (config.buckets, config.huge_pages);
+                Ok(match config.shape() {
+                    $($shape => Inner::$name(Table::from_le_bytes($make, m, len, hp, parts)?),)*
+                    (b, f, semi) => unreachable!(
+                        "the header was validated: bucket size {b}, width {f}, semi-sorted {semi}"
+                    ),
+                })
+            }
+        }
+
+        /// The same shapes' lookups over a saved filter's bytes.
+        #[derive(Clone)]
+        pub(crate) enum ViewShape {
+            $($name(ViewTable<$b, $layout>),)*
+        }
+
+        /// Runs `$body` with `$t` bound to the concrete view table of a
+        /// [`ViewShape`].
+        macro_rules! with_view {
+            ($view:expr, $t:ident => $body:expr) => {
+                match $view {
+                    $($crate::shape::ViewShape::$name($t) => $body,)*
+                }
+            };
+        }
+        pub(crate) use with_view;
+
+        impl ViewShape {
+            /// The view table of a validated saved header.
+            pub(crate) fn new(config: &Config) -> Self {
+                let m = config.buckets;
+                match config.shape() {
+                    $($shape => ViewShape::$name(ViewTable::new($make, m)),)*
+                    (b, f, semi) => unreachable!(
+                        "the header was validated: bucket size {b}, width {f}, semi-sorted {semi}"
+                    ),
+                }
+            }
+        }
+    };
+}
+shapes!(declare_shapes);

@@ -1,0 +1,89 @@
+//! A table's lookups over a saved filter's immutable bytes, for
+//! [`FilterView`](crate::FilterView): the owned table's layout code over
+//! another [`WordSource`], without the stripe versions (bytes that cannot
+//! change need no validation), and the same pipelined batch loop.
+
+use super::batch::{self, prefetch_bucket, Located, Probe};
+use crate::error::DecodeError;
+use crate::hash::{alt_index, split};
+use crate::layout::{audit_table, Layout, WordSource};
+use cuckoo_nest_simd::Native;
+
+/// One shape's lookup over borrowed words.
+#[derive(Clone)]
+pub(crate) struct ViewTable<const B: usize, L> {
+    layout: L,
+    kernel: Native,
+    buckets: usize,
+}
+
+/// A view table with the words it reads: what the batch loop runs over.
+struct Over<'a, const B: usize, L, W: ?Sized> {
+    table: &'a ViewTable<B, L>,
+    words: &'a W,
+    /// The words' first byte, for prefetching.
+    base: *const u64,
+}
+
+impl<const B: usize, L: Layout<B>, W: WordSource + ?Sized> Probe for Over<'_, B, L, W> {
+    #[inline(always)]
+    fn locate_and_prefetch(&self, hash: u64) -> Located {
+        let t = self.table;
+        let (i1, fp) = split(hash, t.buckets, t.layout.fp_max());
+        let i2 = alt_index(i1, fp, t.buckets);
+        prefetch_bucket(&t.layout, self.base, i1, W::SLACK);
+        prefetch_bucket(&t.layout, self.base, i2, W::SLACK);
+        Located { i1, i2, fp }
+    }
+
+    #[inline(always)]
+    fn probe(&self, at: Located) -> bool {
+        let t = self.table;
+        t.layout.probe(t.kernel, self.words, at.i1, at.i2, at.fp)
+    }
+}
+
+impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
+    pub(crate) fn new(layout: L, buckets: usize) -> Self {
+        ViewTable {
+            layout,
+            kernel: Native::default(),
+            buckets,
+        }
+    }
+
+    /// The occupied slots of the saved table in `words` (`table_words`
+    /// long), or the first thing in it no writer stores ([`audit_table`]).
+    pub(crate) fn audit<W: WordSource + ?Sized>(
+        &self,
+        words: &W,
+        table_words: usize,
+    ) -> Result<usize, DecodeError> {
+        audit_table(&self.layout, self.kernel, words, self.buckets, table_words)
+    }
+
+    /// True if `hash`'s fingerprint is in either of its buckets.
+    #[inline(always)]
+    pub(crate) fn contains<W: WordSource + ?Sized>(&self, words: &W, hash: u64) -> bool {
+        let (i1, fp) = split(hash, self.buckets, self.layout.fp_max());
+        let i2 = alt_index(i1, fp, self.buckets);
+        self.layout.probe(self.kernel, words, i1, i2, fp)
+    }
+
+    /// [`batch::contains_many`] over `words`, whose first byte is at `base`.
+    pub(crate) fn contains_many<W: WordSource + ?Sized>(
+        &self,
+        words: &W,
+        base: *const u8,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        let over = Over {
+            table: self,
+            words,
+            base: base.cast(),
+        };
+        batch::contains_many::<{ batch::DEFAULT_DISTANCE }, _>(&over, n, hash_at, out)
+    }
+}
