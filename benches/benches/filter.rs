@@ -22,6 +22,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cuckoo_nest::CuckooFilter;
+use cuckoo_nest_bench::pages::Buffer;
 use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -86,7 +87,9 @@ fn in_cache(c: &mut Criterion) {
 /// bigger than the caches: this core's random cache-line load rate.
 fn cache_line_rate(c: &mut Criterion, bytes: usize) {
     let lines = bytes / 64;
-    let buf = huge_page_buffer(lines * 8);
+    // On 2 MiB pages like the filter's own table, so the baseline pays the same TLB costs.
+    let buf = Buffer::new(lines * 64, true).expect("the line-load buffer");
+    let buf = buf.words();
     let idx: Vec<u32> = keys(QUERIES, 9)
         .iter()
         .map(|k| (k % lines as u64) as u32)
@@ -101,28 +104,6 @@ fn cache_line_rate(c: &mut Criterion, bytes: usize) {
         })
     });
     g.finish();
-}
-
-/// `words` u64s of value 1, advised for transparent huge pages like the
-/// filter's own table, so the baseline pays the same TLB costs.
-fn huge_page_buffer(words: usize) -> Vec<u64> {
-    let mut v: Vec<u64> = Vec::with_capacity(words);
-    #[cfg(target_os = "linux")]
-    {
-        let start = v.as_mut_ptr() as usize;
-        let aligned = (start + (2 << 20) - 1) & !((2 << 20) - 1);
-        let len = (start + words * 8).saturating_sub(aligned) & !((2 << 20) - 1);
-        if len > 0 {
-            // SAFETY: [aligned, aligned + len) lies inside the capacity we
-            // own and have not touched yet; madvise only changes how the
-            // kernel backs it. Failure (THP off) is harmless.
-            unsafe {
-                libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    v.resize(words, 1);
-    v
 }
 
 fn out_of_cache(c: &mut Criterion) {
