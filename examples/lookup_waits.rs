@@ -20,24 +20,14 @@
 //! cargo run --release --example lookup_waits -- 64 3    # 64 MiB, 3 clears
 //! ```
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{keys, shuffle};
 use cuckoo_nest::CuckooFilter;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// splitmix64: distinct, well-mixed hashes, the same on every run.
-fn hashes(n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
-}
 
 /// Times single lookups of `probe` (cycled) on another thread while `work`
 /// runs; returns every lookup's duration in nanoseconds.
@@ -94,9 +84,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Clear: a big table, half full, cleared while lookups run.
     let filter = Arc::new(CuckooFilter::builder().buckets((mib << 20) / 8).build()?);
-    let items = hashes(filter.slots() / 2, 1);
+    let items = keys(filter.slots() / 2, 1);
     let mut probe: Vec<u64> = items.iter().step_by(2).copied().take(1 << 20).collect();
-    probe.extend(hashes(probe.len(), 2));
+    probe.extend(keys(probe.len(), 2));
     shuffle(&mut probe, 3);
     for r in 0..rounds {
         filter.insert_batch_hash(&items)?;
@@ -113,9 +103,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Fill: 32 MiB from empty to 95%, one insert at a time.
     for r in 0..rounds.min(3) {
         let filter = Arc::new(CuckooFilter::builder().buckets((32 << 20) / 8).build()?);
-        let items = hashes(filter.slots() * 95 / 100, 10 + r as u64);
+        let items = keys(filter.slots() * 95 / 100, 10 + r as u64);
         let mut probe: Vec<u64> = items.iter().step_by(2).copied().take(1 << 20).collect();
-        probe.extend(hashes(probe.len(), 20 + r as u64));
+        probe.extend(keys(probe.len(), 20 + r as u64));
         shuffle(&mut probe, 4);
         let mut took = Duration::ZERO;
         let ns = lookups_during(&filter, probe, || {
@@ -128,12 +118,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         report(&format!("fill 32 MiB to 95%, round {}", r + 1), ns, took);
     }
     Ok(())
-}
-
-/// Fisher-Yates with a splitmix stream.
-fn shuffle(v: &mut [u64], seed: u64) {
-    let r = hashes(v.len(), seed);
-    for i in (1..v.len()).rev() {
-        v.swap(i, (r[i] % (i as u64 + 1)) as usize);
-    }
 }

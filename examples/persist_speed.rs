@@ -13,32 +13,19 @@
 //! cargo run --release --example persist_speed -- 16      # 16 MiB
 //! ```
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{keys, median, shuffle};
 use cuckoo_nest::{CuckooFilter, FilterView};
 use std::time::{Duration, Instant};
 
 const GIB: f64 = (1u64 << 30) as f64;
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn time<T>(f: impl FnOnce() -> T) -> (Duration, T) {
     let t = Instant::now();
     let out = f();
     (t.elapsed(), out)
-}
-
-/// xorshift64*.
-fn hashes(n: usize, mut s: u64) -> Vec<u64> {
-    (0..n)
-        .map(|_| {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            s.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        })
-        .collect()
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -56,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "filter: {} MiB table, {} buckets of 4 x 16 bits; filling to 50% ({} items)",
         mib, buckets, fill
     );
-    let items = hashes(fill, 1);
+    let items = keys(fill, 1);
     let (t, r) = time(|| {
         std::thread::scope(|s| {
             let (a, b) = items.split_at(fill / 2);
@@ -86,9 +73,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         bytes = b;
     }
     let checksum = median(
-        (0..rounds)
+        &mut (0..rounds)
             .map(|_| time(|| xxhash_rust::xxh3::xxh3_64(&bytes)).0)
-            .collect(),
+            .collect::<Vec<_>>(),
     );
     let mut load = Vec::new();
     for _ in 0..rounds {
@@ -117,24 +104,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // The file system's own speed on this machine, for scale.
     let raw_write = median(
-        (0..rounds)
+        &mut (0..rounds)
             .map(|_| time(|| std::fs::write(&path, &bytes).unwrap()).0)
-            .collect(),
+            .collect::<Vec<_>>(),
     );
     let raw_read = median(
-        (0..rounds)
+        &mut (0..rounds)
             .map(|_| time(|| std::fs::read(&path).unwrap().len()).0)
-            .collect(),
+            .collect::<Vec<_>>(),
     );
     let rate = |d: Duration| gib / d.as_secs_f64();
     println!();
     println!("| operation (one core, checksum included) | median of {rounds} | GiB/s |");
     println!("|---|---:|---:|");
     for (name, d) in [
-        ("`to_bytes` (snapshot + checksum)", median(save)),
-        ("`from_bytes` (checks + checksum + copy)", median(load)),
-        ("`write_to` a file (page cache)", median(write)),
-        ("`read_from` a file (page cache)", median(read)),
+        ("`to_bytes` (snapshot + checksum)", median(&mut save)),
+        ("`from_bytes` (checks + checksum + copy)", median(&mut load)),
+        ("`write_to` a file (page cache)", median(&mut write)),
+        ("`read_from` a file (page cache)", median(&mut read)),
         ("XXH3-64 alone over the bytes", checksum),
         ("for scale: `std::fs::write` of the bytes", raw_write),
         ("for scale: `std::fs::read` of the file", raw_read),
@@ -152,12 +139,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let map = unsafe { memmap2::Mmap::map(&file)? };
     let opens = 1000;
     let unverified = median(
-        (0..opens)
+        &mut (0..opens)
             .map(|_| time(|| FilterView::new_unverified(&map).map(|v| v.len())).0)
-            .collect(),
+            .collect::<Vec<_>>(),
     );
     let map_and_open = median(
-        (0..100)
+        &mut (0..100)
             .map(|_| {
                 time(|| {
                     // SAFETY: as above.
@@ -166,12 +153,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 })
                 .0
             })
-            .collect(),
+            .collect::<Vec<_>>(),
     );
     let verified = median(
-        (0..rounds)
+        &mut (0..rounds)
             .map(|_| time(|| FilterView::new(&map).map(|v| v.len())).0)
-            .collect(),
+            .collect::<Vec<_>>(),
     );
     println!();
     println!("| opening the mapped {mib} MiB file | median |");
@@ -194,16 +181,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let view = FilterView::new_unverified(&map)?;
     assert!(view.is_aligned());
     let probes = {
-        let mut p = hashes(2_000_000, 99); // absent, mostly
+        let mut p = keys(2_000_000, 99); // absent, mostly
         p.extend_from_slice(&items[..2_000_000.min(items.len())]); // present
-                                                                   // Interleave hits and misses.
-        let mut s = 7u64;
-        for i in (1..p.len()).rev() {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            p.swap(i, (s >> 33) as usize % (i + 1));
-        }
+        shuffle(&mut p, 7); // hits and misses interleaved
         p
     };
     let mut out = vec![false; probes.len()];
@@ -227,8 +207,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("|---|---:|---:|---:|");
     for (name, o, v) in [
-        ("`contains_hash`", median(own1), median(view1)),
-        ("`contains_batch_hash`", median(own_b), median(view_b)),
+        ("`contains_hash`", median(&mut own1), median(&mut view1)),
+        (
+            "`contains_batch_hash`",
+            median(&mut own_b),
+            median(&mut view_b),
+        ),
     ] {
         println!(
             "| {name} | {:.1} | {:.1} | {:.2} |",

@@ -18,24 +18,12 @@
 //!    in a rotated order; medians with min and max, and the median of the
 //!    per-round ratios to the default.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{keys, median, shuffle, splitmix64};
 use cuckoo_nest::CuckooFilter;
 use std::time::Instant;
-
-fn splitmix(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed.wrapping_mul(0xd1b5_4a32_d192_ed03);
-    move || {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-fn keys(n: usize, seed: u64) -> Vec<u64> {
-    let mut next = splitmix(seed);
-    (0..n).map(|_| next()).collect()
-}
 
 fn arg(k: usize, default: usize) -> usize {
     std::env::args()
@@ -57,8 +45,10 @@ fn fill(filter: &CuckooFilter, n: usize, seed: u64) -> Vec<u64> {
 /// 1000 false positives, at most 50 million.
 fn measured_rate(filter: &CuckooFilter, expected: f64) -> (f64, usize, usize) {
     let probes = ((1000.0 / expected) as usize).clamp(200_000, 50_000_000);
-    let mut next = splitmix(u64::MAX / 7);
-    let hits = (0..probes).filter(|_| filter.contains(&next())).count();
+    let hits = splitmix64(u64::MAX / 7)
+        .take(probes)
+        .filter(|k| filter.contains(k))
+        .count();
     (hits as f64 / probes as f64, hits, probes)
 }
 
@@ -105,11 +95,8 @@ fn space(n: usize) {
         // The paper reports Table 3 at 95% load: past the capacity (which
         // keeps a margin below the first failure), short of that failure.
         let items = (filter.slots() as f64 * 0.95).ceil() as usize;
-        let mut next = splitmix(2);
-        for _ in 0..items {
-            filter
-                .insert(&next())
-                .expect("95% is below the first failure");
+        for k in splitmix64(2).take(items) {
+            filter.insert(&k).expect("95% is below the first failure");
         }
         let expected = filter.expected_false_positive_rate();
         let (rate, hits, _) = measured_rate(&filter, expected);
@@ -147,11 +134,6 @@ fn subjects(n: usize) -> Vec<Subject> {
     .collect()
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 fn speed(n: usize, rounds: usize, label: &str) {
     let subjects = subjects(n);
     for s in &subjects {
@@ -166,10 +148,7 @@ fn speed(n: usize, rounds: usize, label: &str) {
         .chain(absent.iter().take(n / 2))
         .copied()
         .collect();
-    let mut next = splitmix(5);
-    for i in (1..stream.len()).rev() {
-        stream.swap(i, (next() % (i as u64 + 1)) as usize);
-    }
+    shuffle(&mut stream, 5);
     let mut out = vec![false; stream.len()];
     let k = subjects.len();
     // rates[subject][op][round], M lookups/s.

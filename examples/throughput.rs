@@ -3,21 +3,12 @@
 //!
 //! `cargo run --release --example throughput [-- N]`
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::keys;
 use cuckoo_nest::CuckooFilter;
 use std::time::Instant;
-
-fn keys(n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
-}
 
 fn rate(n: usize, secs: f64) -> String {
     format!(

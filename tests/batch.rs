@@ -1,16 +1,12 @@
 //! Batch operations agree with one-at-a-time operations.
 
+mod common;
+
 use cuckoo_nest::{CuckooFilter, InsertError, LengthMismatch};
 
+/// `n` keys of the splitmix64 stream of `seed`.
 fn keys(n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let z = (s ^ (s >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z ^ (z >> 29)
-        })
-        .collect()
+    common::splitmix64(seed).take(n).collect()
 }
 
 #[test]

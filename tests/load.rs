@@ -5,19 +5,10 @@
 //! `cargo test -p cuckoo-nest --test load -- --nocapture` prints the
 //! figures docs/design.md and docs/benchmarks.md quote.
 
-use cuckoo_nest::CuckooFilter;
+mod common;
 
-/// A splitmix64 stream: distinct, well-mixed keys, the same on every run.
-fn keys(seed: u64) -> impl Iterator<Item = u64> {
-    let mut s = seed.wrapping_mul(0xd1b5_4a32_d192_ed03);
-    std::iter::repeat_with(move || {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    })
-}
+use common::splitmix64;
+use cuckoo_nest::CuckooFilter;
 
 // Under miri, a few buckets: every insert near full searches hundreds of
 // buckets, each step interpreted.
@@ -45,7 +36,7 @@ impl Shape {
 fn fill(shape: Shape, buckets: usize, seed: u64) -> (CuckooFilter, Vec<u64>) {
     let filter = shape.builder().buckets(buckets).build().unwrap();
     let mut inserted = Vec::with_capacity(filter.slots());
-    for k in keys(seed) {
+    for k in splitmix64(seed) {
         let before = filter.len();
         match filter.insert(&k) {
             Ok(()) => inserted.push(k),
@@ -199,7 +190,7 @@ fn capacity_is_honest_for_every_shape() {
                     .build()
                     .unwrap();
                 assert!(filter.capacity() >= n);
-                for (i, k) in keys(seed * 7919 + n as u64).take(n).enumerate() {
+                for (i, k) in splitmix64(seed * 7919 + n as u64).take(n).enumerate() {
                     if let Err(e) = filter.insert(&k) {
                         failures.push(format!(
                             "{shape:?}, capacity({n}), seed {seed}: insert {i} failed: {e}"
@@ -226,7 +217,7 @@ fn check_fpr(shape: Shape) {
         ((400.0 / expected) as usize).clamp(100_000, 40_000_000)
     };
     // Keys from another stream: absent (a 64-bit collision aside).
-    let hits = keys(u64::MAX / 3)
+    let hits = splitmix64(u64::MAX / 3)
         .take(probes)
         .filter(|k| filter.contains(k))
         .count();

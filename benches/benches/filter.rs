@@ -2,8 +2,10 @@
 //! filter, each against the `cuckoofilter` crate (0.5) and our own baseline
 //! in the same run, on the same pre-generated random u64 keys:
 //!
-//! - in cache (~1M items): single-thread `contains`, SIMD vs the scalar
-//!   reference kernel vs the peer;
+//! - in cache (~1M items): single-thread `contains`, `contains_batch` and the
+//!   peer (the SIMD kernels against the scalar reference, on the 16-bit
+//!   compare of a bucket pair a default filter makes, are
+//!   `kernels/eq16x8/*` in `cargo bench -p cuckoo-nest-simd`);
 //! - out of cache (a table of >= 256 MiB): `contains`, `contains_batch`, the
 //!   peer, and this core's random cache-line load rate (the hardware limit:
 //!   a lookup needs two lines);
@@ -20,6 +22,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cuckoo_nest::CuckooFilter;
+use cuckoo_nest_bench::pages::Buffer;
 use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,32 +50,16 @@ fn queries(present: &[u64], n: usize) -> Vec<u64> {
     q
 }
 
-fn ours(n: usize, reference: bool) -> CuckooFilter {
-    CuckooFilter::builder()
-        .capacity(n)
-        .reference_kernel(reference)
-        .build()
-        .expect("build")
+fn ours(n: usize) -> CuckooFilter {
+    CuckooFilter::builder().capacity(n).build().expect("build")
 }
 
-fn lookups(
-    c: &mut Criterion,
-    group: &str,
-    ours_f: &CuckooFilter,
-    scalar: Option<&CuckooFilter>,
-    peer: &Peer,
-    q: &[u64],
-) {
+fn lookups(c: &mut Criterion, group: &str, ours_f: &CuckooFilter, peer: &Peer, q: &[u64]) {
     let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Elements(q.len() as u64));
     g.bench_function("contains_simd", |b| {
         b.iter(|| q.iter().filter(|k| ours_f.contains(*k)).count())
     });
-    if let Some(s) = scalar {
-        g.bench_function("contains_scalar", |b| {
-            b.iter(|| q.iter().filter(|k| s.contains(*k)).count())
-        });
-    }
     let mut out = vec![false; q.len()];
     g.bench_function("contains_batch", |b| {
         b.iter(|| ours_f.contains_batch(q, &mut out).unwrap())
@@ -86,23 +73,23 @@ fn lookups(
 fn in_cache(c: &mut Criterion) {
     let n = 1_000_000;
     let present = keys(n, 1);
-    let simd = ours(n, false);
-    let scalar = ours(n, true);
+    let simd = ours(n);
     let mut peer = Peer::with_capacity(n);
     for k in &present {
         simd.insert(k).unwrap();
-        scalar.insert(k).unwrap();
         peer.add(k).unwrap();
     }
     let q = queries(&present, QUERIES);
-    lookups(c, "in_cache_1M", &simd, Some(&scalar), &peer, &q);
+    lookups(c, "in_cache_1M", &simd, &peer, &q);
 }
 
 /// Independent random loads of one word per 64-byte line from a buffer far
 /// bigger than the caches: this core's random cache-line load rate.
 fn cache_line_rate(c: &mut Criterion, bytes: usize) {
     let lines = bytes / 64;
-    let buf = huge_page_buffer(lines * 8);
+    // On 2 MiB pages like the filter's own table, so the baseline pays the same TLB costs.
+    let buf = Buffer::new(lines * 64, true).expect("the line-load buffer");
+    let buf = buf.words();
     let idx: Vec<u32> = keys(QUERIES, 9)
         .iter()
         .map(|k| (k % lines as u64) as u32)
@@ -119,28 +106,6 @@ fn cache_line_rate(c: &mut Criterion, bytes: usize) {
     g.finish();
 }
 
-/// `words` u64s of value 1, advised for transparent huge pages like the
-/// filter's own table, so the baseline pays the same TLB costs.
-fn huge_page_buffer(words: usize) -> Vec<u64> {
-    let mut v: Vec<u64> = Vec::with_capacity(words);
-    #[cfg(target_os = "linux")]
-    {
-        let start = v.as_mut_ptr() as usize;
-        let aligned = (start + (2 << 20) - 1) & !((2 << 20) - 1);
-        let len = (start + words * 8).saturating_sub(aligned) & !((2 << 20) - 1);
-        if len > 0 {
-            // SAFETY: [aligned, aligned + len) lies inside the capacity we
-            // own and have not touched yet; madvise only changes how the
-            // kernel backs it. Failure (THP off) is harmless.
-            unsafe {
-                libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    v.resize(words, 1);
-    v
-}
-
 fn out_of_cache(c: &mut Criterion) {
     let n: usize = std::env::var("CUCKOO_BENCH_BIG_ITEMS")
         .ok()
@@ -148,7 +113,7 @@ fn out_of_cache(c: &mut Criterion) {
         .unwrap_or(125_000_000);
     let t = Instant::now();
     let present = keys(n, 2);
-    let big = ours(n, false);
+    let big = ours(n);
     big.insert_batch(&present).expect("sized for n");
     eprintln!(
         "out_of_cache: ours {} MiB, {} items, filled in {:.1} s",
@@ -168,7 +133,7 @@ fn out_of_cache(c: &mut Criterion) {
         t.elapsed().as_secs_f64()
     );
     let q = queries(&present, QUERIES);
-    lookups(c, "out_of_cache", &big, None, &peer, &q);
+    lookups(c, "out_of_cache", &big, &peer, &q);
     drop(peer);
 
     // The same table without the transparent-huge-page advice: what the
@@ -221,7 +186,7 @@ fn parallel(threads: usize, iters: u64, f: impl Fn(usize, u64) + Sync) -> Durati
 fn threads(c: &mut Criterion) {
     let n = 4_000_000;
     let present = keys(n, 3);
-    let f = ours(n, false);
+    let f = ours(n);
     f.insert_batch(&present).unwrap();
     let q = queries(&present, QUERIES);
     let mut g = c.benchmark_group("threads");
@@ -363,18 +328,12 @@ fn median_ns(id: &str) -> Option<f64> {
 /// The ratio rows of the summary, as data: (comparison, faster bench, slower bench, goal).
 /// Both benches of a row count the same elements per iteration, so the ratio of their median
 /// times is the ratio of their throughputs.
-const RATIOS: [(&str, &str, &str, &str); 10] = [
+const RATIOS: [(&str, &str, &str, &str); 9] = [
     (
         "in cache: contains vs cuckoofilter",
         "in_cache_1M/contains_simd",
         "in_cache_1M/peer_cuckoofilter",
         ">= 3x",
-    ),
-    (
-        "in cache: contains SIMD vs scalar kernel",
-        "in_cache_1M/contains_simd",
-        "in_cache_1M/contains_scalar",
-        "> 1x",
     ),
     (
         "in cache: contains_batch vs contains",
@@ -427,12 +386,11 @@ const RATIOS: [(&str, &str, &str, &str); 10] = [
 ];
 
 /// Every bench of the summary's second table, with the elements one iteration counts.
-fn bench_elements() -> [(&'static str, f64); 17] {
+fn bench_elements() -> [(&'static str, f64); 16] {
     let q = QUERIES as f64;
     let i = INSERTS as f64;
     [
         ("in_cache_1M/contains_simd", q),
-        ("in_cache_1M/contains_scalar", q),
         ("in_cache_1M/contains_batch", q),
         ("in_cache_1M/peer_cuckoofilter", q),
         ("out_of_cache/contains_simd", q),

@@ -1,6 +1,8 @@
 //! Helpers shared by the report binary (`src/main.rs`), the criterion benches
-//! (`benches/filter.rs`) and the tests: the key generator and the statistics, kept in one
-//! place so every measurement draws its keys and takes its medians the same way.
+//! (`benches/filter.rs`) and the tests: the key generator, the statistics and the huge-page
+//! buffer for cache-line load rates, kept in one place so every measurement draws its keys,
+//! takes its medians and gets its pages the same way.
 
 pub mod keys;
+pub mod pages;
 pub mod stats;

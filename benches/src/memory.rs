@@ -3,10 +3,10 @@
 //! A lookup on a filter much bigger than the last-level cache costs (at least) two random
 //! cache-line loads, one per candidate bucket. So one core's rate of random, independent 64-byte
 //! loads over a large buffer, halved, bounds its lookups per second. The buffer is measured with
-//! 2 MiB pages (madvise, as a large filter table would ask for) and with 4 KiB pages, and a
-//! dependent pointer chase over the same buffer gives the load latency for reference.
+//! 2 MiB pages (advised before its first touch, as the filter's own table is:
+//! `cuckoo_nest_bench::pages`) and with 4 KiB pages, and a dependent pointer chase over the same
+//! buffer gives the load latency for reference.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -15,66 +15,15 @@ use crate::progress::Phase;
 use crate::table::{Format, Table};
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{absent_key, mix64, present_key, SplitMix64};
+use cuckoo_nest_bench::pages::Buffer;
 use cuckoo_nest_bench::stats::median;
 
 const LINE: usize = 64;
-const HUGE_PAGE: usize = 2 << 20;
 /// Keys a filling thread claims and inserts with one `insert_batch` call.
 const FILL_CHUNK: usize = 1 << 12;
 
-/// A zeroed, 2 MiB-aligned buffer of u64s, optionally hinted for transparent huge pages.
-struct Buffer {
-    ptr: *mut u64,
-    layout: Layout,
-}
-
-impl Buffer {
-    fn new(bytes: usize, huge: bool) -> Result<Buffer, String> {
-        let bytes = bytes.div_ceil(HUGE_PAGE) * HUGE_PAGE;
-        let layout = Layout::from_size_align(bytes, HUGE_PAGE).map_err(|e| e.to_string())?;
-        // SAFETY: `alloc_zeroed` requires a layout of non-zero size: it holds at least one 2 MiB
-        // page. The memory comes back zeroed, so every u64 in it is initialised before
-        // `words` hands out a slice over it.
-        let ptr = unsafe { alloc_zeroed(layout) } as *mut u64;
-        if ptr.is_null() {
-            return Err(format!("could not allocate {} MiB", bytes >> 20));
-        }
-        #[cfg(target_os = "linux")]
-        {
-            let advice = if huge {
-                libc::MADV_HUGEPAGE
-            } else {
-                libc::MADV_NOHUGEPAGE
-            };
-            // SAFETY: ptr..ptr+bytes is our own allocation, page-aligned; madvise only changes
-            // how the kernel backs it, and a failure (no THP support) is harmless.
-            unsafe {
-                libc::madvise(ptr.cast(), bytes, advice);
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = huge;
-        Ok(Buffer { ptr, layout })
-    }
-
-    fn words(&mut self) -> &mut [u64] {
-        // SAFETY: `ptr` is non-null and points to layout.size() bytes allocated (zeroed, hence
-        // initialised u64s) in `new` with 2 MiB alignment, owned by `self` until `drop`; the
-        // `&mut self` borrow makes the slice the only access while it lives.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size() / 8) }
-    }
-}
-
-impl Drop for Buffer {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` was allocated in `new` by the global allocator with this same layout
-        // and is freed exactly once, here.
-        unsafe { dealloc(self.ptr.cast(), self.layout) }
-    }
-}
-
 /// Writes a single random cycle through all lines (Sattolo's algorithm) into the first word of
-/// each line, which also faults in every page before anything is timed.
+/// each line. (`Buffer::new` has already faulted in every page, so nothing timed pays for that.)
 fn fill_chase(words: &mut [u64], seed: u64) {
     let lines = words.len() * 8 / LINE;
     let mut order: Vec<u32> = (0..lines as u32).collect();
@@ -164,8 +113,8 @@ pub fn line_rates(
     for (k, huge) in [true, false].into_iter().enumerate() {
         phase.message(if huge { "2 MiB pages" } else { "4 KiB pages" });
         let mut buf = Buffer::new(mib << 20, huge)?;
+        fill_chase(buf.words_mut(), 17 + k as u64);
         let words = buf.words();
-        fill_chase(words, 17 + k as u64);
         let rate = median_of(reps, || random_loads(words, loads, 5 + k as u64));
         let latency = chase_latency(words, (loads / 16).max(1000));
         out[k] = (rate, latency);

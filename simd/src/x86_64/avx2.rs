@@ -13,7 +13,7 @@ use core::arch::x86_64::{
 };
 
 use super::sse2;
-use crate::{Kernel, KernelFn};
+use crate::KernelFn;
 
 /// AVX2 kernel. A value of this type proves the running CPU supports AVX2.
 ///
@@ -93,32 +93,32 @@ fn load(group: &[u64; 4]) -> __m256i {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn eq8x16(group: [u64; 2], value: u8) -> u32 {
+pub(super) fn eq8x16(group: [u64; 2], value: u8) -> u32 {
     sse2::eq8x16(group, value)
 }
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn eq16x8(group: [u64; 2], value: u16) -> u32 {
+pub(super) fn eq16x8(group: [u64; 2], value: u16) -> u32 {
     sse2::eq16x8(group, value)
 }
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn eq32x4(group: [u64; 2], value: u32) -> u32 {
+pub(super) fn eq32x4(group: [u64; 2], value: u32) -> u32 {
     sse2::eq32x4(group, value)
 }
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn eq8x32(group: [u64; 4], value: u8) -> u32 {
+pub(super) fn eq8x32(group: [u64; 4], value: u8) -> u32 {
     let eq = _mm256_cmpeq_epi8(load(&group), _mm256_set1_epi8(value as i8));
     _mm256_movemask_epi8(eq) as u32
 }
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn eq16x16(group: [u64; 4], value: u16) -> u32 {
+pub(super) fn eq16x16(group: [u64; 4], value: u16) -> u32 {
     let eq = _mm256_cmpeq_epi16(load(&group), _mm256_set1_epi16(value as i16));
     sse2::mask16x2(
         _mm256_castsi256_si128(eq),
@@ -128,7 +128,7 @@ fn eq16x16(group: [u64; 4], value: u16) -> u32 {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn eq32x8(group: [u64; 4], value: u32) -> u32 {
+pub(super) fn eq32x8(group: [u64; 4], value: u32) -> u32 {
     let eq = _mm256_cmpeq_epi32(load(&group), _mm256_set1_epi32(value as i32));
     _mm256_movemask_ps(_mm256_castsi256_ps(eq)) as u32
 }
@@ -137,48 +137,6 @@ fn eq32x8(group: [u64; 4], value: u32) -> u32 {
 /// here, is compiled with it too and the kernel's methods inline into it.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn run<F: KernelFn>(k: Avx2, f: F) -> F::Output {
+pub(super) fn run<F: KernelFn>(k: Avx2, f: F) -> F::Output {
     f.call(k)
-}
-
-impl Kernel for Avx2 {
-    fn name(self) -> &'static str {
-        "avx2"
-    }
-    #[inline(always)]
-    fn eq8x16(self, group: [u64; 2], value: u8) -> u32 {
-        // SAFETY: an `Avx2` exists only if `new()` detected AVX2 (or the
-        // caller of `new_unchecked`/`default` guaranteed it).
-        unsafe { eq8x16(group, value) }
-    }
-    #[inline(always)]
-    fn eq16x8(self, group: [u64; 2], value: u16) -> u32 {
-        // SAFETY: as above, the token proves AVX2.
-        unsafe { eq16x8(group, value) }
-    }
-    #[inline(always)]
-    fn eq32x4(self, group: [u64; 2], value: u32) -> u32 {
-        // SAFETY: as above, the token proves AVX2.
-        unsafe { eq32x4(group, value) }
-    }
-    #[inline(always)]
-    fn eq8x32(self, group: [u64; 4], value: u8) -> u32 {
-        // SAFETY: as above, the token proves AVX2.
-        unsafe { eq8x32(group, value) }
-    }
-    #[inline(always)]
-    fn eq16x16(self, group: [u64; 4], value: u16) -> u32 {
-        // SAFETY: as above, the token proves AVX2.
-        unsafe { eq16x16(group, value) }
-    }
-    #[inline(always)]
-    fn eq32x8(self, group: [u64; 4], value: u32) -> u32 {
-        // SAFETY: as above, the token proves AVX2.
-        unsafe { eq32x8(group, value) }
-    }
-    #[inline]
-    fn run<F: KernelFn>(self, f: F) -> F::Output {
-        // SAFETY: as above, the token proves AVX2.
-        unsafe { run(self, f) }
-    }
 }

@@ -18,7 +18,7 @@ use core::arch::x86_64::{
 };
 
 use super::sse2;
-use crate::{Kernel, KernelFn};
+use crate::KernelFn;
 
 /// AVX-512 kernel. A value of this type proves the running CPU supports
 /// AVX-512F, AVX-512BW, AVX-512VL and AVX-512DQ.
@@ -117,13 +117,13 @@ fn load(group: &[u64; 4]) -> __m256i {
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 #[inline]
-fn eq8x16(group: [u64; 2], value: u8) -> u32 {
+pub(super) fn eq8x16(group: [u64; 2], value: u8) -> u32 {
     _mm_cmpeq_epi8_mask(sse2::load(&group), _mm_set1_epi8(value as i8)) as u32
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 #[inline]
-fn eq16x8(group: [u64; 2], value: u16) -> u32 {
+pub(super) fn eq16x8(group: [u64; 2], value: u16) -> u32 {
     _cvtmask8_u32(_mm_cmpeq_epi16_mask(
         sse2::load(&group),
         _mm_set1_epi16(value as i16),
@@ -132,7 +132,7 @@ fn eq16x8(group: [u64; 2], value: u16) -> u32 {
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 #[inline]
-fn eq32x4(group: [u64; 2], value: u32) -> u32 {
+pub(super) fn eq32x4(group: [u64; 2], value: u32) -> u32 {
     // The compare zeroes the mask bits above the 4 lanes.
     _cvtmask8_u32(_mm_cmpeq_epi32_mask(
         sse2::load(&group),
@@ -142,19 +142,19 @@ fn eq32x4(group: [u64; 2], value: u32) -> u32 {
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 #[inline]
-fn eq8x32(group: [u64; 4], value: u8) -> u32 {
+pub(super) fn eq8x32(group: [u64; 4], value: u8) -> u32 {
     _mm256_cmpeq_epi8_mask(load(&group), _mm256_set1_epi8(value as i8))
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 #[inline]
-fn eq16x16(group: [u64; 4], value: u16) -> u32 {
+pub(super) fn eq16x16(group: [u64; 4], value: u16) -> u32 {
     _mm256_cmpeq_epi16_mask(load(&group), _mm256_set1_epi16(value as i16)) as u32
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 #[inline]
-fn eq32x8(group: [u64; 4], value: u32) -> u32 {
+pub(super) fn eq32x8(group: [u64; 4], value: u32) -> u32 {
     _cvtmask8_u32(_mm256_cmpeq_epi32_mask(
         load(&group),
         _mm256_set1_epi32(value as i32),
@@ -165,48 +165,6 @@ fn eq32x8(group: [u64; 4], value: u32) -> u32 {
 /// here, is compiled with it too and the kernel's methods inline into it.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 #[inline]
-fn run<F: KernelFn>(k: Avx512, f: F) -> F::Output {
+pub(super) fn run<F: KernelFn>(k: Avx512, f: F) -> F::Output {
     f.call(k)
-}
-
-impl Kernel for Avx512 {
-    fn name(self) -> &'static str {
-        "avx512"
-    }
-    #[inline(always)]
-    fn eq8x16(self, group: [u64; 2], value: u8) -> u32 {
-        // SAFETY: an `Avx512` exists only if `new()` detected AVX-512F/BW/VL/DQ
-        // (or the caller of `new_unchecked`/`default` guaranteed them).
-        unsafe { eq8x16(group, value) }
-    }
-    #[inline(always)]
-    fn eq16x8(self, group: [u64; 2], value: u16) -> u32 {
-        // SAFETY: as above, the token proves AVX-512F/BW/VL/DQ.
-        unsafe { eq16x8(group, value) }
-    }
-    #[inline(always)]
-    fn eq32x4(self, group: [u64; 2], value: u32) -> u32 {
-        // SAFETY: as above, the token proves AVX-512F/BW/VL/DQ.
-        unsafe { eq32x4(group, value) }
-    }
-    #[inline(always)]
-    fn eq8x32(self, group: [u64; 4], value: u8) -> u32 {
-        // SAFETY: as above, the token proves AVX-512F/BW/VL/DQ.
-        unsafe { eq8x32(group, value) }
-    }
-    #[inline(always)]
-    fn eq16x16(self, group: [u64; 4], value: u16) -> u32 {
-        // SAFETY: as above, the token proves AVX-512F/BW/VL/DQ.
-        unsafe { eq16x16(group, value) }
-    }
-    #[inline(always)]
-    fn eq32x8(self, group: [u64; 4], value: u32) -> u32 {
-        // SAFETY: as above, the token proves AVX-512F/BW/VL/DQ.
-        unsafe { eq32x8(group, value) }
-    }
-    #[inline]
-    fn run<F: KernelFn>(self, f: F) -> F::Output {
-        // SAFETY: as above, the token proves AVX-512F/BW/VL/DQ.
-        unsafe { run(self, f) }
-    }
 }

@@ -8,16 +8,15 @@
 //! The helpers are `#[target_feature(enable = "sse2")]` functions: safe to
 //! call from any function with SSE2 or more enabled (the AVX2 and AVX-512
 //! kernels reuse them, and inlined there they get VEX encodings and
-//! `vpbroadcast*` splats), and from the baseline `Sse2` methods behind an
-//! `unsafe` block that names the baseline.
+//! `vpbroadcast*` splats), and from the baseline `Sse2` methods (written by
+//! `impl_kernel!` in `mod.rs`) behind an `unsafe` block that names the
+//! baseline.
 
 use core::arch::x86_64::{
     __m128i, _mm_castsi128_ps, _mm_cmpeq_epi16, _mm_cmpeq_epi32, _mm_cmpeq_epi8, _mm_loadu_si128,
     _mm_movemask_epi8, _mm_movemask_ps, _mm_packs_epi16, _mm_packs_epi32, _mm_set1_epi16,
     _mm_set1_epi32, _mm_set1_epi8, _mm_setzero_si128,
 };
-
-use crate::Kernel;
 
 /// SSE2 kernel. SSE2 is part of the x86_64 baseline, so this is always
 /// available there and can be built freely.
@@ -104,7 +103,7 @@ fn halves(group: [u64; 4]) -> (__m128i, __m128i) {
 
 #[target_feature(enable = "sse2")]
 #[inline]
-fn eq8x32(group: [u64; 4], value: u8) -> u32 {
+pub(super) fn eq8x32(group: [u64; 4], value: u8) -> u32 {
     let (lo, hi) = halves(group);
     let v = _mm_set1_epi8(value as i8);
     mask8(_mm_cmpeq_epi8(lo, v)) | mask8(_mm_cmpeq_epi8(hi, v)) << 16
@@ -112,7 +111,7 @@ fn eq8x32(group: [u64; 4], value: u8) -> u32 {
 
 #[target_feature(enable = "sse2")]
 #[inline]
-fn eq16x16(group: [u64; 4], value: u16) -> u32 {
+pub(super) fn eq16x16(group: [u64; 4], value: u16) -> u32 {
     let (lo, hi) = halves(group);
     let v = _mm_set1_epi16(value as i16);
     mask16x2(_mm_cmpeq_epi16(lo, v), _mm_cmpeq_epi16(hi, v))
@@ -120,50 +119,8 @@ fn eq16x16(group: [u64; 4], value: u16) -> u32 {
 
 #[target_feature(enable = "sse2")]
 #[inline]
-fn eq32x8(group: [u64; 4], value: u32) -> u32 {
+pub(super) fn eq32x8(group: [u64; 4], value: u32) -> u32 {
     let (lo, hi) = halves(group);
     let v = _mm_set1_epi32(value as i32);
     mask32x2(_mm_cmpeq_epi32(lo, v), _mm_cmpeq_epi32(hi, v))
-}
-
-impl Kernel for Sse2 {
-    fn name(self) -> &'static str {
-        "sse2"
-    }
-    #[inline(always)]
-    fn eq8x16(self, group: [u64; 2], value: u8) -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU
-        // has it.
-        unsafe { eq8x16(group, value) }
-    }
-    #[inline(always)]
-    fn eq16x8(self, group: [u64; 2], value: u16) -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU
-        // has it.
-        unsafe { eq16x8(group, value) }
-    }
-    #[inline(always)]
-    fn eq32x4(self, group: [u64; 2], value: u32) -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU
-        // has it.
-        unsafe { eq32x4(group, value) }
-    }
-    #[inline(always)]
-    fn eq8x32(self, group: [u64; 4], value: u8) -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU
-        // has it.
-        unsafe { eq8x32(group, value) }
-    }
-    #[inline(always)]
-    fn eq16x16(self, group: [u64; 4], value: u16) -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU
-        // has it.
-        unsafe { eq16x16(group, value) }
-    }
-    #[inline(always)]
-    fn eq32x8(self, group: [u64; 4], value: u32) -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU
-        // has it.
-        unsafe { eq32x8(group, value) }
-    }
 }

@@ -1,0 +1,41 @@
+//! Helpers shared by the examples, one copy: each example includes this file with
+//! `#[path = "common/mod.rs"] mod common;`.
+
+// Each example is its own crate and uses only some of these helpers; the ones it leaves unused
+// would otherwise warn there.
+#![allow(dead_code)]
+
+/// A splitmix64 stream (Steele, Lea, Flood 2014): distinct, well-mixed keys, the same on every
+/// run. The state starts at `seed` times an odd constant, so nearby seeds start far apart.
+pub fn splitmix64(seed: u64) -> impl Iterator<Item = u64> {
+    let mut s = seed.wrapping_mul(0xd1b5_4a32_d192_ed03);
+    std::iter::repeat_with(move || {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    })
+}
+
+/// The first `n` values of the splitmix64 stream of `seed`.
+pub fn keys(n: usize, seed: u64) -> Vec<u64> {
+    splitmix64(seed).take(n).collect()
+}
+
+/// Shuffles `v` (Fisher-Yates) with the splitmix64 stream of `seed`.
+pub fn shuffle<T>(v: &mut [T], seed: u64) {
+    for (i, r) in (1..v.len()).rev().zip(splitmix64(seed)) {
+        v.swap(i, (r % (i as u64 + 1)) as usize);
+    }
+}
+
+/// The median of `v` (the upper one for an even length), which is left sorted.
+///
+/// # Panics
+///
+/// If `v` is empty, or holds a value that does not compare (a NaN).
+pub fn median<T: PartialOrd + Copy>(v: &mut [T]) -> T {
+    v.sort_by(|a, b| a.partial_cmp(b).expect("values that compare"));
+    v[v.len() / 2]
+}
