@@ -22,24 +22,14 @@
 //! Shapes: `4x16` (the default), `4x12`, `4x13`, `ss4x13` (semi-sorted),
 //! `2x16`, `8x16`, `4x8`.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{keys, shuffle};
 use cuckoo_nest::CuckooFilter;
 
 const ITEMS: usize = 1_000_000;
 const LOOKUPS: usize = 200_000;
-
-/// splitmix64 from `seed`: `n` distinct, well-mixed hashes.
-fn hashes(n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
-}
 
 #[inline(never)]
 fn measured_single(filter: &CuckooFilter, queries: &[u64]) -> usize {
@@ -69,7 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .fingerprint_bits(f)
         .semi_sorted(semi)
         .build()?;
-    let items = hashes(ITEMS, 1);
+    let items = keys(ITEMS, 1);
     filter.insert_batch_hash(&items)?;
     // Half present, half absent, shuffled (a sorted stream of hits then
     // misses would flatter a branchy path).
@@ -79,11 +69,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .copied()
         .collect();
     queries.truncate(LOOKUPS / 2);
-    queries.extend(hashes(LOOKUPS - queries.len(), 2));
-    let r = hashes(queries.len(), 3);
-    for i in (1..queries.len()).rev() {
-        queries.swap(i, (r[i] % (i as u64 + 1)) as usize);
-    }
+    queries.extend(keys(LOOKUPS - queries.len(), 2));
+    shuffle(&mut queries, 3);
     let single = measured_single(&filter, &queries);
     let mut out = vec![false; queries.len()];
     let batch = measured_batch(&filter, &queries, &mut out);
