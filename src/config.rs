@@ -59,7 +59,9 @@ pub(crate) const MAX_BUCKETS: usize = 1 << 48;
 /// index).
 pub(crate) const fn bucket_bits(b: usize, f: u32, semi_sorted: bool) -> usize {
     if semi_sorted {
-        4 * f as usize - 4
+        // Saturating: a layout of run-time width asks with `f = 0` and
+        // throws the answer away (`layout::bits::fixed_or`).
+        (4 * f as usize).saturating_sub(4)
     } else {
         b * f as usize
     }

@@ -68,8 +68,8 @@ impl CuckooFilter {
 
     /// The hasher [`Self::hash`] starts from, for hashing many items: the
     /// batch loops clone it per key rather than derive it from the seed
-    /// each time (the compiler did not hoist that, a dozen instructions per
-    /// key).
+    /// each time, which costs a dozen instructions a key the compiler does
+    /// not hoist out of the loop.
     #[inline(always)]
     fn seeded(&self) -> StableHasher {
         StableHasher::with_seed(self.config.seed)

@@ -137,6 +137,8 @@ pub(crate) fn fast_range(x: u64, n: u64) -> u64 {
 
 /// An odd constant and its inverse modulo 2^64, for [`spread`].
 const SPREAD: u64 = 0x9e37_79b9_7f4a_7c15;
+// Only the test hooks (feature `internals`) and unit tests invert the hash.
+#[cfg(any(test, feature = "internals"))]
 const SPREAD_INV: u64 = {
     // Newton's iteration doubles the correct low bits each step.
     let mut inv = SPREAD;
@@ -161,6 +163,8 @@ pub(crate) fn spread(mut x: u64) -> u64 {
     x ^ (x >> 32)
 }
 
+// Only the test hooks (feature `internals`) and unit tests invert the hash.
+#[cfg(any(test, feature = "internals"))]
 /// The inverse of [`spread`] (`x ^= x >> 32` is its own inverse).
 fn unspread(mut x: u64) -> u64 {
     x ^= x >> 32;
@@ -180,6 +184,8 @@ pub(crate) fn split(hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
     (i1, fp)
 }
 
+// Only the test hooks (feature `internals`) and unit tests invert the hash.
+#[cfg(any(test, feature = "internals"))]
 /// A hash that [`split`] maps to primary bucket `i1` and fingerprint `fp`
 /// (the `k`-th of several such hashes), or `None` if `k` runs past the
 /// hashes of that bucket. Its inverse, kept beside it, so tests and models

@@ -17,6 +17,7 @@ mod lookups;
 mod memory;
 mod plot;
 mod progress;
+mod shared;
 mod single;
 mod space;
 mod subjects;

@@ -25,7 +25,8 @@ use crate::figures::{
 };
 use crate::plot::Rgb;
 use crate::progress::Phase;
-use crate::subjects::{build_nest, Shared, CUCKOOFILTER_COLOR};
+use crate::shared::Shared;
+use crate::subjects::{build_nest, CUCKOOFILTER_COLOR};
 
 /// Fill levels of the scaling runs, as fractions of n.
 pub const LOOKUP_FILL: f64 = 0.9;

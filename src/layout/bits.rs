@@ -18,6 +18,19 @@ pub(super) const fn low_bits(bits: u32) -> u64 {
     }
 }
 
+/// `constant` when the const width `F` fixes the layout's width (not 0),
+/// else `stored`, the value a layout of run-time width keeps in its fields:
+/// the shapes the builder picks most get constants, so shifts and masks
+/// fold, and every other width shares one table type.
+#[inline(always)]
+pub(super) fn fixed_or<const F: u32, T>(stored: T, constant: T) -> T {
+    if F == 0 {
+        stored
+    } else {
+        constant
+    }
+}
+
 /// Lane `j` of `f` bits from a bucket laid out lane after lane.
 #[inline(always)]
 pub(super) fn packed_lane(bucket: &Bucket, j: usize, f: u32) -> u32 {

@@ -3,8 +3,11 @@
 //! loaded with one funnel shift and compared with an exact SWAR kernel
 //! ([`PackedLanes`]), wider ones lane by lane.
 
-use super::bits::{lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp};
+use super::bits::{
+    fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp,
+};
 use super::{Bucket, Layout, Mask, WordSource};
+use crate::config::bucket_bits;
 use crate::sync::AtomicU64;
 use cuckoo_nest_simd::{Kernel, PackedLanes};
 
@@ -26,7 +29,7 @@ pub(crate) struct Packed<const F: u32 = 0> {
 impl<const F: u32> Packed<F> {
     pub(crate) fn new(bucket_size: usize, f: u32) -> Self {
         debug_assert!(F == 0 || F == f);
-        let bucket_bits = bucket_size * f as usize;
+        let bucket_bits = bucket_bits(bucket_size, f, false);
         Packed {
             f,
             bucket_bits,
@@ -36,41 +39,27 @@ impl<const F: u32> Packed<F> {
     }
 }
 
+/// The width and what follows from it: constants when `F` fixes the width
+/// ([`fixed_or`]), the fields' values otherwise.
 impl<const F: u32> Packed<F> {
     #[inline(always)]
     fn width(&self) -> u32 {
-        if F == 0 {
-            self.f
-        } else {
-            F
-        }
+        fixed_or::<F, _>(self.f, F)
     }
 
     #[inline(always)]
     fn bits<const B: usize>(&self) -> usize {
-        if F == 0 {
-            self.bucket_bits
-        } else {
-            B * F as usize
-        }
+        fixed_or::<F, _>(self.bucket_bits, bucket_bits(B, F, false))
     }
 
     #[inline(always)]
     fn mask<const B: usize>(&self) -> u64 {
-        if F == 0 {
-            self.bucket_mask
-        } else {
-            low_bits((B * F as usize) as u32)
-        }
+        fixed_or::<F, _>(self.bucket_mask, low_bits(bucket_bits(B, F, false) as u32))
     }
 
     #[inline(always)]
     fn lanes<const B: usize>(&self) -> Option<PackedLanes> {
-        if F == 0 {
-            self.swar
-        } else {
-            const { PackedLanes::new(F, B as u32) }
-        }
+        fixed_or::<F, _>(self.swar, const { PackedLanes::new(F, B as u32) })
     }
 }
 

@@ -3,8 +3,11 @@
 //! 3,876 sorted nibble 4-tuples, saving one bit per item. Every write
 //! re-encodes the whole bucket, so every write is versioned.
 
-use super::bits::{lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp};
+use super::bits::{
+    fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp,
+};
 use super::{Bucket, Layout, Mask, WordSource};
+use crate::config::bucket_bits;
 use crate::sync::AtomicU64;
 use cuckoo_nest_simd::{Kernel, PackedLanes};
 
@@ -126,7 +129,7 @@ impl<const F: u32> SemiSorted<F> {
         debug_assert!(F == 0 || F == f);
         SemiSorted {
             f,
-            bucket_bits: 4 * f as usize - 4,
+            bucket_bits: bucket_bits(4, f, true),
             swar: PackedLanes::new(f, 4),
             lows: if f > 4 && f <= 17 {
                 PackedLanes::new(f - 4, 4)
@@ -138,40 +141,29 @@ impl<const F: u32> SemiSorted<F> {
 
     #[inline(always)]
     fn width(&self) -> u32 {
-        if F == 0 {
-            self.f
-        } else {
-            F
-        }
+        fixed_or::<F, _>(self.f, F)
     }
 
     #[inline(always)]
     fn bits(&self) -> usize {
-        if F == 0 {
-            self.bucket_bits
-        } else {
-            4 * F as usize - 4
-        }
+        fixed_or::<F, _>(self.bucket_bits, bucket_bits(4, F, true))
     }
 
     #[inline(always)]
     fn lanes(&self) -> Option<PackedLanes> {
-        if F == 0 {
-            self.swar
-        } else {
-            const { PackedLanes::new(F, 4) }
-        }
+        fixed_or::<F, _>(self.swar, const { PackedLanes::new(F, 4) })
     }
 
     #[inline(always)]
     fn low_lanes(&self) -> Option<PackedLanes> {
-        if F == 0 {
-            self.lows
-        } else if F > 4 && F <= 17 {
-            const { PackedLanes::new(if F > 4 { F - 4 } else { 1 }, 4) }
-        } else {
-            None
-        }
+        let lows = const {
+            if F > 4 && F <= 17 {
+                PackedLanes::new(F - 4, 4)
+            } else {
+                None
+            }
+        };
+        fixed_or::<F, _>(self.lows, lows)
     }
 
     /// The bucket's stored bits.

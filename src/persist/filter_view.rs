@@ -22,7 +22,7 @@ use std::hash::Hash;
 
 /// Where the view reads words: aligned words or bytes at any address.
 #[derive(Clone, Copy)]
-enum Words<'a> {
+enum TableBytes<'a> {
     Aligned(&'a [u64]),
     Unaligned(LeBytes<'a>),
 }
@@ -53,7 +53,7 @@ enum Words<'a> {
 #[derive(Clone)]
 pub struct FilterView<'a> {
     shape: ViewShape,
-    words: Words<'a>,
+    words: TableBytes<'a>,
     config: Config,
     items: usize,
 }
@@ -99,9 +99,9 @@ impl<'a> FilterView<'a> {
         // puts in the middle slice bytes that are suitably aligned.
         let (pre, mid, post) = unsafe { table.align_to::<u64>() };
         let words = if pre.is_empty() && post.is_empty() {
-            Words::Aligned(mid)
+            TableBytes::Aligned(mid)
         } else {
-            Words::Unaligned(LeBytes(table))
+            TableBytes::Unaligned(LeBytes(table))
         };
         FilterView {
             shape: ViewShape::new(&header.config),
@@ -115,8 +115,8 @@ impl<'a> FilterView<'a> {
     /// stores.
     fn audit(&self) -> Result<usize, DecodeError> {
         match self.words {
-            Words::Aligned(w) => with_view!(&self.shape, t => t.audit(w, w.len())),
-            Words::Unaligned(b) => with_view!(&self.shape, t => t.audit(&b, b.0.len() / 8)),
+            TableBytes::Aligned(w) => with_view!(&self.shape, t => t.audit(w, w.len())),
+            TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.audit(&b, b.0.len() / 8)),
         }
     }
 
@@ -124,8 +124,8 @@ impl<'a> FilterView<'a> {
     #[inline(always)]
     fn base(&self) -> *const u8 {
         match self.words {
-            Words::Aligned(w) => w.as_ptr().cast(),
-            Words::Unaligned(b) => b.0.as_ptr(),
+            TableBytes::Aligned(w) => w.as_ptr().cast(),
+            TableBytes::Unaligned(b) => b.0.as_ptr(),
         }
     }
 
@@ -140,8 +140,8 @@ impl<'a> FilterView<'a> {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         match self.words {
-            Words::Aligned(w) => with_view!(&self.shape, t => t.contains(w, hash)),
-            Words::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, hash)),
+            TableBytes::Aligned(w) => with_view!(&self.shape, t => t.contains(w, hash)),
+            TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, hash)),
         }
     }
 
@@ -175,10 +175,10 @@ impl<'a> FilterView<'a> {
     fn many(&self, n: usize, h: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
         let base = self.base();
         match self.words {
-            Words::Aligned(w) => {
+            TableBytes::Aligned(w) => {
                 with_view!(&self.shape, t => t.contains_many(w, base, n, &h, out))
             }
-            Words::Unaligned(b) => {
+            TableBytes::Unaligned(b) => {
                 with_view!(&self.shape, t => t.contains_many(&b, base, n, &h, out))
             }
         }
@@ -200,7 +200,7 @@ impl<'a> FilterView<'a> {
 
     /// True if the table is read as aligned words (the fast path).
     pub fn is_aligned(&self) -> bool {
-        matches!(self.words, Words::Aligned(_))
+        matches!(self.words, TableBytes::Aligned(_))
     }
 
     /// Items in the saved filter.
@@ -221,8 +221,8 @@ impl<'a> FilterView<'a> {
     pub fn size_in_bytes(&self) -> usize {
         HEADER_LEN
             + match self.words {
-                Words::Aligned(w) => w.len() * 8,
-                Words::Unaligned(b) => b.0.len(),
+                TableBytes::Aligned(w) => w.len() * 8,
+                TableBytes::Unaligned(b) => b.0.len(),
             }
     }
 

@@ -1,6 +1,9 @@
-//! The table's memory: a zeroed, cache-line-aligned array of atomic words.
+//! The table's memory: a cache-line-aligned array of atomic words, zeroed
+//! for a new table or copied from saved bytes for a loaded one.
 //!
-//! Unsafe code is kept to this module. Random bucket accesses over a large
+//! The allocation's unsafe code is kept to this module (the others are the
+//! lookup's unchecked reads, `layout/source.rs` and `table/stripes.rs`, the
+//! view's `align_to` and the SIMD kernels). Random bucket accesses over a large
 //! table otherwise miss the TLB on nearly every lookup, so tables of 4 MiB or
 //! more built with `huge_pages` (the default) are aligned to 2 MiB and, on
 //! Linux, backed by transparent huge pages. The advice has to come before the
@@ -252,9 +255,11 @@ impl Deref for Words {
     type Target = [AtomicU64];
     #[inline(always)]
     fn deref(&self) -> &[AtomicU64] {
-        // SAFETY: `ptr` points to `len` zeroed words (from `alloc_zeroed` or
-        // a fresh anonymous mapping) aligned for AtomicU64 or more; all-zero
-        // bytes are a valid AtomicU64, and the memory lives until `self` is
+        // SAFETY: `ptr` points to `len` initialized words aligned for
+        // AtomicU64 or more: zeroed (`alloc_zeroed` or a fresh anonymous
+        // mapping) or, for a loaded table, written in full by
+        // `from_le_bytes` before the `Words` is returned. Every bit pattern
+        // is a valid AtomicU64, and the memory lives until `self` is
         // dropped.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
