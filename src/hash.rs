@@ -155,7 +155,7 @@ const SPREAD_INV: u64 = {
 /// hashes (sequential ids passed to the `*_hash` methods, say) still spread
 /// over every bucket and fingerprint: high bits reach the fingerprint, low
 /// bits reach the bucket index. A bijection, so distinct hashes stay
-/// distinct and [`unsplit`] can invert it.
+/// distinct and `unsplit` can invert it.
 #[inline(always)]
 pub(crate) fn spread(mut x: u64) -> u64 {
     x ^= x >> 32;

@@ -8,15 +8,16 @@
 //! - [`Packed`]: any width from 4 to 32 bits, packed back to back: the table
 //!   costs `m * b * f` bits. A bucket (and a slot) may straddle two words;
 //!   buckets of up to 64 bits are compared with an exact SWAR kernel
-//!   ([`PackedLanes`]), wider ones lane by lane.
+//!   (`cuckoo_nest_simd::PackedLanes`), wider ones lane by lane.
 //! - [`SemiSorted`]: four slots per bucket, ordered by their fingerprints'
 //!   high 4 bits, which are stored as a 12-bit index into the 3,876 sorted
 //!   nibble combinations (paper section 5.2): `4f - 4` bits per bucket, one
 //!   bit per item less than [`Packed`].
 //!
-//! Every layout loads a bucket into the same register shape, a [`Bucket`]
-//! with lane `j` at bits `j * f`, so matching and the insert path's slot
-//! logic are shared. Loads are relaxed atomic loads of whole words (the
+//! Words: a *slot* is a place in a bucket in the table; a *lane* is where
+//! slot `j`'s fingerprint sits once the bucket is loaded. Every layout loads
+//! a bucket into the same register shape, a [`Bucket`] with lane `j` at bits
+//! `j * f`, so matching and the insert path's slot logic are shared. Loads are relaxed atomic loads of whole words (the
 //! stripes order them); writes are atomic read-modify-writes of whole words
 //! (`fetch_or`, `fetch_and`, `fetch_xor`), so writers holding different
 //! stripes may share a word without losing each other's bits. A bucket that

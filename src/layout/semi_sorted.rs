@@ -111,7 +111,7 @@ const fn nibble_lanes() -> [u16; 4096] {
 /// Four-slot buckets ordered by fingerprint, whose high nibbles are stored
 /// as one 12-bit index (paper section 5.2). Layout of a bucket's `4f - 4`
 /// bits: the index in bits 0..12, then the four slots' low `f - 4` bits in
-/// sorted order. `F` as in [`Packed`]: the width when known at compile
+/// sorted order. `F` as in [`Packed`](super::Packed): the width when known at compile
 /// time, 0 to read it from the fields.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SemiSorted<const F: u32 = 0> {

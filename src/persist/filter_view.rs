@@ -2,7 +2,7 @@
 //! mapped file, say), without loading it.
 //!
 //! The view runs the owned filter's own lookup code: the layouts' load and
-//! probe path is generic over where words come from ([`WordSource`]), and
+//! probe path is generic over where words come from (`WordSource`, `layout/source.rs`), and
 //! the view gives it the bytes instead of the table's atomics. Bytes that
 //! cannot change need no atomics and no version checks, so a view lookup is
 //! the owned one without the stripe reads. Words are read through a

@@ -57,7 +57,7 @@ impl CuckooFilter {
     /// (configuration, seed, item count, checksums), then the table. Load it
     /// back with [`from_bytes`](Self::from_bytes) or
     /// [`read_from`](Self::read_from), or query it in place with
-    /// [`FilterView`](crate::FilterView).
+    /// [`FilterView`].
     ///
     /// Safe to call while other threads write: the table is copied with
     /// every stripe locked (writers wait for the memory copy, lookups do
