@@ -7,7 +7,7 @@ use crate::config::{
     MAX_BUCKETS,
 };
 use crate::error::BuildError;
-use crate::CuckooFilter;
+use crate::filter::CuckooFilter;
 
 /// How many (bucket pair, fingerprint) classes are expected to receive more
 /// than `2b` of `n` random items: each such class makes an insert fail

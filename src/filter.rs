@@ -2,11 +2,12 @@
 //! its key (`hash.rs`) and runs the table of the filter's shape
 //! (`shape.rs`, `table/`).
 
+use crate::builder::Builder;
 use crate::config::{config_accessors, Config};
 use crate::error::{BatchInsertError, BuildError, InsertError, LengthMismatch};
+use crate::hash::StableHasher;
 use crate::shape::{with_table, Inner};
 use crate::table::{check_lengths, Copies, DEFAULT_DISTANCE};
-use crate::{Builder, StableHasher};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 

@@ -4,9 +4,9 @@
 //! memory. Unstable: no semver promise covers them.
 
 use crate::error::LengthMismatch;
+use crate::filter::CuckooFilter;
 use crate::shape::with_table;
 use crate::table::check_lengths;
-use crate::CuckooFilter;
 
 impl CuckooFilter {
     /// [`contains_batch_hash`](Self::contains_batch_hash) keeping `distance`

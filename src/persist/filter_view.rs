@@ -13,10 +13,10 @@
 use super::header::{Header, HEADER_LEN};
 use crate::config::{config_accessors, Config};
 use crate::error::{DecodeError, LengthMismatch};
+use crate::hash::StableHasher;
 use crate::layout::LeBytes;
 use crate::shape::{with_view, ViewShape};
 use crate::table::check_lengths;
-use crate::StableHasher;
 use std::fmt;
 use std::hash::Hash;
 

@@ -16,8 +16,8 @@ mod serde;
 pub use filter_view::FilterView;
 
 use crate::error::DecodeError;
+use crate::filter::CuckooFilter;
 use crate::shape::{with_table, Inner};
-use crate::CuckooFilter;
 use header::{checksum, Header, HEADER_LEN};
 use std::io::{self, Read, Write};
 

@@ -11,7 +11,7 @@
 //! guarantees (no false negatives under concurrent displacements).
 
 use super::words::prefetch_addr;
-use crate::error::{BatchInsertError, LengthMismatch};
+use crate::error::{BatchInsertError, InsertError, LengthMismatch};
 use crate::layout::Layout;
 
 /// Lookups in flight: the tuned default.
@@ -113,7 +113,7 @@ pub(crate) fn insert_many<const D: usize, P: Probe>(
     p: &P,
     n: usize,
     hash_at: impl Fn(usize) -> u64,
-    insert: impl Fn(Located) -> Result<(), crate::InsertError>,
+    insert: impl Fn(Located) -> Result<(), InsertError>,
 ) -> Result<(), BatchInsertError> {
     pipelined::<D, P, _>(p, n, hash_at, |k, at| {
         insert(at).map_err(|error| BatchInsertError { inserted: k, error })
