@@ -67,6 +67,7 @@ pub struct Builder {
 
 impl Builder {
     /// The number of items the filter must hold. Required, at least 1.
+    #[must_use = "a builder method returns the changed builder"]
     pub fn capacity(mut self, items: usize) -> Self {
         self.capacity = Some(items);
         self
@@ -74,12 +75,14 @@ impl Builder {
 
     /// The false-positive rate wanted at full capacity, strictly between 0
     /// and 1.
+    #[must_use = "a builder method returns the changed builder"]
     pub fn false_positive_rate(mut self, rate: f64) -> Self {
         self.false_positive_rate = Some(rate);
         self
     }
 
     /// Fingerprints per bucket: 2, 4 or 8.
+    #[must_use = "a builder method returns the changed builder"]
     pub fn bucket_size(mut self, slots: usize) -> Self {
         self.bucket_size = Some(slots);
         self
@@ -88,6 +91,7 @@ impl Builder {
     /// Fingerprint width: 4 to 32 bits. 8, 16 and 32 use the SIMD kernels;
     /// other widths are packed back to back (a 12-bit fingerprint costs 12
     /// bits) and compared with a SWAR kernel.
+    #[must_use = "a builder method returns the changed builder"]
     pub fn fingerprint_bits(mut self, bits: u32) -> Self {
         self.fingerprint_bits = Some(bits);
         self
@@ -113,6 +117,7 @@ impl Builder {
     /// assert!(filter.contains("k"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[must_use = "a builder method returns the changed builder"]
     pub fn semi_sorted(mut self, enabled: bool) -> Self {
         self.semi_sorted = enabled;
         self
@@ -123,6 +128,7 @@ impl Builder {
     /// adversary cannot aim many keys at the same buckets. (The hash is
     /// fast, not cryptographic; for stronger guarantees hash keys with a
     /// keyed hash yourself and use the `*_hash` methods.)
+    #[must_use = "a builder method returns the changed builder"]
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
@@ -132,6 +138,7 @@ impl Builder {
     /// transparent huge pages on Linux (default: yes). Random lookups over
     /// a large table miss the TLB less with huge pages; turning this off is
     /// for measuring that, or for systems where huge pages are unwelcome.
+    #[must_use = "a builder method returns the changed builder"]
     pub fn huge_pages(mut self, enabled: bool) -> Self {
         self.no_huge_pages = !enabled;
         self
@@ -148,6 +155,7 @@ impl Builder {
     /// # }
     /// ```
     #[cfg(feature = "internals")]
+    #[must_use = "a builder method returns the changed builder"]
     pub fn buckets(mut self, buckets: usize) -> Self {
         self.buckets = Some(buckets);
         self

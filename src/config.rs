@@ -132,6 +132,7 @@ macro_rules! config_accessors {
         /// assert!(filter.capacity() >= 1000);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn capacity(&self) -> usize {
             self.config.capacity
         }
@@ -142,6 +143,7 @@ macro_rules! config_accessors {
         /// assert_eq!(filter.slots(), filter.buckets() * filter.bucket_size());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn slots(&self) -> usize {
             self.config.slots()
         }
@@ -152,6 +154,7 @@ macro_rules! config_accessors {
         /// assert!(filter.buckets() * 4 >= 1000);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn buckets(&self) -> usize {
             self.config.buckets
         }
@@ -162,6 +165,7 @@ macro_rules! config_accessors {
         /// assert_eq!(filter.bucket_size(), 4);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn bucket_size(&self) -> usize {
             self.config.bucket_size
         }
@@ -172,6 +176,7 @@ macro_rules! config_accessors {
         /// assert_eq!(filter.fingerprint_bits(), 16);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn fingerprint_bits(&self) -> u32 {
             self.config.fingerprint_bits
         }
@@ -183,6 +188,7 @@ macro_rules! config_accessors {
         /// assert!(!filter.is_semi_sorted());
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn is_semi_sorted(&self) -> bool {
             self.config.semi_sorted
         }
@@ -194,6 +200,7 @@ macro_rules! config_accessors {
         /// assert_eq!(filter.seed(), 0);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn seed(&self) -> u64 {
             self.config.seed
         }
@@ -204,6 +211,7 @@ macro_rules! config_accessors {
         /// assert_eq!(filter.load_factor(), 1.0 / filter.slots() as f64);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn load_factor(&self) -> f64 {
             self.len() as f64 / self.slots() as f64
         }
@@ -217,6 +225,7 @@ macro_rules! config_accessors {
         /// assert!(filter.expected_false_positive_rate() < 1e-6);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn expected_false_positive_rate(&self) -> f64 {
             self.config.false_positive_rate(self.load_factor())
         }
@@ -228,6 +237,7 @@ macro_rules! config_accessors {
         /// assert!(filter.expected_false_positive_rate_at_capacity() < 2e-4);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
+        #[must_use]
         pub fn expected_false_positive_rate_at_capacity(&self) -> f64 {
             self.config.false_positive_rate(self.config.design_load())
         }

@@ -71,22 +71,27 @@ impl fmt::Display for BuildError {
             ),
             BuildError::CapacityTooLarge { capacity } => write!(
                 f,
-                "capacity {capacity} is too large: its table would not fit in the address space"
+                "capacity {capacity} items is too large: its table would not fit in the address space"
             ),
             BuildError::TooManyBuckets { buckets, max } => write!(
                 f,
                 "{buckets} buckets is too many: at most {max} buckets fit in any address space"
             ),
-            BuildError::AllocationFailed { bytes } => {
-                write!(f, "could not allocate the {bytes}-byte table")
-            }
+            BuildError::AllocationFailed { bytes } => write!(
+                f,
+                "could not allocate the table's {} ({bytes} bytes)",
+                Bytes(*bytes as u64)
+            ),
             BuildError::InvalidFalsePositiveRate { rate } => write!(
                 f,
-                "false-positive rate must be strictly between 0 and 1, got {rate}"
+                "false-positive rate must be strictly between 0 and 1, got {}",
+                Rate(*rate)
             ),
             BuildError::FalsePositiveRateUnreachable { requested, best } => write!(
                 f,
-                "false-positive rate {requested} is unreachable: the best allowed configuration gives {best:.3e}"
+                "false-positive rate {} is unreachable: the best allowed configuration gives {}",
+                Rate(*requested),
+                Rate(*best)
             ),
             BuildError::UnsupportedBucketSize { bucket_size } => write!(
                 f,
@@ -107,8 +112,9 @@ impl std::error::Error for BuildError {}
 #[non_exhaustive]
 pub enum InsertError {
     /// No free slot was reachable from the item's two buckets within the
-    /// displacement search limit: the filter is (nearly) full, or the item was
-    /// inserted too many times (both its buckets hold only its fingerprint).
+    /// displacement search limit: the filter is (nearly) full. (An item
+    /// whose two buckets hold nothing but its own fingerprint is
+    /// [`InsertError::TooManyCopies`] instead.)
     Full {
         /// Items in the filter when the insert gave up.
         len: usize,
@@ -313,9 +319,11 @@ impl fmt::Display for DecodeError {
                 f,
                 "the header says {stored} items but the table holds {counted} fingerprints"
             ),
-            DecodeError::AllocationFailed { bytes } => {
-                write!(f, "could not allocate the {bytes}-byte table")
-            }
+            DecodeError::AllocationFailed { bytes } => write!(
+                f,
+                "could not allocate the table's {} ({bytes} bytes)",
+                Bytes(*bytes as u64)
+            ),
             DecodeError::Io(e) => write!(f, "reading the saved filter failed: {e}"),
         }
     }
@@ -327,5 +335,60 @@ impl std::error::Error for DecodeError {
             DecodeError::Io(e) => Some(e),
             _ => None,
         }
+    }
+}
+
+/// A byte count as a person reads it: `135 TiB`, `64 KiB`, `12 bytes`.
+struct Bytes(u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+        if self.0 < 1024 {
+            return write!(f, "{} bytes", self.0);
+        }
+        let (mut value, mut unit) = (self.0 as f64 / 1024.0, 0);
+        while value >= 1024.0 && unit + 1 < UNITS.len() {
+            value /= 1024.0;
+            unit += 1;
+        }
+        let digits = if value < 10.0 { 1 } else { 0 };
+        write!(f, "{value:.digits$} {}", UNITS[unit])
+    }
+}
+
+/// A rate as a person reads it: `0.01`, `1e-15` (scientific below 1e-4).
+struct Rate(f64);
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self.0;
+        if r != 0.0 && r.is_finite() && r.abs() < 1e-4 {
+            write!(f, "{r:.3e}")
+        } else {
+            write!(f, "{r}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_in_human_units() {
+        assert_eq!(Bytes(12).to_string(), "12 bytes");
+        assert_eq!(Bytes(64 << 10).to_string(), "64 KiB");
+        assert_eq!(Bytes(148_144_741_361_856).to_string(), "135 TiB");
+        assert_eq!(Bytes(3 << 29).to_string(), "1.5 GiB");
+        assert_eq!(Rate(0.01).to_string(), "0.01");
+        assert_eq!(Rate(0.000000000000001).to_string(), "1.000e-15");
+        let e = BuildError::AllocationFailed {
+            bytes: 148_144_741_361_856,
+        };
+        assert_eq!(
+            e.to_string(),
+            "could not allocate the table's 135 TiB (148144741361856 bytes)"
+        );
     }
 }

@@ -51,6 +51,7 @@ impl CuckooFilter {
 
     /// Starts a [`Builder`] to choose the capacity, false-positive rate,
     /// bucket size, fingerprint width or hash seed.
+    #[must_use]
     pub fn builder() -> Builder {
         Builder::default()
     }
@@ -113,6 +114,7 @@ impl CuckooFilter {
     /// [`InsertError::Full`] when the item is absent and no free slot is
     /// reachable; nothing is lost.
     #[inline]
+    #[must_use = "Ok(false) means the item was (probably) present and nothing was added"]
     pub fn insert_unique<T: Hash + ?Sized>(&self, item: &T) -> Result<bool, InsertError> {
         self.insert_unique_hash(self.hash(item))
     }
@@ -125,6 +127,7 @@ impl CuckooFilter {
     /// assert!(filter.contains(&42u64));
     /// ```
     #[inline]
+    #[must_use]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
         self.contains_hash(self.hash(item))
     }
@@ -139,6 +142,7 @@ impl CuckooFilter {
     /// assert!(!filter.contains(&1u8));
     /// ```
     #[inline]
+    #[must_use = "false means no copy was found: the item was not in the filter"]
     pub fn remove<T: Hash + ?Sized>(&self, item: &T) -> bool {
         self.remove_hash(self.hash(item))
     }
@@ -167,6 +171,7 @@ impl CuckooFilter {
     /// # Errors
     /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
     #[inline]
+    #[must_use = "Ok(false) means the item was (probably) present and nothing was added"]
     pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
@@ -176,12 +181,14 @@ impl CuckooFilter {
 
     /// [`contains`](Self::contains) for a pre-hashed key.
     #[inline(always)]
+    #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
         with_table!(&self.inner, t => t.contains_hash(hash))
     }
 
     /// [`remove`](Self::remove) for a pre-hashed key.
     #[inline]
+    #[must_use = "false means no copy was found: the item was not in the filter"]
     pub fn remove_hash(&self, hash: u64) -> bool {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
@@ -261,11 +268,13 @@ impl CuckooFilter {
 
     /// Items in the filter (inserts minus removes). Exact when no write is
     /// in flight.
+    #[must_use]
     pub fn len(&self) -> usize {
         with_table!(&self.inner, t => t.len())
     }
 
     /// True if the filter holds no items.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -275,6 +284,7 @@ impl CuckooFilter {
     );
 
     /// Bytes of the table and its stripes.
+    #[must_use]
     pub fn memory_usage(&self) -> usize {
         with_table!(&self.inner, t => t.memory_usage())
     }
@@ -282,6 +292,7 @@ impl CuckooFilter {
     /// Bits of the bucket table per item at [`capacity`](Self::capacity),
     /// the paper's measure (the stripes, at most 24 KiB, are counted in
     /// [`memory_usage`](Self::memory_usage) but not here).
+    #[must_use]
     pub fn bits_per_item(&self) -> f64 {
         let table = with_table!(&self.inner, t => t.table_bytes());
         table as f64 * 8.0 / self.capacity() as f64
@@ -310,6 +321,7 @@ impl CuckooFilter {
     /// [`Hash`] impl as well as on the saved format: for keys that must
     /// hash the same in every later Rust release, use
     /// [`hash_bytes`](Self::hash_bytes).
+    #[must_use]
     pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hash(item)
     }
@@ -334,6 +346,7 @@ impl CuckooFilter {
     /// assert!(filter.contains_hash(filter.hash_bytes(b"user:42")));
     /// # Ok::<(), cuckoo_nest::InsertError>(())
     /// ```
+    #[must_use]
     pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
         StableHasher::hash_bytes(self.config.seed, bytes)
     }

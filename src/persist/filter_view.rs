@@ -132,12 +132,14 @@ impl<'a> FilterView<'a> {
     /// True if `item` is probably in the saved filter; false if it certainly
     /// is not. Hashes as the saved filter did (same seed).
     #[inline]
+    #[must_use]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
         self.contains_hash(self.hash_item(item))
     }
 
     /// [`contains`](Self::contains) for a pre-hashed key.
     #[inline]
+    #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
         match self.words {
             TableBytes::Aligned(w) => with_view!(&self.shape, t => t.contains(w, hash)),
@@ -187,6 +189,7 @@ impl<'a> FilterView<'a> {
     /// The hash [`contains`](Self::contains) uses for `item` (as
     /// [`CuckooFilter::hash_item`](crate::CuckooFilter::hash_item)).
     #[inline]
+    #[must_use]
     pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         StableHasher::hash_one(self.config.seed, item)
     }
@@ -194,21 +197,25 @@ impl<'a> FilterView<'a> {
     /// The format's hash of a byte-string key with the saved seed (as
     /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes)).
     #[inline]
+    #[must_use]
     pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
         StableHasher::hash_bytes(self.config.seed, bytes)
     }
 
     /// True if the table is read as aligned words (the fast path).
+    #[must_use]
     pub fn is_aligned(&self) -> bool {
         matches!(self.words, TableBytes::Aligned(_))
     }
 
     /// Items in the saved filter.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items
     }
 
     /// True if the saved filter holds no items.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items == 0
     }
@@ -218,6 +225,7 @@ impl<'a> FilterView<'a> {
     );
 
     /// Bytes of the saved filter (header and table).
+    #[must_use]
     pub fn size_in_bytes(&self) -> usize {
         HEADER_LEN
             + match self.words {
@@ -228,6 +236,7 @@ impl<'a> FilterView<'a> {
 
     /// Bits of the table per item at capacity (as
     /// [`CuckooFilter::bits_per_item`](crate::CuckooFilter::bits_per_item)).
+    #[must_use]
     pub fn bits_per_item(&self) -> f64 {
         (self.size_in_bytes() - HEADER_LEN) as f64 * 8.0 / self.capacity() as f64
     }
