@@ -12,6 +12,10 @@
 //! - `fill`: a 32 MiB filter filled from empty to 95% of its slots (most
 //!   late inserts displace).
 //!
+//! A third phase is the floor: the same lookups beside a thread that only
+//! spins, so nothing makes them retry and their slowest are this machine's
+//! own noise (the reader preempted, an interrupt).
+//!
 //! Prints, per phase, how many lookups ran while the writer worked and
 //! their p50, p99, p99.9 and maximum in microseconds.
 //!
@@ -99,6 +103,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         report(&format!("clear {mib} MiB, round {}", r + 1), ns, took);
     }
     drop(filter);
+
+    // Baseline: the same lookups beside a thread that spins without
+    // touching the filter. Nothing makes a lookup retry here, so its
+    // slowest lookups are the machine's own noise (this thread preempted,
+    // an interrupt): the floor under every maximum above and below.
+    for r in 0..rounds.min(3) {
+        let filter = Arc::new(CuckooFilter::builder().capacity(1 << 22).build()?);
+        let items = keys(filter.capacity(), 30 + r as u64);
+        filter.insert_batch_hash(&items)?;
+        let mut probe: Vec<u64> = items.iter().step_by(2).copied().collect();
+        probe.extend(keys(probe.len(), 40 + r as u64));
+        shuffle(&mut probe, 5);
+        let took = Duration::from_secs(3);
+        let ns = lookups_during(&filter, probe, || {
+            let t = Instant::now();
+            while t.elapsed() < took {
+                std::hint::spin_loop();
+            }
+        });
+        report(&format!("baseline: no writer, a thread spinning, round {}", r + 1), ns, took);
+    }
 
     // Fill: 32 MiB from empty to 95%, one insert at a time.
     for r in 0..rounds.min(3) {
