@@ -122,7 +122,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 std::hint::spin_loop();
             }
         });
-        report(&format!("baseline: no writer, a thread spinning, round {}", r + 1), ns, took);
+        report(
+            &format!("baseline: no writer, a thread spinning, round {}", r + 1),
+            ns,
+            took,
+        );
     }
 
     // Fill: 32 MiB from empty to 95%, one insert at a time.

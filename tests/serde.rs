@@ -2,7 +2,6 @@
 //! numbers, the least convenient encoding) and back, answering the same;
 //! bad input is the format's error with DecodeError's message.
 //! Run with `cargo test -p cuckoo-nest --features serde` (.ci/run does).
-#![cfg(feature = "serde")]
 
 use cuckoo_nest::CuckooFilter;
 
