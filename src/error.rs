@@ -339,7 +339,7 @@ impl std::error::Error for DecodeError {
 }
 
 /// A byte count as a person reads it: `135 TiB`, `64 KiB`, `12 bytes`.
-struct Bytes(u64);
+pub(crate) struct Bytes(pub(crate) u64);
 
 impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

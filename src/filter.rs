@@ -13,6 +13,25 @@ use std::hash::{Hash, Hasher};
 
 /// A concurrent cuckoo filter. `Send + Sync`: share it with `Arc`; every
 /// method takes `&self`. See the [crate docs](crate) for the contract.
+///
+/// ```
+/// use std::sync::Arc;
+/// use cuckoo_nest::CuckooFilter;
+///
+/// let filter = Arc::new(CuckooFilter::builder().capacity(10_000).build()?);
+/// let worker = {
+///     let filter = Arc::clone(&filter);
+///     std::thread::spawn(move || filter.insert("from a worker"))
+/// };
+/// worker.join().unwrap()?;
+/// assert!(filter.contains("from a worker"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Not `Extend` or `FromIterator`: an insert can fail (the filter is full,
+/// or one item was inserted more than `2 * bucket_size` times), and neither
+/// trait has a way to say so. [`insert_batch`](Self::insert_batch) returns
+/// how many items went in before a failure.
 pub struct CuckooFilter {
     pub(crate) inner: Inner,
     pub(crate) config: Config,
@@ -361,17 +380,62 @@ fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u64 {
     h.finish()
 }
 
+/// Shape and load at a glance:
+/// `CuckooFilter { shape: "4 x 16 bits", len: 12, slots: 1028, load: "1.2%", capacity: 1000, memory: "2.1 KiB" }`.
 impl fmt::Debug for CuckooFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CuckooFilter")
-            .field("bucket_size", &self.bucket_size())
-            .field("fingerprint_bits", &self.fingerprint_bits())
-            .field("buckets", &self.buckets())
-            .field("capacity", &self.capacity())
+            .field("shape", &format_args!("{}", ShapeName(&self.config)))
             .field("len", &self.len())
-            .field("load_factor", &self.load_factor())
-            .field("memory_usage", &self.memory_usage())
-            .field("bits_per_item", &self.bits_per_item())
+            .field("slots", &self.slots())
+            .field("load", &format_args!("{:.1}%", 100.0 * self.load_factor()))
+            .field("capacity", &self.capacity())
+            .field(
+                "memory",
+                &format_args!("{}", crate::error::Bytes(self.memory_usage() as u64)),
+            )
             .finish()
+    }
+}
+
+/// `4 x 16 bits`, `4 x 13 bits, semi-sorted`.
+pub(crate) struct ShapeName<'a>(pub(crate) &'a Config);
+
+impl fmt::Display for ShapeName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.0;
+        write!(f, "{} x {} bits", c.bucket_size, c.fingerprint_bits)?;
+        if c.semi_sorted {
+            f.write_str(", semi-sorted")?;
+        }
+        Ok(())
+    }
+}
+
+/// Two filters are equal if they hold the same fingerprints in the same
+/// places: the same shape, bucket count and hash seed, and the same table
+/// (so they answer every lookup alike, and save to the same table bytes).
+/// The capacity each was sized for is not compared. Each filter's table is
+/// copied as [`to_bytes`](CuckooFilter::to_bytes) copies it (a consistent
+/// snapshot while other threads write), one after the other: a comparison
+/// costs both tables' memory and a pass over each.
+///
+/// ```
+/// use cuckoo_nest::CuckooFilter;
+/// let a = CuckooFilter::with_capacity(1000);
+/// let b = CuckooFilter::with_capacity(1000);
+/// a.insert("k")?;
+/// assert_ne!(a, b);
+/// b.insert("k")?;
+/// assert_eq!(a, b);
+/// # Ok::<(), cuckoo_nest::InsertError>(())
+/// ```
+impl PartialEq for CuckooFilter {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (&self.config, &other.config);
+        if a.shape() != b.shape() || a.buckets != b.buckets || a.seed != b.seed {
+            return false;
+        }
+        self.table_snapshot() == other.table_snapshot()
     }
 }

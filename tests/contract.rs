@@ -292,7 +292,9 @@ fn statistics_add_up() {
     assert!((16.0..19.0).contains(&bpi), "{bpi}");
     let dbg = format!("{filter:?}");
     assert!(
-        dbg.contains(&format!("len: {n}")) && dbg.contains("bucket_size: 4"),
+        dbg.contains(&format!("len: {n}"))
+            && dbg.contains("shape: 4 x 16 bits")
+            && dbg.contains("load: "),
         "{dbg}"
     );
     filter.clear();
@@ -429,4 +431,34 @@ fn clear_in_chunks_empties_every_layout_while_lookups_run() {
         assert!((n..n + 1000).all(|k| filter.contains(&k)));
         assert_eq!(filter.len(), 1000);
     }
+}
+
+/// Equality: the same fingerprints in the same places, under the same
+/// shape, bucket count and seed; capacity aside.
+#[test]
+fn filters_are_equal_when_they_hold_the_same_fingerprints_in_the_same_places() {
+    let build = |seed: u64| {
+        CuckooFilter::builder()
+            .buckets(64)
+            .seed(seed)
+            .build()
+            .unwrap()
+    };
+    let (a, b, other_seed) = (build(1), build(1), build(2));
+    assert_eq!(a, b);
+    assert_ne!(a, other_seed, "a different seed hashes differently");
+    for k in 0..100u32 {
+        a.insert(&k).unwrap();
+    }
+    assert_ne!(a, b);
+    for k in 0..100u32 {
+        b.insert(&k).unwrap();
+    }
+    assert_eq!(a, b, "same items, same order: same places");
+    assert!(a.remove(&7u32));
+    assert_ne!(a, b);
+    let loaded = CuckooFilter::from_bytes(&b.to_bytes()).unwrap();
+    assert_eq!(loaded, b);
+    let bigger = CuckooFilter::builder().buckets(65).seed(1).build().unwrap();
+    assert_ne!(build(1), bigger);
 }

@@ -13,6 +13,7 @@
 use super::header::{Header, HEADER_LEN};
 use crate::config::{config_accessors, Config};
 use crate::error::{DecodeError, LengthMismatch};
+use crate::filter::ShapeName;
 use crate::hash::StableHasher;
 use crate::layout::LeBytes;
 use crate::shape::{with_view, ViewShape};
@@ -242,15 +243,16 @@ impl<'a> FilterView<'a> {
     }
 }
 
+/// Shape and load at a glance, as [`CuckooFilter`](crate::CuckooFilter)'s,
+/// and whether the table is read as aligned words.
 impl fmt::Debug for FilterView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FilterView")
-            .field("bucket_size", &self.bucket_size())
-            .field("fingerprint_bits", &self.fingerprint_bits())
-            .field("semi_sorted", &self.is_semi_sorted())
-            .field("buckets", &self.buckets())
-            .field("capacity", &self.capacity())
+            .field("shape", &format_args!("{}", ShapeName(&self.config)))
             .field("len", &self.len())
+            .field("slots", &self.slots())
+            .field("load", &format_args!("{:.1}%", 100.0 * self.load_factor()))
+            .field("capacity", &self.capacity())
             .field("aligned", &self.is_aligned())
             .finish()
     }

@@ -53,6 +53,13 @@ impl CuckooFilter {
         with_table!(&self.inner, t => t.snapshot_into(out))
     }
 
+    /// The table's saved bytes, a consistent snapshot (as `to_bytes`).
+    pub(crate) fn table_snapshot(&self) -> Vec<u8> {
+        let mut table = vec![0u8; self.table_len()];
+        self.snapshot_into(&mut table);
+        table
+    }
+
     /// The filter in the saved format (docs/format.md): a 64-byte header
     /// (configuration, seed, item count, checksums), then the table. Load it
     /// back with [`from_bytes`](Self::from_bytes) or
