@@ -99,6 +99,12 @@ impl CuckooFilter {
     /// Adds `item`. Inserting the same item twice stores two copies (so it
     /// survives one `remove`); an item fits at most `2 * bucket_size` times.
     ///
+    /// The key is hashed through `std::hash::Hash`, which feeds `str` and
+    /// `[u8]` differently (`insert("k")` is not found by
+    /// `contains(&b"k"[..])`) and is not promised stable across Rust
+    /// releases: for byte-string keys use
+    /// [`insert_bytes`](Self::insert_bytes) and the other `*_bytes` methods.
+    ///
     /// ```
     /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
     /// filter.insert("apple")?;
@@ -139,6 +145,8 @@ impl CuckooFilter {
     }
 
     /// True if `item` is probably in the filter; false if it certainly is not.
+    /// Hashed through `std::hash::Hash`, as [`insert`](Self::insert) says;
+    /// byte-string keys: [`contains_bytes`](Self::contains_bytes).
     ///
     /// ```
     /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
@@ -368,6 +376,165 @@ impl CuckooFilter {
     #[must_use]
     pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
         StableHasher::hash_bytes(self.config.seed, bytes)
+    }
+}
+
+/// Byte-string keys and copy counts.
+///
+/// Keys in a storage engine are byte strings. `insert("xyz")` and
+/// `contains(&b"xyz"[..])` disagree (`str` and `[u8]` feed `Hash`
+/// differently, and std does not promise to keep either across releases);
+/// the `*_bytes` methods hash the bytes themselves with the format's hash
+/// ([`hash_bytes`](CuckooFilter::hash_bytes), docs/format.md), so they are
+/// equal to the `*_hash` methods on `hash_bytes(key)` and stable across
+/// platforms and releases.
+impl CuckooFilter {
+    /// Adds the byte-string `key` (see the `*_bytes` methods' section).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"user:42")?;
+    /// assert!(filter.contains_bytes(b"user:42"));
+    /// assert!(filter.contains_hash(filter.hash_bytes(b"user:42")));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`insert`](Self::insert).
+    #[inline]
+    pub fn insert_bytes(&self, key: &[u8]) -> Result<(), InsertError> {
+        self.insert_hash(self.hash_bytes(key))
+    }
+
+    /// True if the byte-string `key` is probably in the filter.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"k")?;
+    /// assert!(filter.contains_bytes(b"k"));
+    /// assert!(!filter.contains_bytes(b"absent"));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// Removes one copy of the byte-string `key`; returns whether one was
+    /// found.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"k")?;
+    /// assert!(filter.remove_bytes(b"k"));
+    /// assert!(!filter.contains_bytes(b"k"));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    #[inline]
+    #[must_use = "false means no copy was found: the item was not in the filter"]
+    pub fn remove_bytes(&self, key: &[u8]) -> bool {
+        self.remove_hash(self.hash_bytes(key))
+    }
+
+    /// Inserts many byte-string keys in order, overlapping their memory
+    /// accesses (as [`insert_batch`](Self::insert_batch)).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// let keys: Vec<Vec<u8>> = vec![b"a".to_vec(), b"b".to_vec()];
+    /// filter.insert_batch_bytes(&keys)?;
+    /// assert!(filter.contains_bytes(b"a") && filter.contains_bytes(b"b"));
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`insert_batch`](Self::insert_batch).
+    pub fn insert_batch_bytes<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<(), BatchInsertError> {
+        let seed = self.config.seed;
+        with_table!(&self.inner, t => {
+            t.insert_many::<DEFAULT_DISTANCE>(keys.len(), |k| {
+                StableHasher::hash_bytes(seed, keys[k].as_ref())
+            })
+        })
+    }
+
+    /// Looks up many byte-string keys at once: `out[k]` says whether
+    /// `keys[k]` is probably present; returns how many were (as
+    /// [`contains_batch`](Self::contains_batch)).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"a")?;
+    /// let mut found = [false; 2];
+    /// assert_eq!(filter.contains_batch_bytes(&["a", "z"], &mut found), Ok(1));
+    /// assert_eq!(found, [true, false]);
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `keys`.
+    pub fn contains_batch_bytes<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(keys.len(), out.len())?;
+        let seed = self.config.seed;
+        Ok(with_table!(&self.inner, t => {
+            t.contains_many::<DEFAULT_DISTANCE>(keys.len(), |k| {
+                StableHasher::hash_bytes(seed, keys[k].as_ref())
+            }, out)
+        }))
+    }
+
+    /// How many copies of `item`'s fingerprint its two buckets hold: at
+    /// least the number of times it was inserted and not removed, exact
+    /// unless another item shares its fingerprint and buckets (a
+    /// collision, about as likely as a false positive). A consistent read,
+    /// lock-free like [`contains`](Self::contains).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert("twice")?;
+    /// filter.insert("twice")?;
+    /// assert_eq!(filter.count("twice"), 2);
+    /// assert!(filter.remove("twice"));
+    /// assert_eq!(filter.count("twice"), 1);
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    #[must_use]
+    pub fn count<T: Hash + ?Sized>(&self, item: &T) -> usize {
+        self.count_hash(self.hash(item))
+    }
+
+    /// [`count`](Self::count) for a pre-hashed key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_hash(7)?;
+    /// assert_eq!(filter.count_hash(7), 1);
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    #[must_use]
+    pub fn count_hash(&self, hash: u64) -> usize {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.count(i1, fp)
+        })
+    }
+
+    /// [`count`](Self::count) for a byte-string key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"k")?;
+    /// assert_eq!(filter.count_bytes(b"k"), 1);
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    #[must_use]
+    pub fn count_bytes(&self, key: &[u8]) -> usize {
+        self.count_hash(self.hash_bytes(key))
     }
 }
 

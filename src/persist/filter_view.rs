@@ -138,6 +138,46 @@ impl<'a> FilterView<'a> {
         self.contains_hash(self.hash_item(item))
     }
 
+    /// True if the byte-string `key` is probably in the saved filter (as
+    /// [`CuckooFilter::contains_bytes`](crate::CuckooFilter::contains_bytes)).
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, FilterView};
+    /// let filter = CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"k")?;
+    /// let bytes = filter.to_bytes();
+    /// assert!(FilterView::new(&bytes)?.contains_bytes(b"k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// [`contains_batch`](Self::contains_batch) for byte-string keys.
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, FilterView};
+    /// let filter = CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"a")?;
+    /// let bytes = filter.to_bytes();
+    /// let mut found = [false; 2];
+    /// assert_eq!(FilterView::new(&bytes)?.contains_batch_bytes(&["a", "z"], &mut found)?, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `keys`.
+    pub fn contains_batch_bytes<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(keys.len(), out.len())?;
+        Ok(self.many(keys.len(), |k| self.hash_bytes(keys[k].as_ref()), out))
+    }
+
     /// [`contains`](Self::contains) for a pre-hashed key.
     #[inline]
     #[must_use]

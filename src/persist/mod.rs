@@ -55,9 +55,14 @@ impl CuckooFilter {
 
     /// The table's saved bytes, a consistent snapshot (as `to_bytes`).
     pub(crate) fn table_snapshot(&self) -> Vec<u8> {
+        self.table_snapshot_counted().0
+    }
+
+    /// The table's saved bytes and the item count they hold.
+    fn table_snapshot_counted(&self) -> (Vec<u8>, usize) {
         let mut table = vec![0u8; self.table_len()];
-        self.snapshot_into(&mut table);
-        table
+        let items = self.snapshot_into(&mut table);
+        (table, items)
     }
 
     /// The filter in the saved format (docs/format.md): a 64-byte header
@@ -176,6 +181,37 @@ impl CuckooFilter {
             inner,
             config: header.config,
         })
+    }
+}
+
+/// An independent filter with the same configuration and the same items,
+/// copied as [`to_bytes`](CuckooFilter::to_bytes) copies them: a consistent
+/// snapshot while other threads write (it holds every item whose insert
+/// returned before `clone` began and that was not removed since). Writers
+/// wait for the memory copy; lookups never do.
+///
+/// # Panics
+/// If the copy's table cannot be allocated (as `Vec::clone` would).
+///
+/// ```
+/// use cuckoo_nest::CuckooFilter;
+/// let filter = CuckooFilter::with_capacity(1000);
+/// filter.insert("kept")?;
+/// let snapshot = filter.clone();
+/// filter.insert("later")?;
+/// assert!(snapshot.contains("kept") && !snapshot.contains("later"));
+/// assert_eq!(snapshot.len(), 1);
+/// # Ok::<(), cuckoo_nest::InsertError>(())
+/// ```
+impl Clone for CuckooFilter {
+    fn clone(&self) -> Self {
+        let (table, items) = self.table_snapshot_counted();
+        let inner = Inner::from_le_bytes(&self.config, items, &[&table])
+            .unwrap_or_else(|e| panic!("CuckooFilter::clone: {e}"));
+        CuckooFilter {
+            inner,
+            config: self.config,
+        }
     }
 }
 

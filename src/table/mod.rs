@@ -315,6 +315,27 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         settled.then_some(found)
     }
 
+    /// How many copies of `fp` bucket `i1` and its alternate hold (once,
+    /// if they are the same bucket): a consistent read of both buckets,
+    /// lock-free like a lookup, taken again while a versioned write
+    /// overlaps it.
+    pub(crate) fn count(&self, i1: usize, fp: u32) -> usize {
+        let i2 = self.alt(i1, fp);
+        let (s1, s2) = (self.stripes.reader(i1), self.stripes.reader(i2));
+        let spin = Spin::new();
+        loop {
+            let (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
+            let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+            Stripes::read_fence();
+            if self.stripes.read_valid_pair(s1, t1, s2, t2) {
+                let (in1, in2) = self.match_pair(&a, &b, fp);
+                let in2 = if i2 == i1 { 0 } else { in2.count() };
+                return (in1.count() + in2) as usize;
+            }
+            spin.wait();
+        }
+    }
+
     /// The probe repeated, with backoff, until a round is final.
     #[cold]
     #[inline(never)]

@@ -1,0 +1,143 @@
+//! What a storage engine embedding the filter relies on: byte keys equal to
+//! their hashed form (one by one and in batches, owned and viewed), copy
+//! counts, and `Clone` as an independent snapshot taken while other
+//! threads write.
+
+use cuckoo_nest::{CuckooFilter, FilterView};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn keys(n: usize) -> Vec<Vec<u8>> {
+    (0..n).map(|i| format!("key:{i:08}").into_bytes()).collect()
+}
+
+#[test]
+fn byte_keys_are_the_hashed_form_everywhere() {
+    let filter = CuckooFilter::builder()
+        .capacity(10_000)
+        .seed(99)
+        .build()
+        .unwrap();
+    let ks = keys(5000);
+    let (first, second) = ks.split_at(2500);
+    for k in first {
+        filter.insert_bytes(k).unwrap();
+    }
+    filter.insert_batch_bytes(second).unwrap();
+    for k in &ks {
+        let h = filter.hash_bytes(k);
+        assert!(filter.contains_bytes(k) && filter.contains_hash(h));
+        assert_eq!(filter.count_bytes(k), filter.count_hash(h));
+    }
+    // `str` and `[u8]` hash differently through `Hash`; `*_bytes` does not
+    // care which of them holds the bytes.
+    assert!(filter.contains_bytes("key:00000001".as_bytes()));
+    let probe: Vec<Vec<u8>> = (0..4000)
+        .map(|i| format!("key:{:08}", i * 3).into_bytes())
+        .collect();
+    let hashes: Vec<u64> = probe.iter().map(|k| filter.hash_bytes(k)).collect();
+    let (mut by_bytes, mut by_hash) = (vec![false; probe.len()], vec![false; probe.len()]);
+    let n = filter.contains_batch_bytes(&probe, &mut by_bytes).unwrap();
+    assert_eq!(
+        n,
+        filter.contains_batch_hash(&hashes, &mut by_hash).unwrap()
+    );
+    assert_eq!(by_bytes, by_hash);
+    let saved = filter.to_bytes();
+    let view = FilterView::new(&saved).unwrap();
+    let mut viewed = vec![false; probe.len()];
+    assert_eq!(view.contains_batch_bytes(&probe, &mut viewed).unwrap(), n);
+    assert_eq!(viewed, by_bytes);
+    for k in &probe {
+        assert_eq!(view.contains_bytes(k), filter.contains_bytes(k));
+    }
+    for k in first {
+        assert!(filter.remove_bytes(k));
+        assert_eq!(
+            filter.count_bytes(k),
+            0,
+            "no collision expected among 5000 keys at 16 bits"
+        );
+    }
+    assert_eq!(filter.len(), second.len());
+}
+
+#[test]
+fn count_follows_inserts_and_removes() {
+    for (b, f, semi) in [
+        (4usize, 16u32, false),
+        (2, 12, false),
+        (4, 13, true),
+        (8, 8, false),
+    ] {
+        let filter = CuckooFilter::builder()
+            .capacity(1000)
+            .bucket_size(b)
+            .fingerprint_bits(f)
+            .semi_sorted(semi)
+            .build()
+            .unwrap();
+        for k in 0..300u32 {
+            filter.insert(&k).unwrap();
+        }
+        let most = 2 * b;
+        for n in 1..=most {
+            filter.insert("dup").unwrap();
+            assert!(
+                filter.count("dup") >= n,
+                "{b}x{f}: {} < {n}",
+                filter.count("dup")
+            );
+        }
+        let base = filter.count("dup") - most; // colliding copies, if any
+        for n in (0..most).rev() {
+            assert!(filter.remove("dup"));
+            assert_eq!(filter.count("dup"), base + n, "{b}x{f} semi {semi}");
+        }
+        assert!((0..300u32).all(|k| filter.count(&k) >= 1));
+    }
+}
+
+/// A clone holds every item whose insert returned before the clone began,
+/// while a writer keeps inserting; afterwards the two are independent.
+#[test]
+fn clone_is_a_consistent_independent_snapshot_under_writers() {
+    let filter = CuckooFilter::builder().capacity(200_000).build().unwrap();
+    let done = AtomicUsize::new(0);
+    let total = 150_000u64;
+    let clones = std::thread::scope(|s| {
+        s.spawn(|| {
+            for k in 0..total {
+                filter.insert(&k).unwrap();
+                done.store(k as usize + 1, Ordering::Release);
+            }
+        });
+        let mut clones = Vec::new();
+        while done.load(Ordering::Acquire) < total as usize {
+            let before = done.load(Ordering::Acquire);
+            let copy = filter.clone();
+            clones.push((before, copy));
+            std::thread::yield_now();
+        }
+        clones
+    });
+    assert!(!clones.is_empty());
+    for (before, copy) in &clones {
+        assert!(copy.len() >= *before);
+        for k in 0..*before as u64 {
+            assert!(
+                copy.contains(&k),
+                "{k} inserted before the clone is missing"
+            );
+        }
+    }
+    // Independent: writes to one are not seen by the other.
+    let (_, copy) = clones.last().unwrap();
+    let len = copy.len();
+    copy.insert("only in the copy").unwrap();
+    filter.insert("only in the original").unwrap();
+    assert!(copy.contains("only in the copy") && !filter.contains("only in the copy"));
+    assert!(!copy.contains("only in the original"));
+    assert_eq!(copy.len(), len + 1);
+    assert_eq!(filter.len(), total as usize + 1);
+    assert_eq!(filter.clone(), filter);
+}
