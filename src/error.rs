@@ -190,6 +190,65 @@ impl fmt::Display for BatchInsertError {
 
 impl std::error::Error for BatchInsertError {}
 
+/// Why [`CuckooFilter::merge`](crate::CuckooFilter::merge) refused or
+/// stopped.
+///
+/// ```
+/// use cuckoo_nest::{CuckooFilter, MergeError};
+/// let a = CuckooFilter::builder().capacity(1000).seed(1).build()?;
+/// let b = CuckooFilter::builder().capacity(1000).seed(2).build()?;
+/// assert!(matches!(a.merge(&b), Err(MergeError::Mismatch { what: "hash seed", .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MergeError {
+    /// The two filters differ in configuration, so a fingerprint of one
+    /// means nothing in the other: nothing was merged.
+    Mismatch {
+        /// What differs: `"bucket count"`, `"bucket size"`,
+        /// `"fingerprint width"`, `"layout"` (plain or semi-sorted) or
+        /// `"hash seed"`.
+        what: &'static str,
+        /// This filter's value (a layout as 0 plain, 1 semi-sorted).
+        ours: u64,
+        /// The other filter's value.
+        theirs: u64,
+    },
+    /// This filter ran out of room: the first `merged` of the other's
+    /// `total` fingerprints (in bucket order) are in, the rest are not, and
+    /// everything this filter held before is still there.
+    Full {
+        /// Fingerprints merged before the failure.
+        merged: usize,
+        /// Fingerprints the other filter held (its snapshot).
+        total: usize,
+        /// Why the next one did not fit.
+        error: InsertError,
+    },
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MergeError::Mismatch { what, ours, theirs } => write!(
+                f,
+                "cannot merge filters of different {what} ({ours} here, {theirs} in the other): nothing was merged"
+            ),
+            MergeError::Full {
+                merged,
+                total,
+                error,
+            } => write!(
+                f,
+                "merge stopped after {merged} of {total} fingerprints: {error}; everything held before is still there"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
 /// Why bytes could not be read as a saved filter
 /// ([`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes),
 /// [`CuckooFilter::read_from`](crate::CuckooFilter::read_from),

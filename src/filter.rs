@@ -4,8 +4,9 @@
 
 use crate::builder::Builder;
 use crate::config::{config_accessors, Config};
-use crate::error::{BatchInsertError, BuildError, InsertError, LengthMismatch};
+use crate::error::{BatchInsertError, BuildError, InsertError, LengthMismatch, MergeError};
 use crate::hash::StableHasher;
+use crate::persist::FilterView;
 use crate::shape::{with_table, Inner};
 use crate::table::{check_lengths, Copies, DEFAULT_DISTANCE};
 use std::fmt;
@@ -535,6 +536,77 @@ impl CuckooFilter {
     #[must_use]
     pub fn count_bytes(&self, key: &[u8]) -> usize {
         self.count_hash(self.hash_bytes(key))
+    }
+}
+
+impl CuckooFilter {
+    /// Adds every fingerprint of `other` to this filter: afterwards it
+    /// answers `true` for everything either answered `true` for (a union,
+    /// as when compaction merges the filters of the files it merges, or
+    /// shards built apart are combined). Both may be in use by other
+    /// threads meanwhile: `other` is read as one consistent snapshot (as
+    /// [`to_bytes`](Self::to_bytes) reads it), then its fingerprints are
+    /// inserted here one by one, in bucket order, each an ordinary insert
+    /// into the same bucket pair it occupied there.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let a = CuckooFilter::with_capacity(1000);
+    /// let b = CuckooFilter::with_capacity(1000);
+    /// a.insert("in a")?;
+    /// b.insert("in b")?;
+    /// a.merge(&b)?;
+    /// assert!(a.contains("in a") && a.contains("in b"));
+    /// assert_eq!(a.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`MergeError::Mismatch`] if the filters differ in bucket count,
+    /// bucket size, fingerprint width, layout or seed (nothing is merged).
+    /// [`MergeError::Full`] if this filter runs out of room: the first
+    /// `merged` fingerprints are in, the rest are not, and nothing this
+    /// filter held before is lost or hidden (a failed insert drops
+    /// nothing). Merging `other` again after making room would add the
+    /// prefix twice: on `Full`, rebuild or merge into a larger filter.
+    pub fn merge(&self, other: &CuckooFilter) -> Result<(), MergeError> {
+        let (a, b) = (&self.config, &other.config);
+        let checks = [
+            ("bucket count", a.buckets as u64, b.buckets as u64),
+            ("bucket size", a.bucket_size as u64, b.bucket_size as u64),
+            (
+                "fingerprint width",
+                a.fingerprint_bits as u64,
+                b.fingerprint_bits as u64,
+            ),
+            ("layout", a.semi_sorted as u64, b.semi_sorted as u64),
+            ("hash seed", a.seed, b.seed),
+        ];
+        if let Some(&(what, ours, theirs)) = checks.iter().find(|(_, x, y)| x != y) {
+            return Err(MergeError::Mismatch { what, ours, theirs });
+        }
+        let saved = other.to_bytes();
+        let snapshot = FilterView::new_unverified(&saved[..]).expect("a filter's own bytes decode");
+        let total = snapshot.len();
+        // Buckets a pass: the (bucket, fingerprint) buffer stays small.
+        const PASS: usize = 4096;
+        let mut pending = Vec::with_capacity(PASS * self.bucket_size());
+        let mut merged = 0;
+        for first in (0..self.buckets()).step_by(PASS) {
+            pending.clear();
+            snapshot.fingerprints(first, first + PASS, &mut pending);
+            for &(i, fp) in &pending {
+                with_table!(&self.inner, t => t.insert(i, fp, Copies::Any)).map_err(|error| {
+                    MergeError::Full {
+                        merged,
+                        total,
+                        error,
+                    }
+                })?;
+                merged += 1;
+            }
+        }
+        Ok(())
     }
 }
 

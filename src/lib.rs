@@ -109,7 +109,9 @@ mod sync;
 
 pub use builder::Builder;
 pub use config::{BUCKET_SIZES, FINGERPRINT_BITS};
-pub use error::{BatchInsertError, BuildError, DecodeError, InsertError, LengthMismatch};
+pub use error::{
+    BatchInsertError, BuildError, DecodeError, InsertError, LengthMismatch, MergeError,
+};
 pub use filter::CuckooFilter;
 pub use hash::StableHasher;
 pub use persist::FilterView;

@@ -1,9 +1,11 @@
-//! What a storage engine embedding the filter relies on: byte keys equal to
+//! What a storage engine embedding the filter relies on: merge (a union,
+//! refused across configurations, a clear state when out of room), byte
+//! keys equal to
 //! their hashed form (one by one and in batches, owned and viewed), copy
 //! counts, and `Clone` as an independent snapshot taken while other
 //! threads write.
 
-use cuckoo_nest::{CuckooFilter, FilterView};
+use cuckoo_nest::{CuckooFilter, FilterView, MergeError};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn keys(n: usize) -> Vec<Vec<u8>> {
@@ -140,4 +142,113 @@ fn clone_is_a_consistent_independent_snapshot_under_writers() {
     assert_eq!(copy.len(), len + 1);
     assert_eq!(filter.len(), total as usize + 1);
     assert_eq!(filter.clone(), filter);
+}
+
+fn filter(buckets: usize, b: usize, f: u32, semi: bool, seed: u64) -> CuckooFilter {
+    CuckooFilter::builder()
+        .buckets(buckets)
+        .bucket_size(b)
+        .fingerprint_bits(f)
+        .semi_sorted(semi)
+        .seed(seed)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn merge_is_a_union_in_every_layout() {
+    for (b, f, semi) in [
+        (4usize, 16u32, false),
+        (2, 12, false),
+        (4, 13, true),
+        (8, 8, false),
+    ] {
+        let (x, y) = (filter(4096, b, f, semi, 3), filter(4096, b, f, semi, 3));
+        for k in 0..3000u64 {
+            x.insert(&k).unwrap();
+            y.insert(&(k + 1_000_000)).unwrap();
+        }
+        y.insert(&7u64).unwrap(); // in both: two copies after the merge
+        x.merge(&y).unwrap();
+        assert_eq!(x.len(), 6001, "{b}x{f} semi {semi}");
+        assert!((0..3000u64).all(|k| x.contains(&k) && x.contains(&(k + 1_000_000))));
+        assert!(x.count(&7u64) >= 2);
+        assert_eq!(y.len(), 3001, "the other filter is unchanged");
+    }
+}
+
+#[test]
+fn merge_refuses_other_configurations_and_merges_nothing() {
+    let base = filter(1024, 4, 16, false, 1);
+    base.insert("mine").unwrap();
+    let others = [
+        (filter(1025, 4, 16, false, 1), "bucket count"),
+        (filter(1024, 2, 16, false, 1), "bucket size"),
+        (filter(1024, 4, 12, false, 1), "fingerprint width"),
+        (filter(1024, 4, 16, false, 2), "hash seed"),
+    ];
+    for (other, want) in &others {
+        other.insert("theirs").unwrap();
+        match base.merge(other) {
+            Err(MergeError::Mismatch { what, .. }) => assert_eq!(what, *want),
+            r => panic!("{want}: {r:?}"),
+        }
+    }
+    let (plain, semi) = (filter(1024, 4, 13, false, 1), filter(1024, 4, 13, true, 1));
+    assert!(matches!(
+        plain.merge(&semi),
+        Err(MergeError::Mismatch { what: "layout", .. })
+    ));
+    assert_eq!(base.len(), 1);
+    assert!(!base.contains("theirs"));
+}
+
+/// A merge into a filter that runs out of room: it stops with the count
+/// merged, nothing held before is lost, and exactly that many copies came in.
+#[test]
+fn merge_out_of_room_keeps_everything_and_says_how_far_it_got() {
+    let (small, big) = (filter(256, 4, 16, false, 5), filter(256, 4, 16, false, 5));
+    for k in 0..800u64 {
+        small.insert(&k).unwrap();
+    }
+    for k in 10_000..10_900u64 {
+        big.insert(&k).unwrap();
+    }
+    let before = small.len();
+    match small.merge(&big) {
+        Err(MergeError::Full { merged, total, .. }) => {
+            assert_eq!(total, 900);
+            assert!(merged < total);
+            assert_eq!(small.len(), before + merged);
+        }
+        r => panic!("expected Full, got {r:?}"),
+    }
+    assert!(
+        (0..800u64).all(|k| small.contains(&k)),
+        "an item held before the merge was lost"
+    );
+}
+
+/// Both filters in use while merging: the merge holds everything the other
+/// held before it began.
+#[test]
+fn merge_while_both_filters_take_writes() {
+    let (into, from) = (
+        filter(1 << 16, 4, 16, false, 8),
+        filter(1 << 16, 4, 16, false, 8),
+    );
+    for k in 0..50_000u64 {
+        from.insert(&k).unwrap();
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for k in 100_000..120_000u64 {
+                from.insert(&k).unwrap();
+                into.insert(&(k + 1_000_000)).unwrap();
+            }
+        });
+        into.merge(&from).unwrap();
+    });
+    assert!((0..50_000u64).all(|k| into.contains(&k)));
+    assert!((100_000..120_000u64).all(|k| into.contains(&(k + 1_000_000))));
 }

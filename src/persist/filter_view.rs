@@ -121,6 +121,19 @@ impl<'a> FilterView<'a> {
         }
     }
 
+    /// Appends `(bucket, fingerprint)` for every occupied slot of buckets
+    /// `first..end` to `out`.
+    pub(crate) fn fingerprints(&self, first: usize, end: usize, out: &mut Vec<(usize, u32)>) {
+        match self.words {
+            TableBytes::Aligned(w) => {
+                with_view!(&self.shape, t => t.fingerprints(w, first, end, out))
+            }
+            TableBytes::Unaligned(b) => {
+                with_view!(&self.shape, t => t.fingerprints(&b, first, end, out))
+            }
+        }
+    }
+
     /// The table's first byte, for prefetching.
     #[inline(always)]
     fn base(&self) -> *const u8 {

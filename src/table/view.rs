@@ -62,6 +62,26 @@ impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
         audit_table(&self.layout, self.kernel, words, self.buckets, table_words)
     }
 
+    /// Appends `(bucket, fingerprint)` for every occupied slot of buckets
+    /// `first..end` to `out` (for `merge`).
+    pub(crate) fn fingerprints<W: WordSource + ?Sized>(
+        &self,
+        words: &W,
+        first: usize,
+        end: usize,
+        out: &mut Vec<(usize, u32)>,
+    ) {
+        for i in first..end.min(self.buckets) {
+            let bucket = self.layout.load(words, i);
+            for j in 0..B {
+                let fp = self.layout.lane(&bucket, j);
+                if fp != 0 {
+                    out.push((i, fp));
+                }
+            }
+        }
+    }
+
     /// True if `hash`'s fingerprint is in either of its buckets.
     #[inline(always)]
     pub(crate) fn contains<W: WordSource + ?Sized>(&self, words: &W, hash: u64) -> bool {
