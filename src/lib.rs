@@ -125,7 +125,9 @@ mod tests {
     #[test]
     fn filter_is_send_and_sync() {
         assert_send_sync::<CuckooFilter>();
-        assert_send_sync::<FilterView<'static>>();
+        assert_send_sync::<FilterView<&'static [u8]>>();
+        assert_send_sync::<FilterView<Vec<u8>>>();
+        assert_send_sync::<FilterView<std::sync::Arc<[u8]>>>();
         assert_send_sync::<DecodeError>();
     }
 }

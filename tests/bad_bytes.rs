@@ -85,7 +85,7 @@ fn decode_all(bytes: &[u8]) -> Result<(), DecodeError> {
     }
 }
 
-fn exercise_view(v: &FilterView<'_>) {
+fn exercise_view<B: AsRef<[u8]>>(v: &FilterView<B>) {
     let keys: Vec<u64> = (0..100).collect();
     let mut out = vec![false; keys.len()];
     let n = v.contains_batch(&keys, &mut out).unwrap();

@@ -1,9 +1,8 @@
 //! What a storage engine embedding the filter relies on: merge (a union,
 //! refused across configurations, a clear state when out of room), byte
-//! keys equal to
-//! their hashed form (one by one and in batches, owned and viewed), copy
-//! counts, and `Clone` as an independent snapshot taken while other
-//! threads write.
+//! keys equal to their hashed form (one by one and in batches, owned and
+//! viewed), copy counts, and `Clone` as an independent snapshot taken while
+//! other threads write.
 
 use cuckoo_nest::{CuckooFilter, FilterView, MergeError};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -251,4 +250,33 @@ fn merge_while_both_filters_take_writes() {
     });
     assert!((0..50_000u64).all(|k| into.contains(&k)));
     assert!((100_000..120_000u64).all(|k| into.contains(&(k + 1_000_000))));
+}
+
+/// A view that owns its bytes (a `Vec`, an `Arc<[u8]>`) lives behind an
+/// `Arc` next to the rest of a store's state and answers from any thread.
+#[test]
+fn owned_views_are_shared_across_threads() {
+    let filter = CuckooFilter::with_capacity(10_000);
+    for k in 0..5000u32 {
+        filter.insert(&k).unwrap();
+    }
+    let saved = filter.to_bytes();
+    let owned = std::sync::Arc::new(FilterView::new(saved.clone()).unwrap());
+    let arc_bytes: std::sync::Arc<[u8]> = saved.into();
+    let shared = std::sync::Arc::new(FilterView::new(arc_bytes).unwrap());
+    let workers: Vec<_> = (0..4u32)
+        .map(|t| {
+            let (owned, shared) = (owned.clone(), shared.clone());
+            std::thread::spawn(move || {
+                for k in (t..5000).step_by(4) {
+                    assert!(owned.contains(&k) && shared.contains(&k));
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_eq!(owned.len(), 5000);
+    assert_eq!(shared.size_in_bytes(), owned.size_in_bytes());
 }

@@ -61,7 +61,7 @@ fn round_trip_answers_exactly_as_the_original_in_every_shape() {
         let n = fill(&filter);
         let bytes = filter.to_bytes();
         let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
-        let view = FilterView::new(&bytes).unwrap();
+        let view = FilterView::new(&bytes[..]).unwrap();
         assert!(view.is_aligned(), "a Vec's table is 8-byte aligned");
         let (moved, at) = misaligned(&bytes);
         let unaligned = FilterView::new(&moved[at..at + bytes.len()]).unwrap();

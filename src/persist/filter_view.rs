@@ -34,7 +34,15 @@ enum TableBytes<'a> {
 /// is copied or allocated, so a memory-mapped file of any size opens in
 /// microseconds with [`new_unverified`](Self::new_unverified). Answers
 /// exactly as the filter that was saved (same configuration, seed and
-/// table). `Send + Sync`: share it between threads freely.
+/// table).
+///
+/// `B` holds the bytes: borrowed (`FilterView<&[u8]>`) or owned
+/// (`FilterView<Vec<u8>>`, `FilterView<Arc<[u8]>>`, `FilterView<memmap2::Mmap>`),
+/// so a view over a mapped file can live behind an `Arc` beside the file's
+/// other state. The view is `Send + Sync` when `B` is. `B::as_ref` must
+/// give the same bytes every time (every standard container and `Mmap`
+/// do); a `B` that changes them gets wrong answers or a panic, never
+/// undefined behaviour.
 ///
 /// The bytes may sit at any address. When the table (byte 64 on) is 8-byte
 /// aligned, as in a file mapped at a page boundary or a `Vec<u8>` from the
@@ -52,14 +60,16 @@ enum TableBytes<'a> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
-pub struct FilterView<'a> {
+pub struct FilterView<B: AsRef<[u8]>> {
     shape: ViewShape,
-    words: TableBytes<'a>,
+    /// The saved filter, header and table, exactly as long as the header
+    /// says (checked when the view was made).
+    bytes: B,
     config: Config,
     items: usize,
 }
 
-impl<'a> FilterView<'a> {
+impl<B: AsRef<[u8]>> FilterView<B> {
     /// A view of `bytes`, checked as [`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes)
     /// checks them: the header, both checksums, every bucket one a writer
     /// stores and the item count (two passes over the bytes: the checksum's
@@ -67,11 +77,10 @@ impl<'a> FilterView<'a> {
     ///
     /// # Errors
     /// A [`DecodeError`] saying what is wrong; never a panic.
-    pub fn new(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let header = Header::decode(bytes)?;
-        let table = header.table(bytes)?;
-        header.verify(table)?;
-        let view = Self::from_parts(&header, table);
+    pub fn new(bytes: B) -> Result<Self, DecodeError> {
+        let view = Self::new_unverified(bytes)?;
+        let header = Header::decode(view.bytes.as_ref())?;
+        header.verify(view.table())?;
         header.check_items(view.audit()?)?;
         Ok(view)
     }
@@ -89,33 +98,46 @@ impl<'a> FilterView<'a> {
     ///
     /// # Errors
     /// A [`DecodeError`] for a bad header or length.
-    pub fn new_unverified(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let header = Header::decode(bytes)?;
-        let table = header.table(bytes)?;
-        Ok(Self::from_parts(&header, table))
-    }
-
-    fn from_parts(header: &Header, table: &'a [u8]) -> Self {
-        // SAFETY: every bit pattern is a valid u64, and `align_to` only
-        // puts in the middle slice bytes that are suitably aligned.
-        let (pre, mid, post) = unsafe { table.align_to::<u64>() };
-        let words = if pre.is_empty() && post.is_empty() {
-            TableBytes::Aligned(mid)
-        } else {
-            TableBytes::Unaligned(LeBytes(table))
-        };
-        FilterView {
+    pub fn new_unverified(bytes: B) -> Result<Self, DecodeError> {
+        let header = Header::decode(bytes.as_ref())?;
+        header.table(bytes.as_ref())?;
+        Ok(FilterView {
             shape: ViewShape::new(&header.config),
-            words,
+            bytes,
             config: header.config,
             items: header.items,
+        })
+    }
+
+    /// The table's bytes (byte 64 on).
+    #[inline(always)]
+    fn table(&self) -> &[u8] {
+        &self.bytes.as_ref()[HEADER_LEN..]
+    }
+
+    /// The table as words: aligned `u64`s where the bytes allow, else read
+    /// byte-wise. Decided at each call, from the bytes `B` gives now.
+    #[inline(always)]
+    fn words(&self) -> TableBytes<'_> {
+        let table = self.table();
+        if (table.as_ptr() as usize).is_multiple_of(std::mem::align_of::<u64>()) {
+            // SAFETY: the pointer is aligned for u64 (just checked), the
+            // `len / 8` words start at it and lie inside `table`, every bit
+            // pattern is a valid u64, and the slice borrows `self.bytes`,
+            // which outlives it and is not written through `&self`.
+            let words = unsafe {
+                std::slice::from_raw_parts(table.as_ptr().cast::<u64>(), table.len() / 8)
+            };
+            TableBytes::Aligned(words)
+        } else {
+            TableBytes::Unaligned(LeBytes(table))
         }
     }
 
     /// The occupied slots of the table, or the first thing in it no writer
     /// stores.
     fn audit(&self) -> Result<usize, DecodeError> {
-        match self.words {
+        match self.words() {
             TableBytes::Aligned(w) => with_view!(&self.shape, t => t.audit(w, w.len())),
             TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.audit(&b, b.0.len() / 8)),
         }
@@ -124,7 +146,7 @@ impl<'a> FilterView<'a> {
     /// Appends `(bucket, fingerprint)` for every occupied slot of buckets
     /// `first..end` to `out`.
     pub(crate) fn fingerprints(&self, first: usize, end: usize, out: &mut Vec<(usize, u32)>) {
-        match self.words {
+        match self.words() {
             TableBytes::Aligned(w) => {
                 with_view!(&self.shape, t => t.fingerprints(w, first, end, out))
             }
@@ -137,7 +159,7 @@ impl<'a> FilterView<'a> {
     /// The table's first byte, for prefetching.
     #[inline(always)]
     fn base(&self) -> *const u8 {
-        match self.words {
+        match self.words() {
             TableBytes::Aligned(w) => w.as_ptr().cast(),
             TableBytes::Unaligned(b) => b.0.as_ptr(),
         }
@@ -195,7 +217,7 @@ impl<'a> FilterView<'a> {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        match self.words {
+        match self.words() {
             TableBytes::Aligned(w) => with_view!(&self.shape, t => t.contains(w, hash)),
             TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, hash)),
         }
@@ -230,7 +252,7 @@ impl<'a> FilterView<'a> {
 
     fn many(&self, n: usize, h: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
         let base = self.base();
-        match self.words {
+        match self.words() {
             TableBytes::Aligned(w) => {
                 with_view!(&self.shape, t => t.contains_many(w, base, n, &h, out))
             }
@@ -259,7 +281,7 @@ impl<'a> FilterView<'a> {
     /// True if the table is read as aligned words (the fast path).
     #[must_use]
     pub fn is_aligned(&self) -> bool {
-        matches!(self.words, TableBytes::Aligned(_))
+        matches!(self.words(), TableBytes::Aligned(_))
     }
 
     /// Items in the saved filter.
@@ -281,11 +303,7 @@ impl<'a> FilterView<'a> {
     /// Bytes of the saved filter (header and table).
     #[must_use]
     pub fn size_in_bytes(&self) -> usize {
-        HEADER_LEN
-            + match self.words {
-                TableBytes::Aligned(w) => w.len() * 8,
-                TableBytes::Unaligned(b) => b.0.len(),
-            }
+        self.bytes.as_ref().len()
     }
 
     /// Bits of the table per item at capacity (as
@@ -298,7 +316,7 @@ impl<'a> FilterView<'a> {
 
 /// Shape and load at a glance, as [`CuckooFilter`](crate::CuckooFilter)'s,
 /// and whether the table is read as aligned words.
-impl fmt::Debug for FilterView<'_> {
+impl<B: AsRef<[u8]>> fmt::Debug for FilterView<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FilterView")
             .field("shape", &format_args!("{}", ShapeName(&self.config)))

@@ -243,7 +243,7 @@ mod tests {
             let mut shifted = vec![0u8; bytes.len() + 1];
             shifted[1..].copy_from_slice(&bytes);
             let views = [
-                FilterView::new(&bytes).unwrap(),
+                FilterView::new(&bytes[..]).unwrap(),
                 FilterView::new(&shifted[1..]).unwrap(),
             ];
             assert!(!views[1].is_aligned());
