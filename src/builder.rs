@@ -67,6 +67,12 @@ pub struct Builder {
 
 impl Builder {
     /// The number of items the filter must hold. Required, at least 1.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::builder().capacity(5000).build()?;
+    /// assert_eq!(filter.capacity(), 5000);
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
     #[must_use = "a builder method returns the changed builder"]
     pub fn capacity(mut self, items: usize) -> Self {
         self.capacity = Some(items);
@@ -75,6 +81,17 @@ impl Builder {
 
     /// The false-positive rate wanted at full capacity, strictly between 0
     /// and 1.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::builder()
+    ///     .capacity(10_000)
+    ///     .false_positive_rate(0.001)
+    ///     .build()?;
+    /// assert!(filter.expected_false_positive_rate_at_capacity() <= 0.001);
+    /// // Fewer bits an item than the default's 16-bit fingerprints.
+    /// assert!(filter.bits_per_item() < 16.0);
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
     #[must_use = "a builder method returns the changed builder"]
     pub fn false_positive_rate(mut self, rate: f64) -> Self {
         self.false_positive_rate = Some(rate);
@@ -82,6 +99,15 @@ impl Builder {
     }
 
     /// Fingerprints per bucket: 2, 4 or 8.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::builder()
+    ///     .capacity(1000)
+    ///     .bucket_size(8)
+    ///     .build()?;
+    /// assert_eq!(filter.bucket_size(), 8);
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
     #[must_use = "a builder method returns the changed builder"]
     pub fn bucket_size(mut self, slots: usize) -> Self {
         self.bucket_size = Some(slots);
@@ -91,6 +117,15 @@ impl Builder {
     /// Fingerprint width: 4 to 32 bits. 8, 16 and 32 use the SIMD kernels;
     /// other widths are packed back to back (a 12-bit fingerprint costs 12
     /// bits) and compared with a SWAR kernel.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::builder()
+    ///     .capacity(1000)
+    ///     .fingerprint_bits(12)
+    ///     .build()?;
+    /// assert_eq!(filter.fingerprint_bits(), 12);
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
     #[must_use = "a builder method returns the changed builder"]
     pub fn fingerprint_bits(mut self, bits: u32) -> Self {
         self.fingerprint_bits = Some(bits);
@@ -128,6 +163,15 @@ impl Builder {
     /// adversary cannot aim many keys at the same buckets. (The hash is
     /// fast, not cryptographic; for stronger guarantees hash keys with a
     /// keyed hash yourself and use the `*_hash` methods.)
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let a = CuckooFilter::builder().capacity(1000).seed(1).build()?;
+    /// let b = CuckooFilter::builder().capacity(1000).seed(2).build()?;
+    /// assert_eq!(a.seed(), 1);
+    /// assert_ne!(a.hash_item("k"), b.hash_item("k"));
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
     #[must_use = "a builder method returns the changed builder"]
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -138,6 +182,16 @@ impl Builder {
     /// transparent huge pages on Linux (default: yes). Random lookups over
     /// a large table miss the TLB less with huge pages; turning this off is
     /// for measuring that, or for systems where huge pages are unwelcome.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::builder()
+    ///     .capacity(1_000_000)
+    ///     .huge_pages(false)
+    ///     .build()?;
+    /// filter.insert("k")?;
+    /// assert!(filter.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use = "a builder method returns the changed builder"]
     pub fn huge_pages(mut self, enabled: bool) -> Self {
         self.no_huge_pages = !enabled;
@@ -266,6 +320,20 @@ impl Builder {
     }
 
     /// Builds the filter.
+    ///
+    /// ```
+    /// use cuckoo_nest::{BuildError, CuckooFilter};
+    /// let filter = CuckooFilter::builder().capacity(1000).build()?;
+    /// assert_eq!(filter.capacity(), 1000);
+    /// assert_eq!(CuckooFilter::builder().build().unwrap_err(), BuildError::NoCapacity);
+    /// # Ok::<(), BuildError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A [`BuildError`]: a capacity missing or 0, a setting out of range,
+    /// a combination no table supports (a false-positive rate no shape
+    /// reaches, say), a table too large for the address space, or an
+    /// allocation the allocator refused.
     pub fn build(self) -> Result<CuckooFilter, BuildError> {
         CuckooFilter::from_config(self.config()?)
     }

@@ -6,9 +6,31 @@
 use crate::error::BuildError;
 
 /// Bucket sizes the table supports.
+///
+/// ```
+/// use cuckoo_nest::{BuildError, CuckooFilter, BUCKET_SIZES};
+/// for b in BUCKET_SIZES {
+///     let filter = CuckooFilter::builder().capacity(100).bucket_size(b).build()?;
+///     assert_eq!(filter.bucket_size(), b);
+/// }
+/// let err = CuckooFilter::builder().capacity(100).bucket_size(16).build().unwrap_err();
+/// assert_eq!(err, BuildError::UnsupportedBucketSize { bucket_size: 16 });
+/// # Ok::<(), BuildError>(())
+/// ```
 pub const BUCKET_SIZES: [usize; 3] = [2, 4, 8];
 /// Fingerprint widths the table supports, in bits. 8, 16 and 32 use the
 /// SIMD kernels; the others are packed back to back.
+///
+/// ```
+/// use cuckoo_nest::{BuildError, CuckooFilter, FINGERPRINT_BITS};
+/// for bits in FINGERPRINT_BITS {
+///     let filter = CuckooFilter::builder().capacity(100).fingerprint_bits(bits).build()?;
+///     assert_eq!(filter.fingerprint_bits(), bits);
+/// }
+/// let err = CuckooFilter::builder().capacity(100).fingerprint_bits(64).build().unwrap_err();
+/// assert_eq!(err, BuildError::UnsupportedFingerprintBits { bits: 64 });
+/// # Ok::<(), BuildError>(())
+/// ```
 pub const FINGERPRINT_BITS: std::ops::RangeInclusive<u32> = 4..=32;
 
 /// The load a table of `b`-slot buckets with `f`-bit fingerprints is sized

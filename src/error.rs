@@ -3,6 +3,14 @@
 use std::fmt;
 
 /// Why a filter could not be built.
+///
+/// ```
+/// use cuckoo_nest::{BuildError, CuckooFilter};
+/// assert_eq!(CuckooFilter::try_with_capacity(0).unwrap_err(), BuildError::ZeroCapacity);
+/// let err = CuckooFilter::builder().capacity(1000).bucket_size(3).build().unwrap_err();
+/// assert_eq!(err, BuildError::UnsupportedBucketSize { bucket_size: 3 });
+/// assert_eq!(err.to_string(), "bucket size 3 is not supported: use 2, 4 or 8");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -108,6 +116,22 @@ impl fmt::Display for BuildError {
 impl std::error::Error for BuildError {}
 
 /// Why an insert failed. A failed insert leaves every earlier item in place.
+///
+/// ```
+/// use cuckoo_nest::{CuckooFilter, InsertError};
+/// let filter = CuckooFilter::with_capacity(1000);
+/// // One item fits 8 times (two buckets of 4 slots); the ninth copy does not.
+/// for _ in 0..8 {
+///     filter.insert("same")?;
+/// }
+/// assert_eq!(filter.insert("same"), Err(InsertError::TooManyCopies { copies: 8 }));
+///
+/// // A filter filled past its capacity runs out of reachable free slots.
+/// let small = CuckooFilter::with_capacity(10);
+/// let err = (0u64..).find_map(|k| small.insert(&k).err()).unwrap();
+/// assert!(matches!(err, InsertError::Full { len, .. } if len >= 10));
+/// # Ok::<(), InsertError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum InsertError {
@@ -148,6 +172,16 @@ impl fmt::Display for InsertError {
 impl std::error::Error for InsertError {}
 
 /// A batch call's output slice is not as long as its input.
+///
+/// ```
+/// use cuckoo_nest::{CuckooFilter, LengthMismatch};
+/// let filter = CuckooFilter::with_capacity(100);
+/// let mut out = [false; 2];
+/// assert_eq!(
+///     filter.contains_batch(&[1u32, 2, 3], &mut out),
+///     Err(LengthMismatch { keys: 3, results: 2 })
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LengthMismatch {
     /// Keys given.
@@ -170,6 +204,16 @@ impl std::error::Error for LengthMismatch {}
 
 /// Why `insert_batch` stopped: the first `inserted` keys are in the filter,
 /// the failing key and those after it are not.
+///
+/// ```
+/// use cuckoo_nest::{BatchInsertError, CuckooFilter, InsertError};
+/// let filter = CuckooFilter::with_capacity(1000);
+/// // One item fits 8 times (two buckets of 4 slots): the ninth copy stops the batch.
+/// let err = filter.insert_batch(&["same"; 10]).unwrap_err();
+/// let copies = InsertError::TooManyCopies { copies: 8 };
+/// assert_eq!(err, BatchInsertError { inserted: 8, error: copies });
+/// assert_eq!(filter.len(), 8);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchInsertError {
     /// Keys inserted before the failure (a prefix of the batch).
@@ -254,6 +298,21 @@ impl std::error::Error for MergeError {}
 /// [`CuckooFilter::read_from`](crate::CuckooFilter::read_from),
 /// [`FilterView::new`](crate::FilterView::new)). The format is described
 /// byte by byte in docs/format.md.
+///
+/// ```
+/// use cuckoo_nest::{CuckooFilter, DecodeError};
+/// let bytes = CuckooFilter::with_capacity(100).to_bytes();
+/// let cut = CuckooFilter::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
+/// assert!(matches!(cut, DecodeError::Truncated { expected, actual } if actual + 1 == expected));
+///
+/// let mut damaged = bytes.clone();
+/// damaged[100] ^= 1; // a bit of the table
+/// let err = CuckooFilter::from_bytes(&damaged).unwrap_err();
+/// assert!(matches!(err, DecodeError::ChecksumMismatch { part: "table", .. }));
+///
+/// let err = CuckooFilter::from_bytes(b"some other file").unwrap_err();
+/// assert!(matches!(err, DecodeError::NotAFilter));
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum DecodeError {

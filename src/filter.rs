@@ -71,6 +71,15 @@ impl CuckooFilter {
 
     /// Starts a [`Builder`] to choose the capacity, false-positive rate,
     /// bucket size, fingerprint width or hash seed.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::builder()
+    ///     .capacity(10_000)
+    ///     .seed(7)
+    ///     .build()?;
+    /// assert_eq!(filter.seed(), 7);
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
     #[must_use]
     pub fn builder() -> Builder {
         Builder::default()
@@ -196,6 +205,14 @@ impl CuckooFilter {
 
     /// [`insert_unique`](Self::insert_unique) for a pre-hashed key.
     ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// let hash = filter.hash_bytes(b"id:7");
+    /// assert_eq!(filter.insert_unique_hash(hash), Ok(true));
+    /// assert_eq!(filter.insert_unique_hash(hash), Ok(false));
+    /// assert_eq!(filter.len(), 1);
+    /// ```
+    ///
     /// # Errors
     /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
     #[inline]
@@ -208,6 +225,15 @@ impl CuckooFilter {
     }
 
     /// [`contains`](Self::contains) for a pre-hashed key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// let hash = filter.hash_item("k");
+    /// filter.insert_hash(hash)?;
+    /// assert!(filter.contains_hash(hash));
+    /// assert!(filter.contains("k")); // the hash `insert("k")` would use
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
     #[inline(always)]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
@@ -215,6 +241,15 @@ impl CuckooFilter {
     }
 
     /// [`remove`](Self::remove) for a pre-hashed key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_hash(42)?;
+    /// assert!(filter.remove_hash(42));
+    /// assert!(!filter.contains_hash(42));
+    /// assert!(!filter.remove_hash(42)); // no copy left
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
     #[inline]
     #[must_use = "false means no copy was found: the item was not in the filter"]
     pub fn remove_hash(&self, hash: u64) -> bool {
@@ -256,6 +291,16 @@ impl CuckooFilter {
 
     /// [`contains_batch`](Self::contains_batch) for pre-hashed keys.
     ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// let hashes = [10u64, 20, 30];
+    /// filter.insert_batch_hash(&hashes[..2])?;
+    /// let mut found = [false; 3];
+    /// assert_eq!(filter.contains_batch_hash(&hashes, &mut found), Ok(2));
+    /// assert_eq!(found, [true, true, false]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// [`LengthMismatch`] if `out` is not as long as `hashes`.
     pub fn contains_batch_hash(
@@ -270,6 +315,15 @@ impl CuckooFilter {
     }
 
     /// Inserts many items, in order, overlapping their memory accesses.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// let keys: Vec<u64> = (0..500).collect();
+    /// filter.insert_batch(&keys)?;
+    /// assert_eq!(filter.len(), 500);
+    /// assert!(keys.iter().all(|k| filter.contains(k)));
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
     ///
     /// # Errors
     /// [`BatchInsertError`] at the first item that does not fit: the items
@@ -286,6 +340,18 @@ impl CuckooFilter {
 
     /// [`insert_batch`](Self::insert_batch) for pre-hashed keys.
     ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// let hashes: Vec<u64> = ["a", "b", "c"]
+    ///     .iter()
+    ///     .map(|k| filter.hash_bytes(k.as_bytes()))
+    ///     .collect();
+    /// filter.insert_batch_hash(&hashes)?;
+    /// assert_eq!(filter.len(), 3);
+    /// assert!(filter.contains_hash(filter.hash_bytes(b"b")));
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
     /// # Errors
     /// As [`insert_batch`](Self::insert_batch).
     pub fn insert_batch_hash(&self, hashes: &[u64]) -> Result<(), BatchInsertError> {
@@ -296,12 +362,30 @@ impl CuckooFilter {
 
     /// Items in the filter (inserts minus removes). Exact when no write is
     /// in flight.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert(&1u8)?;
+    /// filter.insert(&1u8)?; // a second copy
+    /// assert_eq!(filter.len(), 2);
+    /// assert!(filter.remove(&1u8));
+    /// assert_eq!(filter.len(), 1);
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
     #[must_use]
     pub fn len(&self) -> usize {
         with_table!(&self.inner, t => t.len())
     }
 
     /// True if the filter holds no items.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// assert!(filter.is_empty());
+    /// filter.insert("x")?;
+    /// assert!(!filter.is_empty());
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -312,6 +396,12 @@ impl CuckooFilter {
     );
 
     /// Bytes of the table and its stripes.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1_000_000);
+    /// // 16-bit fingerprints: at least 2 bytes a slot, plus the stripes.
+    /// assert!(filter.memory_usage() >= filter.slots() * 2);
+    /// ```
     #[must_use]
     pub fn memory_usage(&self) -> usize {
         with_table!(&self.inner, t => t.memory_usage())
@@ -320,6 +410,13 @@ impl CuckooFilter {
     /// Bits of the bucket table per item at [`capacity`](Self::capacity),
     /// the paper's measure (the stripes, at most 24 KiB, are counted in
     /// [`memory_usage`](Self::memory_usage) but not here).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1_000_000);
+    /// // 16-bit fingerprints in 4-slot buckets sized for a load of 0.95.
+    /// let bits = filter.bits_per_item();
+    /// assert!(bits > 16.0 && bits < 17.5);
+    /// ```
     #[must_use]
     pub fn bits_per_item(&self) -> f64 {
         let table = with_table!(&self.inner, t => t.table_bytes());
@@ -349,6 +446,16 @@ impl CuckooFilter {
     /// [`Hash`] impl as well as on the saved format: for keys that must
     /// hash the same in every later Rust release, use
     /// [`hash_bytes`](Self::hash_bytes).
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, StableHasher};
+    /// let filter = CuckooFilter::with_capacity(100);
+    /// let hash = filter.hash_item(&42u64);
+    /// assert_eq!(hash, StableHasher::hash_one(filter.seed(), &42u64));
+    /// filter.insert_hash(hash)?;
+    /// assert!(filter.contains(&42u64));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
     #[must_use]
     pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
         self.hash(item)

@@ -45,6 +45,14 @@ pub struct StableHasher {
 
 impl StableHasher {
     /// A hasher whose output depends on `seed`. Seed 0 is the default.
+    ///
+    /// ```
+    /// use std::hash::Hasher;
+    /// use cuckoo_nest::StableHasher;
+    /// let mut h = StableHasher::with_seed(7);
+    /// h.write(b"cuckoo");
+    /// assert_eq!(h.finish(), StableHasher::hash_bytes(7, b"cuckoo"));
+    /// ```
     #[inline]
     pub fn with_seed(seed: u64) -> Self {
         StableHasher {
@@ -53,6 +61,17 @@ impl StableHasher {
     }
 
     /// Hashes one value with the given seed.
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, StableHasher};
+    /// // The same on every run and platform (`usize` hashes as `u64`).
+    /// assert_eq!(StableHasher::hash_one(0, &42u64), 0x8247_0660_2e3e_3621);
+    /// assert_eq!(StableHasher::hash_one(0, &42usize), 0x8247_0660_2e3e_3621);
+    /// // What a filter with that seed hashes `insert`/`contains` keys to.
+    /// let filter = CuckooFilter::builder().capacity(100).seed(3).build()?;
+    /// assert_eq!(StableHasher::hash_one(3, "k"), filter.hash_item("k"));
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
     #[inline]
     pub fn hash_one<T: Hash + ?Sized>(seed: u64, item: &T) -> u64 {
         let mut h = StableHasher::with_seed(seed);

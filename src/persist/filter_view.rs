@@ -75,6 +75,21 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// stores and the item count (two passes over the bytes: the checksum's
     /// and the buckets').
     ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, DecodeError, FilterView};
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes();
+    /// let view = FilterView::new(&bytes)?;
+    /// assert!(view.contains("k"));
+    ///
+    /// let mut damaged = bytes.clone();
+    /// damaged[100] ^= 1; // a bit of the table
+    /// let err = FilterView::new(&damaged).unwrap_err();
+    /// assert!(matches!(err, DecodeError::ChecksumMismatch { part: "table", .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// A [`DecodeError`] saying what is wrong; never a panic.
     pub fn new(bytes: B) -> Result<Self, DecodeError> {
@@ -95,6 +110,17 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// negatives too), never undefined behaviour, an out-of-bounds read or
     /// a panic: every lookup reads only words inside the table, and a
     /// semi-sorted bucket's index of any value decodes.
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, FilterView};
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes();
+    /// let view = FilterView::new_unverified(&bytes)?; // the table is not read
+    /// assert!(view.contains("k"));
+    /// assert!(FilterView::new_unverified(&bytes[..32]).is_err()); // the header is
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// A [`DecodeError`] for a bad header or length.
@@ -167,6 +193,15 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 
     /// True if `item` is probably in the saved filter; false if it certainly
     /// is not. Hashes as the saved filter did (same seed).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes();
+    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
+    /// assert!(view.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     #[must_use]
     pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
@@ -214,6 +249,15 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     }
 
     /// [`contains`](Self::contains) for a pre-hashed key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert_hash(42)?;
+    /// let bytes = filter.to_bytes();
+    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
+    /// assert!(view.contains_hash(42));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
@@ -225,6 +269,17 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 
     /// Looks up many items at once, as
     /// [`CuckooFilter::contains_batch`](crate::CuckooFilter::contains_batch).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert_batch(&[1u64, 2])?;
+    /// let bytes = filter.to_bytes();
+    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
+    /// let mut found = [false; 3];
+    /// assert_eq!(view.contains_batch(&[1u64, 2, 3], &mut found), Ok(2));
+    /// assert_eq!(found, [true, true, false]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// [`LengthMismatch`] if `out` is not as long as `items`.
@@ -238,6 +293,17 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     }
 
     /// [`contains_batch`](Self::contains_batch) for pre-hashed keys.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert_batch_hash(&[10, 20])?;
+    /// let bytes = filter.to_bytes();
+    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
+    /// let mut found = [false; 3];
+    /// assert_eq!(view.contains_batch_hash(&[10, 20, 30], &mut found), Ok(2));
+    /// assert_eq!(found, [true, true, false]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// [`LengthMismatch`] if `out` is not as long as `hashes`.
@@ -264,6 +330,15 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 
     /// The hash [`contains`](Self::contains) uses for `item` (as
     /// [`CuckooFilter::hash_item`](crate::CuckooFilter::hash_item)).
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, FilterView};
+    /// let filter = CuckooFilter::builder().capacity(100).seed(9).build()?;
+    /// let bytes = filter.to_bytes();
+    /// let view = FilterView::new(&bytes)?; // hashes with the saved seed, 9
+    /// assert_eq!(view.hash_item("k"), filter.hash_item("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     #[must_use]
     pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
@@ -272,6 +347,16 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 
     /// The format's hash of a byte-string key with the saved seed (as
     /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes)).
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, FilterView};
+    /// let filter = CuckooFilter::builder().capacity(100).seed(9).build()?;
+    /// filter.insert_hash(filter.hash_bytes(b"user:42"))?;
+    /// let bytes = filter.to_bytes();
+    /// let view = FilterView::new(&bytes)?;
+    /// assert!(view.contains_hash(view.hash_bytes(b"user:42")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     #[must_use]
     pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
@@ -279,18 +364,47 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     }
 
     /// True if the table is read as aligned words (the fast path).
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, FilterView};
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes(); // from the allocator: 8-byte aligned
+    /// assert!(FilterView::new(&bytes)?.is_aligned());
+    /// // One byte further on: words assembled from bytes, same answers.
+    /// let mut shifted = vec![0u8; bytes.len() + 1];
+    /// shifted[1..].copy_from_slice(&bytes);
+    /// let view = FilterView::new(&shifted[1..])?;
+    /// assert!(!view.is_aligned() && view.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn is_aligned(&self) -> bool {
         matches!(self.words(), TableBytes::Aligned(_))
     }
 
     /// Items in the saved filter.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes();
+    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
+    /// assert_eq!(view.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn len(&self) -> usize {
         self.items
     }
 
     /// True if the saved filter holds no items.
+    ///
+    /// ```
+    /// let bytes = cuckoo_nest::CuckooFilter::with_capacity(100).to_bytes();
+    /// assert!(cuckoo_nest::FilterView::new(&bytes)?.is_empty());
+    /// # Ok::<(), cuckoo_nest::DecodeError>(())
+    /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items == 0
@@ -301,6 +415,15 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     );
 
     /// Bytes of the saved filter (header and table).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes();
+    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
+    /// assert_eq!(view.size_in_bytes(), bytes.len());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn size_in_bytes(&self) -> usize {
         self.bytes.as_ref().len()
@@ -308,6 +431,15 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 
     /// Bits of the table per item at capacity (as
     /// [`CuckooFilter::bits_per_item`](crate::CuckooFilter::bits_per_item)).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes();
+    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
+    /// assert_eq!(view.bits_per_item(), filter.bits_per_item());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn bits_per_item(&self) -> f64 {
         (self.size_in_bytes() - HEADER_LEN) as f64 * 8.0 / self.capacity() as f64

@@ -100,6 +100,15 @@ impl CuckooFilter {
     /// for the I/O. Pass a buffered writer or a file: the header and the
     /// table are two `write_all` calls.
     ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let mut out = Vec::new(); // or a `BufWriter<File>`
+    /// filter.write_to(&mut out)?;
+    /// assert_eq!(out, filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// Whatever `w` returns.
     pub fn write_to<W: Write>(&self, mut w: W) -> io::Result<()> {
@@ -122,6 +131,20 @@ impl CuckooFilter {
     /// this catches a writer elsewhere that got the format wrong, whose
     /// buckets would otherwise lose items at the next write.
     ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let original = CuckooFilter::with_capacity(1000);
+    /// original.insert(&7u32)?;
+    /// let bytes = original.to_bytes();
+    ///
+    /// let loaded = CuckooFilter::from_bytes(&bytes)?;
+    /// assert!(loaded.contains(&7u32));
+    /// loaded.insert(&8u32)?; // owned: writable like any other filter
+    /// assert_eq!(loaded.len(), 2);
+    /// assert!(CuckooFilter::from_bytes(&bytes[..10]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// A [`DecodeError`] saying what is wrong; never a panic, whatever the
     /// bytes.
@@ -139,6 +162,24 @@ impl CuckooFilter {
     /// damaged header claiming a huge table fails as
     /// [`DecodeError::Truncated`] having allocated little more than the
     /// stream held. Pass a buffered reader or a file.
+    ///
+    /// ```
+    /// use std::io::{Cursor, Read};
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let mut stream = Vec::new();
+    /// filter.write_to(&mut stream)?;
+    /// stream.extend_from_slice(b"what follows");
+    ///
+    /// let mut reader = Cursor::new(stream); // or a `BufReader<File>`
+    /// let loaded = CuckooFilter::read_from(&mut reader)?;
+    /// assert!(loaded.contains("k"));
+    /// let mut rest = String::new();
+    /// reader.read_to_string(&mut rest)?;
+    /// assert_eq!(rest, "what follows");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes); an end of stream before the
