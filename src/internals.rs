@@ -60,4 +60,15 @@ impl CuckooFilter {
     pub fn debug_bucket(&self, i: usize) -> Vec<u32> {
         with_table!(&self.inner, t => t.bucket_fingerprints(i))
     }
+
+    /// [`save_to_path`](Self::save_to_path) whose rename fails with
+    /// `error`, as a crash between writing the temporary file and the
+    /// rename would leave things (for tests).
+    pub fn debug_save_to_path_failing_rename(
+        &self,
+        path: &std::path::Path,
+        error: std::io::ErrorKind,
+    ) -> std::io::Result<()> {
+        self.save_to_path_with(path, |_, _| Err(error.into()))
+    }
 }

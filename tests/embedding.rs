@@ -280,3 +280,47 @@ fn owned_views_are_shared_across_threads() {
     assert_eq!(owned.len(), 5000);
     assert_eq!(shared.size_in_bytes(), owned.size_in_bytes());
 }
+
+/// A crash-safe save: the file at the path is the old save or the new one,
+/// never a torn mix, and a failed step leaves no temporary file behind.
+/// The crash between writing and renaming is simulated by failing the
+/// rename.
+#[test]
+fn save_to_path_leaves_the_old_file_or_the_new_one() {
+    let dir = std::env::temp_dir().join(format!("cuckoo-nest-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("filter.bin");
+    let files = || std::fs::read_dir(&dir).unwrap().count();
+
+    let filter = CuckooFilter::with_capacity(10_000);
+    filter.insert("first").unwrap();
+    // No file yet, and the rename fails: still no file, nothing left over.
+    let e = filter
+        .debug_save_to_path_failing_rename(&path, std::io::ErrorKind::Interrupted)
+        .unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::Interrupted);
+    assert!(!path.exists());
+    assert_eq!(files(), 0, "a temporary file was left behind");
+
+    filter.save_to_path(&path).unwrap();
+    let old = std::fs::read(&path).unwrap();
+    assert_eq!(old, filter.to_bytes());
+
+    // A second save whose rename fails: the first save is intact.
+    filter.insert("second").unwrap();
+    assert!(filter
+        .debug_save_to_path_failing_rename(&path, std::io::ErrorKind::Other)
+        .is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), old);
+    assert_eq!(files(), 1);
+    let loaded = CuckooFilter::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
+    assert!(loaded.contains("first") && !loaded.contains("second"));
+
+    // And one that goes through replaces it whole.
+    filter.save_to_path(&path).unwrap();
+    let loaded = CuckooFilter::read_from(std::fs::File::open(&path).unwrap()).unwrap();
+    assert!(loaded.contains("first") && loaded.contains("second"));
+    assert_eq!(files(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -19,7 +19,9 @@ use crate::error::DecodeError;
 use crate::filter::CuckooFilter;
 use crate::shape::{with_table, Inner};
 use header::{checksum, Header, HEADER_LEN};
+use std::fs;
 use std::io::{self, Read, Write};
+use std::path::Path;
 
 /// Reads until `buf` is full or the stream ends; returns the bytes read.
 fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
@@ -117,6 +119,80 @@ impl CuckooFilter {
         w.write_all(&Header::encode(&self.config, items, checksum(&table)))?;
         w.write_all(&table)?;
         w.flush()
+    }
+
+    /// Saves the filter to the file at `path` so that a crash at any moment
+    /// leaves either the old file or the new one whole, never a torn mix:
+    /// the way to save beside a store. It writes a temporary file in the
+    /// same directory (so the rename cannot cross file systems), flushes it
+    /// to the device (`fsync`), renames it over `path` (atomic on POSIX
+    /// file systems), then flushes the directory so the rename itself is
+    /// durable. The snapshot is [`write_to`](Self::write_to)'s, safe while
+    /// other threads write.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let dir = std::env::temp_dir().join(format!("cuckoo-nest-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("users.filter");
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// filter.insert("user:42")?;
+    /// filter.save_to_path(&path)?;
+    /// let loaded = CuckooFilter::read_from(std::fs::File::open(&path)?)?;
+    /// assert!(loaded.contains("user:42"));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Any I/O error, after removing the temporary file: the file at `path`
+    /// is then as it was (absent, or the previous save).
+    pub fn save_to_path<P: AsRef<Path>>(&self, path: P) -> io::Result<()> {
+        self.save_to_path_with(path.as_ref(), |from, to| fs::rename(from, to))
+    }
+
+    /// [`save_to_path`](Self::save_to_path) with the rename step given, so
+    /// the test hooks can make it fail (`internals`).
+    pub(crate) fn save_to_path_with(
+        &self,
+        path: &Path,
+        rename: impl FnOnce(&Path, &Path) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let name = path.file_name().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} names no file", path.display()),
+            )
+        })?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".tmp-{}", std::process::id()));
+        let tmp = dir.join(tmp_name);
+        let written = (|| {
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            let mut out = io::BufWriter::new(file);
+            self.write_to(&mut out)?;
+            let file = out.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            rename(&tmp, path)
+        })();
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        // The rename is durable once the directory is on the device. (Not
+        // every platform can open a directory to sync it; there, the
+        // rename alone is what the file system offers.)
+        #[cfg(unix)]
+        fs::File::open(dir)?.sync_all()?;
+        Ok(())
     }
 
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes) or
