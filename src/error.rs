@@ -293,6 +293,35 @@ impl fmt::Display for MergeError {
 
 impl std::error::Error for MergeError {}
 
+/// Metadata longer than a saved filter carries
+/// ([`MAX_METADATA`](crate::MAX_METADATA) bytes).
+///
+/// ```
+/// use cuckoo_nest::{CuckooFilter, MetadataTooLong, MAX_METADATA};
+/// let filter = CuckooFilter::with_capacity(100);
+/// let e = filter.to_bytes_with_metadata(&vec![0u8; MAX_METADATA + 1]).unwrap_err();
+/// assert_eq!(e, MetadataTooLong { len: MAX_METADATA + 1, max: MAX_METADATA });
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataTooLong {
+    /// Bytes given.
+    pub len: usize,
+    /// Bytes a saved filter carries at most.
+    pub max: usize,
+}
+
+impl fmt::Display for MetadataTooLong {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} bytes of metadata: a saved filter carries at most {}",
+            self.len, self.max
+        )
+    }
+}
+
+impl std::error::Error for MetadataTooLong {}
+
 /// Why bytes could not be read as a saved filter
 /// ([`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes),
 /// [`CuckooFilter::read_from`](crate::CuckooFilter::read_from),
@@ -404,7 +433,7 @@ impl fmt::Display for DecodeError {
             ),
             DecodeError::UnsupportedVersion { version, supported } => write!(
                 f,
-                "unsupported format version {version}: this build reads version {supported} (a newer crate wrote it, or it is damaged)"
+                "unsupported format version {version}: this build reads versions 1 to {supported} (a newer crate wrote it, or it is damaged)"
             ),
             DecodeError::Truncated { expected, actual } => write!(
                 f,

@@ -69,6 +69,6 @@ impl CuckooFilter {
         path: &std::path::Path,
         error: std::io::ErrorKind,
     ) -> std::io::Result<()> {
-        self.save_to_path_with(path, |_, _| Err(error.into()))
+        self.save_to_path_with(path, &[], |_, _| Err(error.into()))
     }
 }

@@ -111,10 +111,11 @@ pub use builder::Builder;
 pub use config::{BUCKET_SIZES, FINGERPRINT_BITS};
 pub use error::{
     BatchInsertError, BuildError, DecodeError, InsertError, LengthMismatch, MergeError,
+    MetadataTooLong,
 };
 pub use filter::CuckooFilter;
 pub use hash::StableHasher;
-pub use persist::FilterView;
+pub use persist::{FilterView, MAX_METADATA};
 
 #[cfg(test)]
 mod tests {

@@ -214,12 +214,12 @@ fn errors_say_what_is_wrong() {
         DecodeError::SizeMismatch { .. }
     ));
     let mut future = bytes.clone();
-    future[8] = 2;
+    future[8] = 3;
     assert!(matches!(
-        check(&future, "unsupported format version 2"),
+        check(&future, "unsupported format version 3"),
         DecodeError::UnsupportedVersion {
-            version: 2,
-            supported: 1
+            version: 3,
+            supported: 2
         }
     ));
     let mut flipped = bytes.clone();
@@ -376,4 +376,106 @@ fn snapshots_under_load_hold_every_completed_insert() {
         h.join().unwrap();
     }
     assert!(snapshots > 0);
+}
+
+/// Format version 2: the caller's metadata, read back every way without
+/// the table, its own checksum, its limits; a filter without metadata is
+/// still written as version 1 (the golden files check that byte for byte).
+#[test]
+fn metadata_round_trips_and_is_checked() {
+    use cuckoo_nest::{MetadataTooLong, MAX_METADATA};
+    let filter = CuckooFilter::with_capacity(5000);
+    for k in 0..3000u32 {
+        filter.insert(&k).unwrap();
+    }
+    assert_eq!(
+        u16::from_le_bytes([filter.to_bytes()[8], filter.to_bytes()[9]]),
+        1
+    );
+    for meta in [
+        &b"x"[..],
+        b"commit 0123456789abcdef",
+        &[7u8; 56],
+        &[9u8; 57],
+        &[1u8; MAX_METADATA],
+    ] {
+        let bytes = filter.to_bytes_with_metadata(meta).unwrap();
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+        // The table stays 64-byte aligned in the file.
+        assert_eq!((bytes.len() - 64) % 64, 0);
+        assert_eq!(CuckooFilter::read_metadata(&bytes).unwrap(), meta);
+        let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
+        let (streamed, got) = CuckooFilter::read_from_with_metadata(&bytes[..]).unwrap();
+        assert_eq!(got, meta);
+        let view = FilterView::new(&bytes[..]).unwrap();
+        let unverified = FilterView::new_unverified(&bytes[..]).unwrap();
+        assert_eq!(view.metadata(), meta);
+        assert_eq!(unverified.metadata(), meta);
+        assert!(view.is_aligned() || !(bytes.as_ptr() as usize).is_multiple_of(8));
+        for k in 0..3000u32 {
+            assert!(loaded.contains(&k) && streamed.contains(&k) && view.contains(&k));
+        }
+        assert_eq!(loaded, filter);
+        // Re-saved with the same metadata: the same bytes.
+        assert_eq!(loaded.to_bytes_with_metadata(meta).unwrap(), bytes);
+        let mut written = Vec::new();
+        filter.write_to_with_metadata(&mut written, meta).unwrap();
+        assert_eq!(written, bytes);
+
+        // A changed metadata byte: its checksum says so, every way in.
+        let mut bad = bytes.clone();
+        bad[72] ^= 1;
+        for e in [
+            CuckooFilter::read_metadata(&bad).unwrap_err(),
+            CuckooFilter::from_bytes(&bad).unwrap_err(),
+            CuckooFilter::read_from(&bad[..]).unwrap_err(),
+            FilterView::new_unverified(&bad[..]).unwrap_err(),
+        ] {
+            assert!(
+                matches!(
+                    e,
+                    DecodeError::ChecksumMismatch {
+                        part: "metadata",
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+        }
+        // Cut inside the metadata block: truncated.
+        assert!(matches!(
+            CuckooFilter::read_metadata(&bytes[..70]).unwrap_err(),
+            DecodeError::Truncated { .. }
+        ));
+        assert!(matches!(
+            CuckooFilter::read_from(&bytes[..100]).unwrap_err(),
+            DecodeError::Truncated { .. }
+        ));
+    }
+    let too_long = vec![0u8; MAX_METADATA + 1];
+    assert_eq!(
+        filter.to_bytes_with_metadata(&too_long).unwrap_err(),
+        MetadataTooLong {
+            len: MAX_METADATA + 1,
+            max: MAX_METADATA
+        }
+    );
+    let e = filter
+        .write_to_with_metadata(Vec::new(), &too_long)
+        .unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+
+    // A version-2 header claiming no metadata, or more than the format
+    // carries (header checksum made right): refused.
+    let bytes = filter.to_bytes_with_metadata(b"m").unwrap();
+    for len in [0u16, MAX_METADATA as u16 + 1] {
+        let mut b = bytes.clone();
+        b[14..16].copy_from_slice(&len.to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&b[..56]);
+        b[56..64].copy_from_slice(&sum.to_le_bytes());
+        assert!(matches!(
+            CuckooFilter::from_bytes(&b).unwrap_err(),
+            DecodeError::InvalidConfiguration { .. }
+        ));
+    }
 }

@@ -65,6 +65,10 @@ pub struct FilterView<B: AsRef<[u8]>> {
     /// The saved filter, header and table, exactly as long as the header
     /// says (checked when the view was made).
     bytes: B,
+    /// Where the table starts: after the header and the metadata block.
+    table_at: usize,
+    /// Bytes of metadata, right after the metadata block's checksum.
+    metadata_len: usize,
     config: Config,
     items: usize,
 }
@@ -130,15 +134,34 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         Ok(FilterView {
             shape: ViewShape::new(&header.config),
             bytes,
+            table_at: header.prefix_len(),
+            metadata_len: header.metadata_len,
             config: header.config,
             items: header.items,
         })
     }
 
-    /// The table's bytes (byte 64 on).
+    /// The table's bytes.
     #[inline(always)]
     fn table(&self) -> &[u8] {
-        &self.bytes.as_ref()[HEADER_LEN..]
+        &self.bytes.as_ref()[self.table_at..]
+    }
+
+    /// The caller's metadata saved with the filter
+    /// ([`CuckooFilter::to_bytes_with_metadata`](crate::CuckooFilter::to_bytes_with_metadata)),
+    /// empty if none; its checksum was checked when the view was made
+    /// (by `new_unverified` too).
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, FilterView};
+    /// let bytes = CuckooFilter::with_capacity(100).to_bytes_with_metadata(b"commit 5")?;
+    /// assert_eq!(FilterView::new_unverified(&bytes)?.metadata(), b"commit 5");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn metadata(&self) -> &[u8] {
+        let at = HEADER_LEN + 8;
+        &self.bytes.as_ref()[at..at + self.metadata_len]
     }
 
     /// The table as words: aligned `u64`s where the bytes allow, else read
@@ -442,7 +465,7 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// ```
     #[must_use]
     pub fn bits_per_item(&self) -> f64 {
-        (self.size_in_bytes() - HEADER_LEN) as f64 * 8.0 / self.capacity() as f64
+        self.table().len() as f64 * 8.0 / self.capacity() as f64
     }
 }
 

@@ -1,6 +1,7 @@
 //! The saved format's header (docs/format.md, byte by byte): 64 bytes of
-//! magic, version, configuration, item count and two checksums. Decoding
-//! checks everything it says before anyone allocates what it claims.
+//! magic, version, configuration, item count and two checksums, then (in
+//! version 2) the caller's metadata in a checksummed block. Decoding checks
+//! everything it says before anyone allocates what it claims.
 
 use crate::config::{bucket_bits, Config, MAX_BUCKETS};
 use crate::error::{BuildError, DecodeError};
@@ -8,8 +9,12 @@ use crate::table::table_words;
 
 /// The first 8 bytes of every saved filter.
 pub(crate) const MAGIC: [u8; 8] = *b"CUCKNEST";
-/// The format version this build reads and writes.
-pub(crate) const FORMAT_VERSION: u16 = 1;
+/// The newest format version this build reads and writes: 2 adds the
+/// metadata block. A filter saved without metadata is written as version 1,
+/// byte for byte as before, so readers of version 1 still open it.
+pub(crate) const FORMAT_VERSION: u16 = 2;
+/// Bytes of caller metadata a saved filter can carry.
+pub const MAX_METADATA: usize = 1024;
 /// Bytes before the table (the table starts 64-byte aligned).
 pub(crate) const HEADER_LEN: usize = 64;
 /// Hash algorithm 1: [`StableHasher`](crate::StableHasher) for keys, then
@@ -33,6 +38,19 @@ pub(crate) struct Header {
     pub(crate) table_checksum: u64,
     /// Bytes of the table (derived from the configuration).
     pub(crate) table_len: usize,
+    /// Bytes of caller metadata (0 in version 1).
+    pub(crate) metadata_len: usize,
+}
+
+/// Bytes of the metadata block that carries `n` bytes of metadata: its
+/// checksum, the metadata, zeros to the next 64-byte boundary (so the table
+/// stays 64-byte aligned); none for no metadata.
+pub(crate) fn block_len(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        (8 + n).next_multiple_of(HEADER_LEN)
+    }
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
@@ -50,12 +68,21 @@ fn invalid(reason: String) -> DecodeError {
 }
 
 impl Header {
-    /// The header of a filter in `config` holding `items`, whose table
-    /// bytes have checksum `table_checksum`.
-    pub(crate) fn encode(config: &Config, items: usize, table_checksum: u64) -> [u8; HEADER_LEN] {
-        let mut h = [0u8; HEADER_LEN];
+    /// The header, then the metadata block, of a filter in `config`
+    /// holding `items`, whose table bytes have checksum `table_checksum`:
+    /// version 1 without metadata, version 2 with. The caller checked
+    /// `metadata.len() <= MAX_METADATA`.
+    pub(crate) fn encode(
+        config: &Config,
+        items: usize,
+        table_checksum: u64,
+        metadata: &[u8],
+    ) -> Vec<u8> {
+        debug_assert!(metadata.len() <= MAX_METADATA);
+        let mut h = vec![0u8; HEADER_LEN + block_len(metadata.len())];
         h[0..8].copy_from_slice(&MAGIC);
-        h[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let version: u16 = if metadata.is_empty() { 1 } else { 2 };
+        h[8..10].copy_from_slice(&version.to_le_bytes());
         h[10] = config.bucket_size as u8;
         h[11] = config.fingerprint_bits as u8;
         h[12] = if config.semi_sorted {
@@ -64,7 +91,8 @@ impl Header {
             0
         };
         h[13] = HASH_STABLE_V1;
-        // 14..16 reserved, zero.
+        // 14..16: the metadata's length (version 2), zero in version 1.
+        h[14..16].copy_from_slice(&(metadata.len() as u16).to_le_bytes());
         h[16..24].copy_from_slice(&config.seed.to_le_bytes());
         h[24..32].copy_from_slice(&(config.buckets as u64).to_le_bytes());
         h[32..40].copy_from_slice(&(items as u64).to_le_bytes());
@@ -72,6 +100,10 @@ impl Header {
         h[48..56].copy_from_slice(&table_checksum.to_le_bytes());
         let header_checksum = checksum(&h[..56]);
         h[56..64].copy_from_slice(&header_checksum.to_le_bytes());
+        if !metadata.is_empty() {
+            h[64..72].copy_from_slice(&checksum(metadata).to_le_bytes());
+            h[72..72 + metadata.len()].copy_from_slice(metadata);
+        }
         h
     }
 
@@ -83,15 +115,18 @@ impl Header {
         if bytes[..n] != MAGIC[..n] {
             return Err(DecodeError::NotAFilter);
         }
-        if bytes.len() >= 10 {
+        let version = if bytes.len() >= 10 {
             let version = u16_at(bytes, 8);
-            if version != FORMAT_VERSION {
+            if !(1..=FORMAT_VERSION).contains(&version) {
                 return Err(DecodeError::UnsupportedVersion {
                     version,
                     supported: FORMAT_VERSION,
                 });
             }
-        }
+            version
+        } else {
+            1
+        };
         if bytes.len() < HEADER_LEN {
             return Err(DecodeError::Truncated {
                 expected: HEADER_LEN as u64,
@@ -116,8 +151,17 @@ impl Header {
         if flags & !FLAG_SEMI_SORTED != 0 {
             return Err(invalid(format!("unknown flags {flags:#04x}")));
         }
-        if u16_at(h, 14) != 0 {
-            return Err(invalid("reserved bytes 14..16 are not zero".into()));
+        let metadata_len = u16_at(h, 14) as usize;
+        match version {
+            1 if metadata_len != 0 => {
+                return Err(invalid("reserved bytes 14..16 are not zero".into()));
+            }
+            2 if metadata_len == 0 || metadata_len > MAX_METADATA => {
+                return Err(invalid(format!(
+                    "{metadata_len} bytes of metadata (version 2 carries 1 to {MAX_METADATA})"
+                )));
+            }
+            _ => {}
         }
         let semi_sorted = flags & FLAG_SEMI_SORTED != 0;
         Config::check_shape(b, f, semi_sorted)?;
@@ -137,7 +181,7 @@ impl Header {
             .map_err(|_| invalid(format!("capacity {capacity} exceeds this address space")))?;
         let table_len = table_words(buckets, bucket_bits(b, f, semi_sorted))
             .and_then(|w| w.checked_mul(8))
-            .filter(|&len| len <= isize::MAX as usize - HEADER_LEN)
+            .filter(|&len| len <= isize::MAX as usize - HEADER_LEN - block_len(metadata_len))
             .ok_or_else(|| {
                 invalid(format!(
                     "a table of {buckets} buckets exceeds this address space"
@@ -156,13 +200,52 @@ impl Header {
             items: items as usize,
             table_checksum: u64_at(h, 48),
             table_len,
+            metadata_len,
         })
     }
 
+    /// Bytes from the start of the file to the table: the header and the
+    /// metadata block.
+    pub(crate) fn prefix_len(&self) -> usize {
+        HEADER_LEN + block_len(self.metadata_len)
+    }
+
+    /// The metadata in `block` (the metadata block, [`block_len`] bytes
+    /// after the header), checked: its checksum, and zeros after it.
+    pub(crate) fn metadata<'a>(&self, block: &'a [u8]) -> Result<&'a [u8], DecodeError> {
+        let n = self.metadata_len;
+        if n == 0 {
+            return Ok(&[]);
+        }
+        let metadata = &block[8..8 + n];
+        let (stored, computed) = (u64_at(block, 0), checksum(metadata));
+        if stored != computed {
+            return Err(DecodeError::ChecksumMismatch {
+                part: "metadata",
+                stored,
+                computed,
+            });
+        }
+        if block[8 + n..].iter().any(|&b| b != 0) {
+            return Err(invalid("the metadata block's padding is not zero".into()));
+        }
+        Ok(metadata)
+    }
+
+    /// Checks that `bytes` holds the header and the metadata block, and
+    /// returns the metadata (checked).
+    pub(crate) fn metadata_in<'a>(&self, bytes: &'a [u8]) -> Result<&'a [u8], DecodeError> {
+        let (expected, actual) = (self.prefix_len() as u64, bytes.len() as u64);
+        if actual < expected {
+            return Err(DecodeError::Truncated { expected, actual });
+        }
+        self.metadata(&bytes[HEADER_LEN..self.prefix_len()])
+    }
+
     /// Checks that `bytes` is exactly the whole filter this header
-    /// describes, and returns its table.
+    /// describes, metadata included, and returns its table.
     pub(crate) fn table<'a>(&self, bytes: &'a [u8]) -> Result<&'a [u8], DecodeError> {
-        let expected = (HEADER_LEN + self.table_len) as u64;
+        let expected = (self.prefix_len() + self.table_len) as u64;
         let actual = bytes.len() as u64;
         if actual < expected {
             return Err(DecodeError::Truncated { expected, actual });
@@ -170,7 +253,8 @@ impl Header {
         if actual > expected {
             return Err(DecodeError::SizeMismatch { expected, actual });
         }
-        Ok(&bytes[HEADER_LEN..])
+        self.metadata_in(bytes)?;
+        Ok(&bytes[self.prefix_len()..])
     }
 
     /// Checks the table's checksum.

@@ -18,10 +18,24 @@ pub use filter_view::FilterView;
 use crate::error::DecodeError;
 use crate::filter::CuckooFilter;
 use crate::shape::{with_table, Inner};
+pub use header::MAX_METADATA;
+
+use crate::error::MetadataTooLong;
 use header::{checksum, Header, HEADER_LEN};
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::Path;
+
+/// Refuses metadata longer than the format carries.
+fn check_metadata(metadata: &[u8]) -> Result<(), MetadataTooLong> {
+    if metadata.len() > MAX_METADATA {
+        return Err(MetadataTooLong {
+            len: metadata.len(),
+            max: MAX_METADATA,
+        });
+    }
+    Ok(())
+}
 
 /// Reads until `buf` is full or the stream ends; returns the bytes read.
 fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
@@ -89,11 +103,58 @@ impl CuckooFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = vec![0u8; HEADER_LEN + self.table_len()];
-        let items = self.snapshot_into(&mut out[HEADER_LEN..]);
-        let header = Header::encode(&self.config, items, checksum(&out[HEADER_LEN..]));
-        out[..HEADER_LEN].copy_from_slice(&header);
-        out
+        self.to_bytes_with_metadata(&[])
+            .expect("no metadata is never too long")
+    }
+
+    /// [`to_bytes`](Self::to_bytes) with up to [`MAX_METADATA`] bytes of the
+    /// caller's own metadata stored after the header (format version 2),
+    /// covered by a checksum of its own: a log sequence number or commit id
+    /// binding the filter to the state of the store it summarises, say.
+    /// [`read_metadata`](Self::read_metadata),
+    /// [`read_from_with_metadata`](Self::read_from_with_metadata) and
+    /// [`FilterView::metadata`] read it back without reading the table.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes_with_metadata(b"commit 1234")?;
+    /// assert_eq!(CuckooFilter::read_metadata(&bytes)?, b"commit 1234");
+    /// assert!(CuckooFilter::from_bytes(&bytes)?.contains("k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`MetadataTooLong`] past [`MAX_METADATA`] bytes.
+    pub fn to_bytes_with_metadata(&self, metadata: &[u8]) -> Result<Vec<u8>, MetadataTooLong> {
+        check_metadata(metadata)?;
+        let prefix = header::block_len(metadata.len()) + HEADER_LEN;
+        let mut out = vec![0u8; prefix + self.table_len()];
+        let items = self.snapshot_into(&mut out[prefix..]);
+        let head = Header::encode(&self.config, items, checksum(&out[prefix..]), metadata);
+        out[..prefix].copy_from_slice(&head);
+        Ok(out)
+    }
+
+    /// The metadata of saved bytes ([`to_bytes_with_metadata`](Self::to_bytes_with_metadata)),
+    /// empty for a filter saved without. Reads the header and the metadata
+    /// block only, checking both checksums, not the table: enough to tell
+    /// whether a saved filter is stale before loading it.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// let bytes = filter.to_bytes_with_metadata(b"lsn=42")?;
+    /// assert_eq!(CuckooFilter::read_metadata(&bytes)?, b"lsn=42");
+    /// assert!(CuckooFilter::read_metadata(&filter.to_bytes())?.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A [`DecodeError`] for a bad header or metadata block.
+    pub fn read_metadata(bytes: &[u8]) -> Result<&[u8], DecodeError> {
+        Header::decode(bytes)?.metadata_in(bytes)
     }
 
     /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w`,
@@ -113,10 +174,35 @@ impl CuckooFilter {
     ///
     /// # Errors
     /// Whatever `w` returns.
-    pub fn write_to<W: Write>(&self, mut w: W) -> io::Result<()> {
+    pub fn write_to<W: Write>(&self, w: W) -> io::Result<()> {
+        self.write_to_with_metadata(w, &[])
+    }
+
+    /// [`write_to`](Self::write_to) with the caller's metadata, as
+    /// [`to_bytes_with_metadata`](Self::to_bytes_with_metadata).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// let mut out = Vec::new();
+    /// filter.write_to_with_metadata(&mut out, b"v7")?;
+    /// assert_eq!(out, filter.to_bytes_with_metadata(b"v7")?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Whatever `w` returns; [`MetadataTooLong`] (as an error of kind
+    /// `InvalidInput`) past [`MAX_METADATA`] bytes, before anything is
+    /// written.
+    pub fn write_to_with_metadata<W: Write>(&self, mut w: W, metadata: &[u8]) -> io::Result<()> {
+        check_metadata(metadata).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         let mut table = vec![0u8; self.table_len()];
         let items = self.snapshot_into(&mut table);
-        w.write_all(&Header::encode(&self.config, items, checksum(&table)))?;
+        w.write_all(&Header::encode(
+            &self.config,
+            items,
+            checksum(&table),
+            metadata,
+        ))?;
         w.write_all(&table)?;
         w.flush()
     }
@@ -148,7 +234,34 @@ impl CuckooFilter {
     /// Any I/O error, after removing the temporary file: the file at `path`
     /// is then as it was (absent, or the previous save).
     pub fn save_to_path<P: AsRef<Path>>(&self, path: P) -> io::Result<()> {
-        self.save_to_path_with(path.as_ref(), |from, to| fs::rename(from, to))
+        self.save_to_path_with(path.as_ref(), &[], |from, to| fs::rename(from, to))
+    }
+
+    /// [`save_to_path`](Self::save_to_path) with the caller's metadata (a
+    /// commit id, say), as
+    /// [`to_bytes_with_metadata`](Self::to_bytes_with_metadata).
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let dir = std::env::temp_dir().join(format!("cuckoo-nest-meta-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("f.bin");
+    /// CuckooFilter::with_capacity(100).save_to_path_with_metadata(&path, b"commit 9")?;
+    /// let (_, meta) = CuckooFilter::read_from_with_metadata(std::fs::File::open(&path)?)?;
+    /// assert_eq!(meta, b"commit 9");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`save_to_path`](Self::save_to_path), and [`MetadataTooLong`] (as
+    /// an error of kind `InvalidInput`) before anything is written.
+    pub fn save_to_path_with_metadata<P: AsRef<Path>>(
+        &self,
+        path: P,
+        metadata: &[u8],
+    ) -> io::Result<()> {
+        self.save_to_path_with(path.as_ref(), metadata, |from, to| fs::rename(from, to))
     }
 
     /// [`save_to_path`](Self::save_to_path) with the rename step given, so
@@ -156,8 +269,10 @@ impl CuckooFilter {
     pub(crate) fn save_to_path_with(
         &self,
         path: &Path,
+        metadata: &[u8],
         rename: impl FnOnce(&Path, &Path) -> io::Result<()>,
     ) -> io::Result<()> {
+        check_metadata(metadata).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         let name = path.file_name().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -178,7 +293,7 @@ impl CuckooFilter {
                 .create_new(true)
                 .open(&tmp)?;
             let mut out = io::BufWriter::new(file);
-            self.write_to(&mut out)?;
+            self.write_to_with_metadata(&mut out, metadata)?;
             let file = out.into_inner().map_err(|e| e.into_error())?;
             file.sync_all()?;
             rename(&tmp, path)
@@ -261,10 +376,41 @@ impl CuckooFilter {
     /// As [`from_bytes`](Self::from_bytes); an end of stream before the
     /// filter's end is [`DecodeError::Truncated`], another read failure
     /// [`DecodeError::Io`].
-    pub fn read_from<R: Read>(mut r: R) -> Result<CuckooFilter, DecodeError> {
+    pub fn read_from<R: Read>(r: R) -> Result<CuckooFilter, DecodeError> {
+        Self::read_from_with_metadata(r).map(|(filter, _)| filter)
+    }
+
+    /// [`read_from`](Self::read_from), returning the saved metadata too
+    /// (empty for a filter saved without).
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::with_capacity(100);
+    /// filter.insert("k")?;
+    /// let bytes = filter.to_bytes_with_metadata(b"epoch 3")?;
+    /// let (loaded, meta) = CuckooFilter::read_from_with_metadata(&bytes[..])?;
+    /// assert!(loaded.contains("k"));
+    /// assert_eq!(meta, b"epoch 3");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`read_from`](Self::read_from).
+    pub fn read_from_with_metadata<R: Read>(
+        mut r: R,
+    ) -> Result<(CuckooFilter, Vec<u8>), DecodeError> {
         let mut head = [0u8; HEADER_LEN];
         let got = read_up_to(&mut r, &mut head).map_err(DecodeError::Io)?;
         let header = Header::decode(&head[..got])?;
+        let mut block = vec![0u8; header.prefix_len() - HEADER_LEN];
+        let got = read_up_to(&mut r, &mut block).map_err(DecodeError::Io)?;
+        if got < block.len() {
+            return Err(DecodeError::Truncated {
+                expected: header.prefix_len() as u64,
+                actual: (HEADER_LEN + got) as u64,
+            });
+        }
+        let metadata = header.metadata(&block)?.to_vec();
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         let mut read = 0;
@@ -275,8 +421,8 @@ impl CuckooFilter {
             read += got;
             if got < want {
                 return Err(DecodeError::Truncated {
-                    expected: (HEADER_LEN + header.table_len) as u64,
-                    actual: (HEADER_LEN + read) as u64,
+                    expected: (header.prefix_len() + header.table_len) as u64,
+                    actual: (header.prefix_len() + read) as u64,
                 });
             }
             hasher.update(&chunk);
@@ -284,7 +430,7 @@ impl CuckooFilter {
         }
         header.verify_checksum(hasher.digest())?;
         let parts: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
-        Self::from_table(&header, &parts)
+        Ok((Self::from_table(&header, &parts)?, metadata))
     }
 
     /// The filter of a checked header whose table (checksum verified) is
