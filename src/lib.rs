@@ -79,9 +79,26 @@
 //! little-endian format, documented byte by byte in docs/format.md;
 //! [`CuckooFilter::from_bytes`] and [`CuckooFilter::read_from`] load it back
 //! as an owned filter; [`FilterView`] answers lookups straight from the
-//! saved bytes (a memory-mapped file, say) without loading them. Bad bytes
-//! are a [`DecodeError`], never a panic. With the `serde` feature, the
-//! filter is `Serialize`/`Deserialize` through the same format.
+//! saved bytes (a memory-mapped file, say) without loading them, and owns
+//! them or borrows them (`FilterView<Vec<u8>>`, `FilterView<&[u8]>`). Bad
+//! bytes are a [`DecodeError`], never a panic; bytes whose checksums match
+//! but that no writer of the format produces are refused too.
+//!
+//! Beside a store: [`CuckooFilter::save_to_path_with_metadata`] saves
+//! crash-safely (temporary file, fsync, rename, fsync of the directory)
+//! with up to [`MAX_METADATA`] bytes of the caller's own (a commit id), which
+//! [`CuckooFilter::read_metadata`] reads back without the table, so a stale
+//! file can be told from a current one; examples/membership_filter.rs wires
+//! it up. With the `serde` feature, the filter is
+//! `Serialize`/`Deserialize` through the same format.
+//!
+//! ## Embedding
+//!
+//! Byte-string keys (`insert_bytes`, `contains_bytes`, `remove_bytes`,
+//! the batch forms) hash with the format's own hash, stable across
+//! platforms and releases; [`CuckooFilter::count`] says how many copies of
+//! an item's fingerprint are held; [`CuckooFilter::merge`] adds another
+//! filter's fingerprints (a union); `Clone` is a consistent snapshot.
 
 #![warn(missing_docs)]
 // README's example runs as a doctest, so it cannot rot.
