@@ -39,7 +39,9 @@ impl NestConfig {
     }
 
     /// The configuration's colour in every plot: the default red (the line to find), the
-    /// paper's shapes their own colours, anything else one derived from its shape.
+    /// paper's shapes their own colours, anything else one derived from its shape. No two
+    /// of the default figures' lines share a hue family, and each also has its own marker
+    /// shape (plot.rs), so the pairs colour-blind readers confuse stay apart.
     pub fn color(&self) -> Rgb {
         match *self {
             NestConfig::Default => Rgb(0xd6, 0x27, 0x28),
@@ -50,15 +52,15 @@ impl NestConfig {
             NestConfig::Shape {
                 bucket_size: 2,
                 fingerprint_bits: 16,
-            } => Rgb(0xe3, 0x77, 0xc2),
+            } => Rgb(0xe6, 0x9f, 0x00),
             NestConfig::Shape {
                 bucket_size: 8,
                 fingerprint_bits: 16,
-            } => Rgb(0xbc, 0xbd, 0x22),
+            } => Rgb(0x99, 0x99, 0x33),
             NestConfig::Shape {
                 bucket_size: 4,
                 fingerprint_bits: 12,
-            } => Rgb(0x6b, 0x3d, 0x9a),
+            } => Rgb(0x44, 0xaa, 0x99),
             NestConfig::Shape {
                 bucket_size,
                 fingerprint_bits,
@@ -67,7 +69,7 @@ impl NestConfig {
                 60 + (fingerprint_bits * 29 % 160) as u8,
                 170,
             ),
-            NestConfig::SemiSorted { .. } => Rgb(0xff, 0x98, 0x96),
+            NestConfig::SemiSorted { .. } => Rgb(0x88, 0x22, 0x55),
             NestConfig::FalsePositiveRate(_) => Rgb(0x17, 0xbe, 0xcf),
         }
     }

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
 use cuckoo_nest_bench::stats::Spread;
@@ -47,7 +48,7 @@ fn draw_inner(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let cols = panels.len().min(2);
     let rows = panels.len().div_ceil(2);
-    let legend_w = 300u32;
+    let legend_w = 340u32;
     let (panel_w, panel_h) = (560u32, 400u32);
     let size = (panel_w * cols as u32 + legend_w, panel_h * rows as u32 + 50);
     let root = SVGBackend::new(path, size).into_drawing_area();
@@ -56,6 +57,7 @@ fn draw_inner(
     let (plots, legend) = root.split_horizontally(panel_w * cols as u32);
     let areas = plots.split_evenly((rows, cols));
 
+    let markers = marker_order(panels);
     for (area, panel) in areas.iter().zip(panels) {
         // The x values are whole numbers (percentages, thread counts): an integer axis takes
         // key points and labels exactly at the measured values.
@@ -64,48 +66,136 @@ fn draw_inner(
         let hi = ticks.iter().copied().max().unwrap_or(1).max(lo + 1);
         let pad = ((hi - lo) / 25).max(1);
         let (x_min, x_max) = (lo - pad, hi + pad);
+        let medians = || {
+            panel
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1.median))
+        };
         let y_max = panel
             .series
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.1.max))
             .fold(0.0f64, f64::max);
         let y_max = if y_max > 0.0 { y_max * 1.12 } else { 1.0 };
+        let y_low = medians().filter(|&m| m > 0.0).fold(f64::INFINITY, f64::min);
+        // One line (a machine reference, say) 8 times above the lowest:
+        // a log axis, so the others are not squashed into the bottom.
+        let log = y_low.is_finite() && y_max / y_low > 8.0;
+        let caption = if log {
+            format!("{} (log scale)", panel.title)
+        } else {
+            panel.title.clone()
+        };
         // Ticks exactly at the measured x values (plotters would pick round numbers).
         let x_axis = (x_min..x_max).with_key_points(ticks);
-        let mut chart = ChartBuilder::on(area)
-            .caption(&panel.title, ("sans-serif", 16))
+        let mut chart = ChartBuilder::on(area);
+        chart
+            .caption(&caption, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(42)
-            .y_label_area_size(56)
-            .build_cartesian_2d(x_axis, 0.0..y_max)?;
-        chart
-            .configure_mesh()
-            .x_desc(panel.x_label.as_str())
-            .y_desc(panel.y_label.as_str())
-            .x_label_formatter(&|x| x.to_string())
-            .y_label_formatter(&|y| trim(*y))
-            .light_line_style(WHITE.mix(0.0))
-            .draw()?;
-        for s in &panel.series {
-            let c = s.color.plotters();
-            let points: Vec<(i32, f64)> = s
-                .points
-                .iter()
-                .map(|(x, y)| (x.round() as i32, y.median))
+            .y_label_area_size(56);
+        if log {
+            // Labels at 1, 2 and 5 times each power of ten in the range
+            // (plotters alone labels only the powers).
+            let ticks: Vec<f64> = (-3..6)
+                .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+                .filter(|&t| t >= y_low / 1.5 && t <= y_max)
                 .collect();
-            chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
-            chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())))?;
-            // Error bars: the slowest and the fastest round.
-            chart.draw_series(s.points.iter().map(|(x, y)| {
-                let x = x.round() as i32;
-                PathElement::new(vec![(x, y.min), (x, y.max)], c.stroke_width(1))
-            }))?;
+            let y_axis = (y_low / 1.5..y_max).log_scale().with_key_points(ticks);
+            let mut chart = chart.build_cartesian_2d(x_axis, y_axis)?;
+            mesh(&mut chart, panel)?;
+            lines(&mut chart, panel, &markers, y_low / 1.5)?;
+        } else {
+            let mut chart = chart.build_cartesian_2d(x_axis, 0.0..y_max)?;
+            mesh(&mut chart, panel)?;
+            lines(&mut chart, panel, &markers, 0.0)?;
         }
     }
 
     draw_legend(&legend, panels)?;
     root.present()?;
     Ok(())
+}
+
+type Chart<'a, Y> = ChartContext<
+    'a,
+    SVGBackend<'a>,
+    Cartesian2d<
+        plotters::coord::combinators::WithKeyPoints<plotters::coord::types::RangedCoordi32>,
+        Y,
+    >,
+>;
+
+fn mesh<'a, Y>(chart: &mut Chart<'a, Y>, panel: &Panel) -> Result<(), Box<dyn std::error::Error>>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .x_desc(panel.x_label.as_str())
+        .y_desc(panel.y_label.as_str())
+        .x_label_formatter(&|x| x.to_string())
+        .y_label_formatter(&|y| trim(*y))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    Ok(())
+}
+
+/// Each series: a line, a marker of its own shape at every point (colour
+/// alone does not tell every pair of lines apart), error bars from the
+/// slowest to the fastest round (clipped at `floor` on a log axis).
+fn lines<'a, Y>(
+    chart: &mut Chart<'a, Y>,
+    panel: &Panel,
+    markers: &[String],
+    floor: f64,
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    Y: Ranged<ValueType = f64>,
+{
+    for s in &panel.series {
+        let c = s.color.plotters();
+        let shape = markers.iter().position(|n| *n == s.name).unwrap_or(0);
+        let points: Vec<(i32, f64)> = s
+            .points
+            .iter()
+            .map(|(x, y)| (x.round() as i32, y.median.max(floor)))
+            .collect();
+        chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
+        let pts = points.iter().copied();
+        match shape % 5 {
+            0 => chart.draw_series(pts.map(|p| Circle::new(p, 4, c.filled())))?,
+            1 => chart.draw_series(pts.map(|p| TriangleMarker::new(p, 5, c.filled())))?,
+            2 => {
+                chart.draw_series(pts.map(|p| {
+                    EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], c.filled())
+                }))?
+            }
+            3 => chart.draw_series(pts.map(|p| Cross::new(p, 4, c.stroke_width(2))))?,
+            _ => chart.draw_series(pts.map(|p| Circle::new(p, 4, c.stroke_width(2))))?,
+        };
+        chart.draw_series(s.points.iter().map(|(x, y)| {
+            let x = x.round() as i32;
+            PathElement::new(
+                vec![(x, y.min.max(floor)), (x, y.max.max(floor))],
+                c.stroke_width(1),
+            )
+        }))?;
+    }
+    Ok(())
+}
+
+/// Series names in legend order: a series' marker shape is its index here
+/// (cycling through five: filled circle, triangle, square, cross, ring).
+fn marker_order(panels: &[Panel]) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for s in panels.iter().flat_map(|p| &p.series) {
+        if !seen.contains(&s.name) {
+            seen.push(s.name.clone());
+        }
+    }
+    seen
 }
 
 /// The shared legend: every series named once, in the order first seen.
@@ -119,18 +209,47 @@ fn draw_legend(
             seen.push((&s.name, s.color));
         }
     }
+    let mut y = 40;
     for (i, (name, c)) in seen.iter().enumerate() {
-        let y = 40 + 22 * i as i32;
         let c = c.plotters();
-        legend.draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3)))?;
-        legend.draw(&Circle::new((22, y), 3, c.filled()))?;
-        legend.draw(&Text::new(
-            name.to_string(),
-            (44, y - 7),
-            ("sans-serif", 14).into_font().color(&BLACK),
-        ))?;
+        legend.draw(&PathElement::new(vec![(8, y), (40, y)], c.stroke_width(3)))?;
+        let at = (24, y);
+        match i % 5 {
+            0 => legend.draw(&Circle::new(at, 4, c.filled()))?,
+            1 => legend.draw(&TriangleMarker::new(at, 5, c.filled()))?,
+            2 => legend.draw(&Rectangle::new([(20, y - 4), (28, y + 4)], c.filled()))?,
+            3 => legend.draw(&Cross::new(at, 4, c.stroke_width(2)))?,
+            _ => legend.draw(&Circle::new(at, 4, c.stroke_width(2)))?,
+        }
+        // Long names wrap at spaces, so none runs past the picture.
+        for line in wrap(name, 34) {
+            legend.draw(&Text::new(
+                line,
+                (48, y - 7),
+                ("sans-serif", 14).into_font().color(&BLACK),
+            ))?;
+            y += 17;
+        }
+        y += 8;
     }
     Ok(())
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
 }
 
 /// A number without trailing zeros: 0.5, 10, 2.25.

@@ -15,7 +15,7 @@ use crate::table::{Format, Table};
 const EXPONENTS: [u32; 6] = [1, 2, 3, 4, 5, 6];
 
 const PLAIN_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
-const SEMI_COLOR: Rgb = Rgb(0xff, 0x98, 0x96);
+const SEMI_COLOR: Rgb = Rgb(0x88, 0x22, 0x55);
 const OPTIMUM_COLOR: Rgb = Rgb(0x7f, 0x7f, 0x7f);
 const BOUND_COLOR: Rgb = Rgb(0x00, 0x00, 0x00);
 
@@ -128,8 +128,14 @@ pub fn bits_per_item(keys: &[u64], seed: u64) -> (Table, Panel) {
     for row in &rows {
         t.row_exact(row.name, row.bits.clone());
     }
-    let series = rows
+    // The two reference lines first, so the filters' lines are drawn over
+    // them (fastbloom sits almost exactly on the Bloom optimum).
+    let (refs, filters): (Vec<&Row>, Vec<&Row>) = rows
         .iter()
+        .partition(|row| row.color == OPTIMUM_COLOR || row.color == BOUND_COLOR);
+    let series = refs
+        .into_iter()
+        .chain(filters)
         .map(|row| Series {
             name: row.name.to_string(),
             color: row.color,

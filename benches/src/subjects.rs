@@ -14,10 +14,10 @@ use crate::cli::NestConfig;
 use crate::plot::Rgb;
 
 /// Colours of the peers, kept with their definitions below.
-pub const CUCKOOFILTER_COLOR: Rgb = Rgb(0x1f, 0x77, 0xb4);
+pub const CUCKOOFILTER_COLOR: Rgb = Rgb(0x00, 0x72, 0xb2);
 pub const BLOOM_COLOR: Rgb = Rgb(0x2c, 0xa0, 0x2c);
-pub const QUOTIENT_COLOR: Rgb = Rgb(0xff, 0x7f, 0x0e);
-pub const XOR_COLOR: Rgb = Rgb(0x94, 0x67, 0xbd);
+pub const QUOTIENT_COLOR: Rgb = Rgb(0x33, 0x22, 0x88);
+pub const XOR_COLOR: Rgb = Rgb(0xcc, 0x79, 0xa7);
 /// cuckoo-nest's `contains_batch`: near black, apart from the red default.
 pub const BATCHED_COLOR: Rgb = Rgb(0x22, 0x22, 0x22);
 
