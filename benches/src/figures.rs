@@ -161,7 +161,15 @@ impl Figure {
             .unwrap_or_default()
     }
 
+    /// A ratio column's header, which says plainly that it is the median
+    /// of the rounds' ratios (so it need not equal the ratio of the medians
+    /// shown in the cells).
     fn ratio_header(&self, r: Ratio) -> String {
+        let what = self.ratio_what(r);
+        format!("{what} (median of rounds' ratios)")
+    }
+
+    fn ratio_what(&self, r: Ratio) -> String {
         match r {
             Ratio::VsLine { line, at } => format!("vs {line} at {}", self.x_label(at)),
             Ratio::Within { name, num, den } => {
@@ -234,7 +242,7 @@ impl Figure {
             let header = self.ratio_header(r);
             t = t.measured(
                 &header,
-                &format!("ratio_{}", slug(&header)),
+                &format!("ratio_{}", slug(&self.ratio_what(r))),
                 Format::Fixed(2),
             );
         }

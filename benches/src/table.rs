@@ -6,6 +6,10 @@ use std::fmt::Write as _;
 
 use cuckoo_nest_bench::stats::Spread;
 
+/// A measured cell is flagged noisy when its rounds' max - min exceeds this
+/// share of its median.
+const NOISY: f64 = 0.3;
+
 pub struct Column {
     /// Header in the markdown table, with its unit ("10%", "bits/item").
     pub header: String,
@@ -98,6 +102,22 @@ impl Table {
         if !self.notes.is_empty() {
             s.push('\n');
         }
+        // Cells whose rounds spread widely are flagged in the table itself.
+        let noisy = |v: &Spread| v.median > 0.0 && (v.max - v.min) / v.median > NOISY;
+        let any_noisy = self.rows.iter().any(|(_, values)| {
+            values
+                .iter()
+                .zip(&self.columns)
+                .any(|(v, c)| c.spread && v.as_ref().is_some_and(noisy))
+        });
+        if any_noisy {
+            let _ = writeln!(
+                s,
+                "`~`: a noisy cell, its rounds spread over more than {:.0}% of its median (min and \
+                 max in the CSV).\n",
+                NOISY * 100.0
+            );
+        }
         let mut cells: Vec<Vec<String>> = Vec::new();
         let mut header = vec![self.label.clone()];
         header.extend(self.columns.iter().map(|c| c.header.clone()));
@@ -106,6 +126,9 @@ impl Table {
             let mut line = vec![label.clone()];
             for (v, c) in values.iter().zip(&self.columns) {
                 line.push(match v {
+                    Some(v) if c.spread && noisy(v) => {
+                        format!("~{}", format_value(v.median, c.format))
+                    }
                     Some(v) => format_value(v.median, c.format),
                     None => String::new(),
                 });
@@ -237,6 +260,11 @@ mod tests {
         );
         let md = t.markdown();
         assert!(md.contains("| x, y |         1.2 |           |") || md.contains("1.2"));
+        // Rounds 1, 2, 3: a spread of 100% of the median, flagged.
+        assert!(
+            md.contains("~2.0") && md.contains("`~`: a noisy cell"),
+            "{md}"
+        );
         assert!(md.contains("1,234,567"));
         assert_eq!(
             t.csv(),
