@@ -730,18 +730,29 @@ fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u64 {
 /// `CuckooFilter { shape: "4 x 16 bits", len: 12, slots: 1028, load: "1.2%", capacity: 1000, memory: "2.1 KiB" }`.
 impl fmt::Debug for CuckooFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CuckooFilter")
-            .field("shape", &format_args!("{}", ShapeName(&self.config)))
-            .field("len", &self.len())
-            .field("slots", &self.slots())
-            .field("load", &format_args!("{:.1}%", 100.0 * self.load_factor()))
-            .field("capacity", &self.capacity())
+        let mut d = f.debug_struct("CuckooFilter");
+        debug_shape(&mut d, &self.config, self.len())
             .field(
                 "memory",
                 &format_args!("{}", crate::error::Bytes(self.memory_usage() as u64)),
             )
             .finish()
     }
+}
+
+/// The fields the Debug output of a filter and of a view open with: shape,
+/// len, slots, load, capacity.
+pub(crate) fn debug_shape<'d, 'a, 'b>(
+    d: &'d mut fmt::DebugStruct<'a, 'b>,
+    config: &Config,
+    len: usize,
+) -> &'d mut fmt::DebugStruct<'a, 'b> {
+    let load = len as f64 / config.slots() as f64;
+    d.field("shape", &format_args!("{}", ShapeName(config)))
+        .field("len", &len)
+        .field("slots", &config.slots())
+        .field("load", &format_args!("{:.1}%", 100.0 * load))
+        .field("capacity", &config.capacity)
 }
 
 /// `4 x 16 bits`, `4 x 13 bits, semi-sorted`.

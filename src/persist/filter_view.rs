@@ -13,7 +13,7 @@
 use super::header::{Header, HEADER_LEN};
 use crate::config::{config_accessors, Config};
 use crate::error::{DecodeError, LengthMismatch};
-use crate::filter::ShapeName;
+use crate::filter::debug_shape;
 use crate::hash::StableHasher;
 use crate::layout::LeBytes;
 use crate::shape::{with_view, ViewShape};
@@ -473,12 +473,8 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 /// and whether the table is read as aligned words.
 impl<B: AsRef<[u8]>> fmt::Debug for FilterView<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FilterView")
-            .field("shape", &format_args!("{}", ShapeName(&self.config)))
-            .field("len", &self.len())
-            .field("slots", &self.slots())
-            .field("load", &format_args!("{:.1}%", 100.0 * self.load_factor()))
-            .field("capacity", &self.capacity())
+        let mut d = f.debug_struct("FilterView");
+        debug_shape(&mut d, &self.config, self.len())
             .field("aligned", &self.is_aligned())
             .finish()
     }
