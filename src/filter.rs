@@ -720,7 +720,7 @@ impl CuckooFilter {
 /// `item`'s hash, from a hasher already seeded ([`CuckooFilter::seeded`]):
 /// equal to `StableHasher::hash_one(seed, item)`.
 #[inline(always)]
-fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u64 {
+pub(crate) fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u64 {
     let mut h = seeded.clone();
     item.hash(&mut h);
     h.finish()

@@ -13,7 +13,7 @@
 use super::header::{Header, HEADER_LEN};
 use crate::config::{config_accessors, Config};
 use crate::error::{DecodeError, LengthMismatch};
-use crate::filter::debug_shape;
+use crate::filter::{debug_shape, hash_from};
 use crate::hash::StableHasher;
 use crate::layout::LeBytes;
 use crate::shape::{with_view, ViewShape};
@@ -312,7 +312,9 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         out: &mut [bool],
     ) -> Result<usize, LengthMismatch> {
         check_lengths(items.len(), out.len())?;
-        Ok(self.many(items.len(), |k| self.hash_item(&items[k]), out))
+        // The seeded hasher made once per batch, as the owned filter does.
+        let seeded = StableHasher::with_seed(self.config.seed);
+        Ok(self.many(items.len(), |k| hash_from(&seeded, &items[k]), out))
     }
 
     /// [`contains_batch`](Self::contains_batch) for pre-hashed keys.
