@@ -394,7 +394,7 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// use cuckoo_nest::{CuckooFilter, FilterView};
     /// let filter = CuckooFilter::with_capacity(1000);
     /// filter.insert("k")?;
-    /// let bytes = filter.to_bytes(); // from the allocator: 8-byte aligned
+    /// let bytes = filter.to_bytes(); // system allocators align it to 8 or more
     /// assert!(FilterView::new(&bytes)?.is_aligned());
     /// // One byte further on: words assembled from bytes, same answers.
     /// let mut shifted = vec![0u8; bytes.len() + 1];
