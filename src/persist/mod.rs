@@ -22,8 +22,9 @@ pub use header::MAX_METADATA;
 
 use crate::error::MetadataTooLong;
 use header::{checksum, Header, HEADER_LEN};
+use std::convert::Infallible;
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// Refuses metadata longer than the format carries.
@@ -54,7 +55,7 @@ fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
 /// The first chunk of a table read from a stream. Later chunks are an
 /// eighth of what has arrived so far, so a header claiming a huge table
 /// costs at most the bytes the stream really held, plus an eighth, plus
-/// this (tests/read_alloc.rs counts it).
+/// this (tests/alloc.rs counts it).
 const FIRST_CHUNK: usize = 64 << 10;
 
 impl CuckooFilter {
@@ -63,10 +64,11 @@ impl CuckooFilter {
         with_table!(&self.inner, t => t.table_bytes())
     }
 
-    /// Copies the table into `out` (every stripe locked for the copy) and
-    /// returns the item count at that moment.
-    fn snapshot_into(&self, out: &mut [u8]) -> usize {
-        with_table!(&self.inner, t => t.snapshot_into(out))
+    /// Copies the table a chunk at a time, each chunk under every stripe
+    /// lock and handed to `out` with none held (table/save.rs); returns the
+    /// item count of the copy.
+    fn save_chunks<E>(&self, out: impl FnMut(&[u8]) -> Result<(), E>) -> Result<usize, E> {
+        with_table!(&self.inner, t => t.save_chunks(out))
     }
 
     /// The table's saved bytes, a consistent snapshot (as `to_bytes`).
@@ -76,8 +78,11 @@ impl CuckooFilter {
 
     /// The table's saved bytes and the item count they hold.
     fn table_snapshot_counted(&self) -> (Vec<u8>, usize) {
-        let mut table = vec![0u8; self.table_len()];
-        let items = self.snapshot_into(&mut table);
+        let mut table = Vec::with_capacity(self.table_len());
+        let Ok(items) = self.save_chunks(|chunk| {
+            table.extend_from_slice(chunk);
+            Ok::<(), Infallible>(())
+        });
         (table, items)
     }
 
@@ -87,10 +92,16 @@ impl CuckooFilter {
     /// [`read_from`](Self::read_from), or query it in place with
     /// [`FilterView`].
     ///
-    /// Safe to call while other threads write: the table is copied with
-    /// every stripe locked (writers wait for the memory copy, lookups do
-    /// not), so the copy holds every item whose insert returned before
-    /// `to_bytes` began and that was not removed since.
+    /// Safe to call while other threads write, and it does not stop them:
+    /// the table is copied a chunk (256 KiB) at a time, writers waiting
+    /// only while a chunk is copied, lookups never. The copy holds every
+    /// item whose insert returned before `to_bytes` began and that was not
+    /// removed before it returned, each once; items inserted or removed
+    /// meanwhile may or may not be in it. Its item count is what its table
+    /// holds. (An insert into a nearly full table whose every displacement
+    /// path would move a fingerprint across the part copied so far waits
+    /// for the copy to move on: docs/design.md, "Saving while writers
+    /// write".) One save runs at a time; a second waits for the first.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;
@@ -130,8 +141,12 @@ impl CuckooFilter {
     pub fn to_bytes_with_metadata(&self, metadata: &[u8]) -> Result<Vec<u8>, MetadataTooLong> {
         check_metadata(metadata)?;
         let prefix = header::block_len(metadata.len()) + HEADER_LEN;
-        let mut out = vec![0u8; prefix + self.table_len()];
-        let items = self.snapshot_into(&mut out[prefix..]);
+        let mut out = Vec::with_capacity(prefix + self.table_len());
+        out.resize(prefix, 0);
+        let Ok(items) = self.save_chunks(|chunk| {
+            out.extend_from_slice(chunk);
+            Ok::<(), Infallible>(())
+        });
         let head = Header::encode(&self.config, items, checksum(&out[prefix..]), metadata);
         out[..prefix].copy_from_slice(&head);
         Ok(out)
@@ -157,11 +172,13 @@ impl CuckooFilter {
         Header::decode(bytes)?.metadata_in(bytes)
     }
 
-    /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w`,
-    /// building only one table-sized buffer (the snapshot). Same snapshot
-    /// guarantee as `to_bytes`; writers wait only for the memory copy, not
-    /// for the I/O. Pass a buffered writer or a file: the header and the
-    /// table are two `write_all` calls.
+    /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w`. The
+    /// header, which comes first, holds the table's checksum, so this
+    /// copies the table into one table-sized buffer before writing;
+    /// [`write_to_seekable`](Self::write_to_seekable) (a file, a cursor)
+    /// streams without it. Same copy as `to_bytes`; writers never wait for
+    /// the I/O. Pass a buffered writer or a file: the header and the table
+    /// are two `write_all` calls.
     ///
     /// ```
     /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
@@ -195,8 +212,7 @@ impl CuckooFilter {
     /// written.
     pub fn write_to_with_metadata<W: Write>(&self, mut w: W, metadata: &[u8]) -> io::Result<()> {
         check_metadata(metadata).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let mut table = vec![0u8; self.table_len()];
-        let items = self.snapshot_into(&mut table);
+        let (table, items) = self.table_snapshot_counted();
         w.write_all(&Header::encode(
             &self.config,
             items,
@@ -207,14 +223,83 @@ impl CuckooFilter {
         w.flush()
     }
 
+    /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w` from
+    /// its current position, streaming: the table goes out a chunk (256
+    /// KiB) at a time as it is copied, so the save needs memory for one
+    /// chunk, not a copy of the table, and writers wait only while a chunk
+    /// is copied, never for the I/O. It writes a zero header first (which
+    /// every reader refuses), the table, then seeks back to write the real
+    /// header, and leaves `w` at the end of what it wrote. Same copy as
+    /// `to_bytes`. [`save_to_path`](Self::save_to_path) saves this way.
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert("k")?;
+    /// let mut out = Cursor::new(Vec::new()); // or a `BufWriter<File>`
+    /// filter.write_to_seekable(&mut out)?;
+    /// assert_eq!(out.into_inner(), filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Whatever `w` returns. The bytes written so far then start with a
+    /// zero header, so they never load as a filter.
+    pub fn write_to_seekable<W: Write + Seek>(&self, w: W) -> io::Result<()> {
+        self.write_to_seekable_with_metadata(w, &[])
+    }
+
+    /// [`write_to_seekable`](Self::write_to_seekable) with the caller's
+    /// metadata, as [`to_bytes_with_metadata`](Self::to_bytes_with_metadata).
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// let mut out = Cursor::new(Vec::new());
+    /// filter.write_to_seekable_with_metadata(&mut out, b"v7")?;
+    /// assert_eq!(out.into_inner(), filter.to_bytes_with_metadata(b"v7")?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`write_to_seekable`](Self::write_to_seekable), and
+    /// [`MetadataTooLong`] (as an error of kind `InvalidInput`) past
+    /// [`MAX_METADATA`] bytes, before anything is written.
+    pub fn write_to_seekable_with_metadata<W: Write + Seek>(
+        &self,
+        mut w: W,
+        metadata: &[u8],
+    ) -> io::Result<()> {
+        check_metadata(metadata).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let start = w.stream_position()?;
+        let prefix = header::block_len(metadata.len()) + HEADER_LEN;
+        w.write_all(&vec![0u8; prefix])?;
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let items = self.save_chunks(|chunk| {
+            hasher.update(chunk);
+            w.write_all(chunk)
+        })?;
+        let end = w.stream_position()?;
+        w.seek(SeekFrom::Start(start))?;
+        w.write_all(&Header::encode(
+            &self.config,
+            items,
+            hasher.digest(),
+            metadata,
+        ))?;
+        w.seek(SeekFrom::Start(end))?;
+        w.flush()
+    }
+
     /// Saves the filter to the file at `path` so that a crash at any moment
     /// leaves either the old file or the new one whole, never a torn mix:
     /// the way to save beside a store. It writes a temporary file in the
     /// same directory (so the rename cannot cross file systems), flushes it
     /// to the device (`fsync`), renames it over `path` (atomic on POSIX
     /// file systems), then flushes the directory so the rename itself is
-    /// durable. The snapshot is [`write_to`](Self::write_to)'s, safe while
-    /// other threads write.
+    /// durable. It streams as [`write_to_seekable`](Self::write_to_seekable)
+    /// does: the memory of one chunk, not of a table copy, and writers wait
+    /// only while a chunk is copied. The copy is `to_bytes`'s.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;
@@ -293,7 +378,7 @@ impl CuckooFilter {
                 .create_new(true)
                 .open(&tmp)?;
             let mut out = io::BufWriter::new(file);
-            self.write_to_with_metadata(&mut out, metadata)?;
+            self.write_to_seekable_with_metadata(&mut out, metadata)?;
             let file = out.into_inner().map_err(|e| e.into_error())?;
             file.sync_all()?;
             rename(&tmp, path)
@@ -448,10 +533,10 @@ impl CuckooFilter {
 }
 
 /// An independent filter with the same configuration and the same items,
-/// copied as [`to_bytes`](CuckooFilter::to_bytes) copies them: a consistent
-/// snapshot while other threads write (it holds every item whose insert
-/// returned before `clone` began and that was not removed since). Writers
-/// wait for the memory copy; lookups never do.
+/// copied as [`to_bytes`](CuckooFilter::to_bytes) copies them, while other
+/// threads write (it holds every item whose insert returned before `clone`
+/// began and that was not removed before it returned). Writers wait only
+/// while a chunk is copied; lookups never do.
 ///
 /// # Panics
 /// If the copy's table cannot be allocated (as `Vec::clone` would).

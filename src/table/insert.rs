@@ -12,11 +12,14 @@
 //! Every hop moves one fingerprint from a full slot into an empty one, so at
 //! no moment is any item absent from both its buckets, and an insert that
 //! gives up (no path within the search budget) has moved nothing. If a hop's
-//! check fails, another writer changed the table: search again.
+//! check fails, another writer changed the table: search again. While a
+//! save runs, no hop crosses its cursor (save.rs): the search leaves such
+//! hops out, and an insert whose every path crosses waits for the cursor.
 
 use crate::broken::{self, Section};
 use crate::error::InsertError;
 use crate::layout::{Layout, Mask};
+use crate::table::save::Seen;
 use crate::table::Table;
 
 /// One step of a displacement path: move `fp` from slot `slot` of bucket
@@ -88,6 +91,18 @@ enum Search {
     RootHasRoom,
     /// No free slot within the budget.
     Full,
+    /// No free slot within the budget but through hops that cross a
+    /// running save's cursor, as it stood then: wait for it to move.
+    AcrossSave(Seen),
+}
+
+/// Why a path stopped before its last hop.
+enum Stopped {
+    /// A hop's source or destination changed since the search.
+    Changed,
+    /// A hop would cross a running save's cursor, which moved since the
+    /// search.
+    AcrossSave,
 }
 
 /// Attempts (search + moves + placement) before an insert gives up under
@@ -123,7 +138,8 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
                 return Ok(false);
             }
         }
-        for _ in 0..MAX_ATTEMPTS {
+        let mut attempts = 0;
+        while attempts < MAX_ATTEMPTS {
             {
                 let guard = self.stripes.lock_pair(i1, i2);
                 let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
@@ -158,11 +174,20 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
                 Search::Path(path) => {
                     // Whether or not every hop went through, try placing
                     // again: a failed hop means the table changed under us.
-                    self.execute(&path);
+                    // One stopped by the save's cursor means the save went
+                    // on, not that writers compete: it costs no attempt.
+                    if let Err(Stopped::AcrossSave) = self.execute(&path) {
+                        continue;
+                    }
                 }
                 Search::RootHasRoom => {}
                 Search::Full => break,
+                Search::AcrossSave(seen) => {
+                    self.cursor.wait_past(seen);
+                    continue;
+                }
             }
+            attempts += 1;
         }
         Err(InsertError::Full {
             len: self.len(),
@@ -178,6 +203,8 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     }
 
     fn search_in(&self, nodes: &mut Vec<Node>, i1: usize, i2: usize) -> Search {
+        let cursor = self.cursor.get();
+        let mut crossed = false;
         for root in [i1, i2] {
             if root == i1 && !nodes.is_empty() {
                 continue; // i2 == i1: the item has a single bucket
@@ -211,6 +238,10 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
                     if Self::on_path(nodes, head, child) {
                         continue;
                     }
+                    if cursor.splits(node.bucket, child) {
+                        crossed = true;
+                        continue;
+                    }
                     // Breadth-first: this bucket is read only after the
                     // rest of this level, so its miss overlaps theirs.
                     self.prefetch(child);
@@ -225,7 +256,11 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
             }
             head += 1;
         }
-        Search::Full
+        if crossed {
+            Search::AcrossSave(cursor)
+        } else {
+            Search::Full
+        }
     }
 
     /// True if `bucket` is node `at`'s bucket or one of its ancestors': a
@@ -262,26 +297,33 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
 
     /// Carries out a path backwards, from the hop into the free slot to the
     /// hop out of the item's own bucket. Stops at the first hop whose
-    /// premises no longer hold (nothing is lost: hops already done each
-    /// moved a fingerprint into a free slot of its alternate bucket; the
-    /// caller tries its placement again either way).
-    fn execute(&self, path: &[Hop]) {
+    /// premises no longer hold, or that would cross a running save's cursor
+    /// (nothing is lost: hops already done each moved a fingerprint into a
+    /// free slot of its alternate bucket; the caller tries its placement
+    /// again either way).
+    fn execute(&self, path: &[Hop]) -> Result<(), Stopped> {
         for hop in path.iter().rev() {
             let guard = self.stripes.lock_pair(hop.from, hop.to);
             let from = self.load_bucket(hop.from);
             if !broken::hop_holds(self.lane(&from, hop.slot) == hop.fp) {
-                return;
+                return Err(Stopped::Changed);
             }
             let to = self.load_bucket(hop.to);
             let Some(dest) = self.match_one(&to, 0).lowest_set_bit() else {
-                return;
+                return Err(Stopped::Changed);
             };
+            // Under the hop's locks the cursor stands still (it moves only
+            // under every lock), so this verdict holds until the move ends.
+            if self.cursor.get().splits(hop.from, hop.to) {
+                return Err(Stopped::AcrossSave);
+            }
             let _moving = guard.versioned(Section::Move);
             broken::copy_then_clear(
                 || self.layout.set(&self.words, hop.to, dest, hop.fp, &to),
                 || self.layout.clear(&self.words, hop.from, hop.slot, &from),
             );
         }
+        Ok(())
     }
 
     /// Removes one copy of `fp` from bucket `i1` or its alternate.

@@ -17,6 +17,7 @@
 
 mod batch;
 mod insert;
+mod save;
 mod stripes;
 mod view;
 mod words;
@@ -32,6 +33,7 @@ use crate::layout::{audit_table, Bucket, InBounds, Layout, Mask};
 use crate::sync::{Ordering, Spin};
 use batch::{prefetch_bucket, Located, Probe};
 use cuckoo_nest_simd::Native;
+use save::SaveCursor;
 use stripes::Stripes;
 use words::Words;
 
@@ -98,6 +100,8 @@ pub(crate) struct Table<const B: usize, L> {
     saved_words: usize,
     buckets: usize,
     stripes: Stripes,
+    /// Where a running save has got to (save.rs); hops must not cross it.
+    cursor: SaveCursor,
 }
 
 impl<const B: usize, L: Layout<B>> Table<B, L> {
@@ -117,6 +121,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
             saved_words: words,
             buckets,
             stripes: Stripes::new(buckets),
+            cursor: SaveCursor::new(),
         })
     }
 
@@ -147,6 +152,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
             saved_words: total / 8,
             buckets,
             stripes,
+            cursor: SaveCursor::new(),
         })
     }
 
@@ -155,20 +161,6 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     pub(crate) fn audit(&self) -> Result<usize, DecodeError> {
         let words = &self.words[..self.saved_words];
         audit_table(&self.layout, self.kernel, words, self.buckets, words.len())
-    }
-
-    /// Copies the words into `out` (little-endian, [`Self::table_bytes`]
-    /// long) holding every stripe lock, so no write is half done and every
-    /// insert that returned before the call is in the copy; returns the item
-    /// count at that moment. Writers wait for the copy (a memory copy, no
-    /// I/O); lookups never do, since they take no lock.
-    pub(crate) fn snapshot_into(&self, out: &mut [u8]) -> usize {
-        debug_assert_eq!(out.len(), self.table_bytes());
-        let _all = self.stripes.lock_all();
-        for (dst, w) in out.chunks_exact_mut(8).zip(&self.words[..self.saved_words]) {
-            dst.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
-        }
-        self.len()
     }
 
     #[inline(always)]

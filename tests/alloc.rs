@@ -1,7 +1,10 @@
-//! `read_from` allocates as bytes arrive: a stream whose header claims a
-//! huge table costs about what the stream held, not what it claimed. A
-//! counting allocator (this test binary's global allocator) measures the
-//! peak of live heap bytes during each call.
+//! What reading and saving allocate. `read_from` allocates as bytes
+//! arrive: a stream whose header claims a huge table costs about what the
+//! stream held, not what it claimed. `save_to_path` and
+//! `write_to_seekable` stream the table a chunk at a time: a save costs
+//! one chunk, not a copy of the table. A counting allocator (this test
+//! binary's global allocator) measures the peak of live heap bytes during
+//! each call.
 //!
 //! One `#[test]` only, so no other test thread allocates while it counts.
 
@@ -88,6 +91,11 @@ fn claiming(buckets: u64, table_bytes: usize) -> Vec<u8> {
 }
 
 #[test]
+fn reads_and_saves_allocate_what_they_need() {
+    read_from_allocates_what_arrives();
+    saves_stream_a_chunk_at_a_time();
+}
+
 fn read_from_allocates_what_arrives() {
     // The first chunk, and slack for the error and the reader's bookkeeping.
     const FIXED: usize = (64 << 10) + 4096;
@@ -130,4 +138,36 @@ fn read_from_allocates_what_arrives() {
         peak <= 2 * table + table / 8 + FIXED,
         "{peak} bytes for a {table}-byte table"
     );
+}
+
+fn saves_stream_a_chunk_at_a_time() {
+    // A chunk (256 KiB), the file's buffer and path names.
+    const BOUND: usize = (256 << 10) + (64 << 10);
+    let filter = CuckooFilter::builder().buckets(4 << 20).build().unwrap();
+    for k in 0..100_000u32 {
+        filter.insert(&k).unwrap();
+    }
+    let table = filter.to_bytes().len() - 64;
+    let dir = std::env::temp_dir().join(format!("cuckoo-nest-alloc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("f.bin");
+
+    let (peak, r) = peak_during(|| filter.save_to_path_with_metadata(&path, b"lsn 7"));
+    r.unwrap();
+    println!("save_to_path of a {table}-byte table: peak {peak} bytes");
+    assert!(peak <= BOUND, "{peak} bytes to save a {table}-byte table");
+
+    let file = std::fs::File::create(dir.join("g.bin")).unwrap();
+    let (peak, r) = peak_during(|| filter.write_to_seekable(std::io::BufWriter::new(file)));
+    r.unwrap();
+    println!("write_to_seekable: peak {peak} bytes");
+    assert!(peak <= BOUND, "{peak} bytes to stream a {table}-byte table");
+
+    // What was written loads, and is what `to_bytes` gives.
+    let saved = std::fs::read(&path).unwrap();
+    assert_eq!(saved, filter.to_bytes_with_metadata(b"lsn 7").unwrap());
+    assert_eq!(std::fs::read(dir.join("g.bin")).unwrap(), filter.to_bytes());
+    let loaded = CuckooFilter::from_bytes(&saved).unwrap();
+    assert!((0..100_000u32).all(|k| loaded.contains(&k)));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

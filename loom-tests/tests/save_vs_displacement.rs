@@ -1,0 +1,88 @@
+//! Model 13: a save racing a displacement hop across the save's progress.
+//!
+//! **Invariant: the saved filter holds every item inserted before the save
+//! began, once.** A save copies the table a chunk at a time (in these
+//! four-bucket tables, one bucket per chunk with four slots, two buckets
+//! with two), and writers run between chunks. The writer's insert of `y`
+//! finds both of `y`'s buckets full and moves `x` one hop, between a bucket
+//! the save copies early and one it copies late, while another thread saves
+//! (`to_bytes`). Loaded back (the load audits that the saved item count is
+//! what the saved table holds), the copy must find `x` exactly once and
+//! every other item inserted before.
+//!
+//! Backwards (from a late bucket to an early one) is the hazard: the early
+//! bucket copied before `x` arrived, the late one after it left, and `x` is
+//! in neither. Forwards would save `x` twice. With the cursor check broken
+//! (`cuckoo_broken_save_ignores_cursor`) both fail.
+#![cfg(loom)]
+
+use cuckoo_nest::CuckooFilter;
+use cuckoo_nest_loom_tests::{check, place, tiny, Aim, Item};
+use loom::sync::Arc;
+use loom::thread;
+
+/// A table where inserting `y` moves `x` from bucket `from` to bucket `to`
+/// (`x`'s two buckets): `y`'s buckets `from` and `third` are full, `x` sits
+/// in slot 0 of `from` (so the search tries it first), `to` is empty.
+fn setup(filter: &CuckooFilter, from: usize, to: usize, third: usize) -> (Item, Item, Vec<Item>) {
+    let b = filter.bucket_size();
+    let mut aim = Aim::new(filter);
+    let x = aim.at(from, to);
+    let mut others = Vec::new();
+    for bucket in std::iter::repeat_n(from, b - 1).chain(std::iter::repeat_n(third, b)) {
+        others.push(aim.primary(bucket, &[to]));
+    }
+    let y = aim.at(from, third);
+    place(filter, &x, from);
+    for it in &others {
+        place(filter, it, it.i1);
+    }
+    (x, y, others)
+}
+
+/// The main thread inserts `y` (moving `x` from `from` to `to`) while a
+/// spawned thread saves.
+fn race(bucket_size: usize, from: usize, to: usize, third: usize) {
+    let filter = Arc::new(tiny(bucket_size));
+    let (x, y, others) = setup(&filter, from, to, third);
+    let saver = {
+        let filter = Arc::clone(&filter);
+        thread::spawn(move || filter.to_bytes())
+    };
+    filter.insert_hash(y.hash).expect("room one hop away");
+    let saved = CuckooFilter::from_bytes(&saver.join().unwrap()).expect("a save loads");
+    assert_eq!(
+        saved.count_hash(x.hash),
+        1,
+        "{x:?} saved {} times while it moved from {from} to {to}",
+        saved.count_hash(x.hash)
+    );
+    for it in &others {
+        assert!(saved.contains_hash(it.hash), "{it:?} missing from the save");
+    }
+    let live = filter.len();
+    assert!(
+        saved.len() == live || saved.len() == live - 1,
+        "y in or out"
+    );
+}
+
+/// Four slots: one bucket per chunk. `x` moves from bucket 2 (copied
+/// third) to bucket 0 (copied first).
+#[test]
+fn save_keeps_an_item_moving_backwards() {
+    check("13a save vs hop 2->0, b=4", 2, || race(4, 2, 0, 3));
+}
+
+/// `x` moves from bucket 0 to bucket 2: it must not be saved twice.
+#[test]
+fn save_keeps_an_item_moving_forwards_once() {
+    check("13b save vs hop 0->2, b=4", 2, || race(4, 0, 2, 3));
+}
+
+/// Two slots: two buckets per chunk, so the save is two chunks and the
+/// hop from bucket 3 to bucket 1 crosses between them.
+#[test]
+fn two_slot_save_keeps_an_item_moving_backwards() {
+    check("13c save vs hop 3->1, b=2", 2, || race(2, 3, 1, 2));
+}
