@@ -85,9 +85,10 @@ pub(crate) const PADDING_WORDS: usize = 8;
 /// of words: about 100 µs); the loom models' tables among them.
 const CLEAR_SPLIT_BUCKETS: usize = 1 << 16;
 
-/// Buckets per region of a larger table's `clear`: a multiple of every
-/// stripe count and run length, so regions start on whole words.
-const CLEAR_REGION_BUCKETS: usize = 1 << 14;
+/// Buckets per section of a larger table's `clear`, at least: whole
+/// stripes, so sections start on whole words (a larger table's stripes are
+/// runs of at least 1024 buckets).
+const CLEAR_SECTION_BUCKETS: usize = 1 << 12;
 
 /// A table of `B`-slot buckets in layout `L`.
 pub(crate) struct Table<const B: usize, L> {
@@ -349,19 +350,19 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     /// stripe. A table of fewer than [`CLEAR_SPLIT_BUCKETS`] buckets is
     /// cleared in one section, so lookups see all of it before or after.
     /// A larger one would keep every lookup waiting for the whole clear (10
-    /// ms for 256 MiB, docs/benchmarks.md), so it is cleared a region of
-    /// [`CLEAR_REGION_BUCKETS`] at a time, and each region in four sections,
-    /// one per quarter of the stripes: a lookup waits for at most one
-    /// section (a quarter of a region: microseconds), lookups on the other
-    /// stripes go on meanwhile, and the version bumps (two per stripe of a
-    /// section) stay a small part of the work. Across sections, a lookup
-    /// may see some items already gone while others are still there.
+    /// ms for 256 MiB, docs/benchmarks.md), so it is cleared in sections of
+    /// whole stripes, [`CLEAR_SECTION_BUCKETS`] buckets or one stripe,
+    /// whichever is more: a lookup waits for at most one section
+    /// (microseconds), lookups on the other stripes go on meanwhile, and
+    /// the version bumps (two per stripe) stay a small part of the work.
+    /// Across sections, a lookup may see some items already gone while
+    /// others are still there.
     pub(crate) fn clear(&self) {
         let guard = self.stripes.lock_all();
         let bits = self.layout.bucket_bits();
         // Zeroes buckets `first..end`, whose words no other bucket shares
-        // (both ends are multiples of `unit`, below), and after the last
-        // bucket, the rest of the words.
+        // (both ends are multiples of a stripe's run, below), and after the
+        // last bucket, the rest of the words.
         let zero = |first: usize, end: usize| {
             let last = if end == self.buckets {
                 self.words.len()
@@ -372,27 +373,17 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
                 w.store(0, Ordering::Relaxed);
             }
         };
-        let versioned = |first, end| guard.versioned_buckets(first, end);
+        let stripes = self.stripes.count();
         if self.buckets < CLEAR_SPLIT_BUCKETS {
-            let _section = versioned(0, self.buckets);
+            let _section = guard.versioned_stripes(0, stripes);
             zero(0, self.buckets);
         } else {
-            // Buckets per run of whole words; both powers of two, as is the
-            // stripe count, so `run` divides `period` and the region size.
-            let unit = 64 >> bits.trailing_zeros().min(6);
-            let stripes = self.stripes.count();
-            let run = (stripes / 4).max(unit);
-            let period = stripes.max(run);
-            for region in (0..self.buckets).step_by(CLEAR_REGION_BUCKETS) {
-                let region_end = (region + CLEAR_REGION_BUCKETS).min(self.buckets);
-                // The runs of `run` buckets, every `period`, whose stripes
-                // are `group..group + run`.
-                for group in (0..period).step_by(run) {
-                    let _section = versioned(group, group + run);
-                    for first in (region + group..region_end).step_by(period) {
-                        zero(first, (first + run).min(self.buckets));
-                    }
-                }
+            let run = self.stripes.run();
+            let per = (CLEAR_SECTION_BUCKETS / run).max(1);
+            for lo in (0..stripes).step_by(per) {
+                let hi = (lo + per).min(stripes);
+                let _section = guard.versioned_stripes(lo, hi);
+                zero(lo * run, (hi * run).min(self.buckets));
             }
         }
         guard.reset_counts();

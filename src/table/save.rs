@@ -1,9 +1,11 @@
 //! Saving while writers write: the table copied a chunk at a time.
 //!
-//! A save copies the table in memory order, one chunk of whole words at a
-//! time (256 KiB), each chunk under every stripe lock, so no write is half
-//! done in it. Between chunks the locks are free: writers wait for one
-//! chunk's copy, never for the whole table or for the I/O.
+//! A save copies the table in memory order, a chunk at a time: one stripe
+//! (stripes are runs of consecutive buckets, stripes.rs), or a few where a
+//! stripe ends inside a word, under the chunk's stripe locks only, so no
+//! write is half done in it. Only writers to that stripe wait, and only for
+//! its copy (256 KiB at most in a 256 MiB table), never for the whole table
+//! or for the I/O; the save's memory is one chunk.
 //!
 //! The copy is then no longer one instant's state, and one kind of write
 //! could hide an item from it: a displacement hop that moves a fingerprint
@@ -13,10 +15,13 @@
 //! saved filter. A hop the other way would save the fingerprint twice.
 //!
 //! So a save keeps a *cursor*: the first bucket not yet copied, advanced
-//! with every stripe lock held. A hop checks it under its own two locks, so
-//! it sees a value no chunk copy can change while it runs, and refuses to
-//! move a fingerprint across it: from below the cursor to at or above it,
-//! or back. Its insert searches again, and the search leaves such hops out
+//! over a chunk while that chunk's stripe locks are held. A hop checks it
+//! under its own two locks and refuses to move a fingerprint across it:
+//! from below the cursor to at or above it, or back. The verdict holds for
+//! the whole hop: the cursor moves over a chunk only with the chunk's locks,
+//! so not over the hop's buckets while the hop holds theirs, and moving it
+//! over other buckets does not change which side of it the hop's buckets
+//! are on. Its insert searches again, and the search leaves such hops out
 //! (reading the cursor without locks, as a hint; the hop's check decides).
 //! If every path it finds crosses the cursor, the insert waits for the
 //! cursor to move and searches again: only inserts into a nearly full
@@ -32,7 +37,8 @@
 //! it ended is in the saved filter, each copy once; items inserted or
 //! removed during the save may or may not be. The item count saved is the
 //! number of occupied slots copied, so the saved header agrees with its
-//! table. docs/design.md gives the argument with colliding fingerprints.
+//! table. docs/verification.md gives the argument with colliding
+//! fingerprints.
 //!
 //! One save runs at a time: a second waits for the first to finish.
 
@@ -45,14 +51,10 @@ use crate::table::Table;
 /// hop crosses it.
 const NO_SAVE: u64 = u64::MAX;
 
-/// Table bytes a save copies per chunk, under one round of stripe locks:
-/// about 20 µs of copying, against microseconds to take 1024 locks.
-#[cfg(not(loom))]
-const CHUNK_BYTES: usize = 256 << 10;
-
 /// The first bucket a running save has not copied yet, or [`NO_SAVE`].
-/// Moves forward only while every stripe lock is held (see the module
-/// docs), from 0 at a save's start to the bucket count at its end.
+/// Moves forward over a chunk only while that chunk's stripe locks are
+/// held (see the module docs), from 0 at a save's start to the bucket
+/// count at its end.
 pub(crate) struct SaveCursor(AtomicU64);
 
 /// A value of the cursor, read once (by a search) or under a hop's locks.
@@ -74,8 +76,8 @@ impl SaveCursor {
         SaveCursor(AtomicU64::new(NO_SAVE))
     }
 
-    /// The cursor now. Under a hop's locks it cannot move (it moves only
-    /// under every lock); elsewhere it is a hint.
+    /// The cursor now. Under a hop's locks, which side of it the hop's
+    /// buckets are on cannot change; elsewhere it is a hint.
     #[inline]
     pub(crate) fn get(&self) -> Seen {
         Seen(self.0.load(Ordering::Relaxed))
@@ -110,7 +112,8 @@ impl SaveCursor {
 struct Saving<'a>(&'a SaveCursor);
 
 impl Saving<'_> {
-    /// Buckets below `end` are copied. The caller holds every stripe lock.
+    /// Buckets below `end` are copied. The caller holds the locks of the
+    /// stripes the cursor moves over.
     fn advance(&self, end: usize) {
         self.0 .0.store(end as u64, Ordering::Relaxed);
     }
@@ -125,20 +128,14 @@ impl Drop for Saving<'_> {
 }
 
 impl<const B: usize, L: Layout<B>> Table<B, L> {
-    /// Buckets per chunk of a save: runs of whole words (`unit` buckets
-    /// end on a word boundary), [`CHUNK_BYTES`] at most (the loom models:
-    /// one run, so their four-bucket tables take several chunks).
+    /// Buckets per chunk of a save: whole stripes and whole words, as few
+    /// as that allows. A stripe's run and `unit` (buckets that end on a
+    /// word boundary) are powers of two, so the larger is a multiple of
+    /// both. (The loom models' four-bucket tables: a chunk per bucket with
+    /// four 16-bit slots, per two buckets with two.)
     fn save_chunk_buckets(&self) -> usize {
-        let bits = self.layout.bucket_bits();
-        let unit = 64 >> bits.trailing_zeros().min(6);
-        #[cfg(loom)]
-        {
-            unit
-        }
-        #[cfg(not(loom))]
-        {
-            (CHUNK_BYTES * 8 / bits / unit).max(1) * unit
-        }
+        let unit = 64 >> self.layout.bucket_bits().trailing_zeros().min(6);
+        self.stripes.run().max(unit)
     }
 
     /// Copies the table (little-endian, [`Self::table_bytes`] in all) a
@@ -168,7 +165,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
             };
             let chunk = &mut scratch[..words.len() * 8];
             {
-                let _all = self.stripes.lock_all();
+                let _chunk = self.stripes.lock_buckets(first, end);
                 for (dst, w) in chunk.chunks_exact_mut(8).zip(&self.words[words]) {
                     dst.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
                 }

@@ -1,7 +1,10 @@
 //! Version/lock stripes: the seqlock half of the protocol.
 //!
-//! Bucket `i` belongs to stripe `i & mask`. A stripe has two halves, kept
-//! in separate arrays so that they never share a cache line:
+//! A stripe is a run of `2^shift` consecutive buckets: bucket `i` belongs to
+//! stripe `i >> shift`. (Runs, not every `n`-th bucket: a save copies the
+//! table a stripe at a time, holding that stripe's lock only, see save.rs.)
+//! A stripe has two halves, kept in separate arrays so that they never share
+//! a cache line:
 //!
 //! - a lock and an item counter, for writers only (insert, remove, every
 //!   displacement hop, clear lock the stripes of every bucket they write).
@@ -49,7 +52,8 @@ pub(crate) struct Stripes {
     /// Read by every lookup, written only around fingerprint moves.
     versions: Box<[AtomicU64]>,
     locks: Box<[Lock]>,
-    mask: usize,
+    /// Stripe `s` is buckets `s << shift .. (s + 1) << shift`.
+    shift: u32,
 }
 
 /// A stripe, as a reader names it: made only by [`Stripes::reader`], so it
@@ -63,22 +67,30 @@ pub(crate) struct StripeId(usize);
 pub(crate) struct Stamp(u64);
 
 impl Stripes {
-    /// Stripes for `buckets` buckets: a power of two, one per bucket for
+    /// Stripes for `buckets` buckets (at least one): one per bucket for
     /// tables of up to 16 buckets (so small models exercise independent
-    /// locks), at least 16, then one per 1024 buckets, at most
-    /// [`MAX_STRIPES`]. At 24 bytes a stripe that is about 0.05 bits per
+    /// locks), at least 16, then about one per 1024 buckets, at most
+    /// [`MAX_STRIPES`]; each a power-of-two run of buckets, the last one
+    /// perhaps shorter. At 24 bytes a stripe that is about 0.05 bits per
     /// item (a 4-slot bucket holds 3.8 items), so the stripes do not undo
     /// what packed fingerprints save; 16 stripes already keep two writers
     /// apart almost always, and 1024 serve the largest tables.
     pub(crate) fn new(buckets: usize) -> Self {
+        let buckets = buckets.max(1);
         let per_bucket = buckets.next_power_of_two().min(16);
         // Rounded down to a power of two, so the stripes stay under 0.05
         // bits per item.
-        let n = (buckets / 1024 + 1)
+        let target = (buckets / 1024 + 1)
             .next_power_of_two()
             .wrapping_shr(1)
             .max(1)
             .clamp(per_bucket, MAX_STRIPES);
+        // The shortest runs that cover the table in `target` stripes.
+        let shift = buckets
+            .div_ceil(target)
+            .next_power_of_two()
+            .trailing_zeros();
+        let n = ((buckets - 1) >> shift) + 1;
         Stripes {
             versions: (0..n).map(|_| AtomicU64::new(0)).collect(),
             locks: (0..n)
@@ -87,18 +99,27 @@ impl Stripes {
                     count: AtomicU64::new(0),
                 })
                 .collect(),
-            mask: n - 1,
+            shift,
         }
     }
 
+    /// The stripe of `bucket`, which is below the table's bucket count.
     #[inline(always)]
     fn of(&self, bucket: usize) -> usize {
-        bucket & self.mask
+        bucket >> self.shift
     }
 
-    /// The stripe of `bucket`, for a reader.
+    /// Buckets per stripe: a power of two.
+    pub(crate) fn run(&self) -> usize {
+        1 << self.shift
+    }
+
+    /// The stripe of `bucket`, for a reader. `bucket` is below the table's
+    /// bucket count, as every bucket the table computes is (the lookups
+    /// load its words unchecked on the same ground).
     #[inline(always)]
     pub(crate) fn reader(&self, bucket: usize) -> StripeId {
+        debug_assert!(self.of(bucket) < self.versions.len(), "bucket {bucket}");
         StripeId(self.of(bucket))
     }
 
@@ -107,9 +128,9 @@ impl Stripes {
     #[inline(always)]
     fn version(&self, s: StripeId) -> &AtomicU64 {
         debug_assert!(s.0 < self.versions.len());
-        // SAFETY: a `StripeId` is only made by `reader`, as `bucket & mask`,
-        // and `mask` is `versions.len() - 1` (set once in `new`, a power of
-        // two), so the index is in bounds.
+        // SAFETY: a `StripeId` is only made by `reader`, as `bucket >>
+        // shift` of a bucket below the table's bucket count `m`, and `new`
+        // made `((m - 1) >> shift) + 1` versions, so the index is in bounds.
         unsafe { self.versions.get_unchecked(s.0) }
     }
 
@@ -188,12 +209,26 @@ impl Stripes {
         self.locks[0].count.store(len as u64, Ordering::Relaxed);
     }
 
-    /// Locks every stripe, in ascending order (for `clear` and snapshots).
+    /// Locks every stripe, in ascending order (for `clear`).
     pub(crate) fn lock_all(&self) -> AllGuard<'_> {
         for s in 0..self.count() {
             self.lock(s);
         }
         AllGuard { stripes: self }
+    }
+
+    /// Locks the stripes of buckets `first..end` (`first < end`), in
+    /// ascending order; the caller holds no other stripe lock.
+    pub(crate) fn lock_buckets(&self, first: usize, end: usize) -> RangeGuard<'_> {
+        let (lo, hi) = (self.of(first), self.of(end - 1) + 1);
+        for s in lo..hi {
+            self.lock(s);
+        }
+        RangeGuard {
+            stripes: self,
+            lo,
+            hi,
+        }
     }
 
     /// Steps the version of stripe `s`, whose lock the caller holds (only
@@ -301,27 +336,25 @@ pub(crate) struct AllGuard<'a> {
 }
 
 impl AllGuard<'_> {
-    /// Opens a versioned section (see [`PairGuard::versioned`]) on the
-    /// stripes of buckets `first..end`: every stripe if the range is at
-    /// least as long as there are stripes. It ends when the returned guard
-    /// drops. Readers of other stripes go on undisturbed.
-    pub(crate) fn versioned_buckets(
+    /// Opens a versioned section (see [`PairGuard::versioned`]) on stripes
+    /// `lo..hi`. It ends when the returned guard drops. Readers of other
+    /// stripes go on undisturbed.
+    pub(crate) fn versioned_stripes(
         &self,
-        first: usize,
-        end: usize,
+        lo: usize,
+        hi: usize,
     ) -> Option<RangeVersionedSection<'_>> {
         if !Section::Clear.kept() {
             return None;
         }
-        let n = end.saturating_sub(first).min(self.stripes.count());
-        for k in 0..n {
-            self.stripes.bump(self.stripes.of(first + k));
+        for s in lo..hi {
+            self.stripes.bump(s);
         }
         fence(Ordering::Release);
         Some(RangeVersionedSection {
             stripes: self.stripes,
-            first,
-            n,
+            lo,
+            hi,
         })
     }
 
@@ -337,14 +370,30 @@ impl AllGuard<'_> {
 #[must_use = "the section ends when this guard is dropped"]
 pub(crate) struct RangeVersionedSection<'a> {
     stripes: &'a Stripes,
-    first: usize,
-    n: usize,
+    lo: usize,
+    hi: usize,
 }
 
 impl Drop for RangeVersionedSection<'_> {
     fn drop(&mut self) {
-        for k in 0..self.n {
-            self.stripes.bump(self.stripes.of(self.first + k));
+        for s in self.lo..self.hi {
+            self.stripes.bump(s);
+        }
+    }
+}
+
+/// Holds the locks of a run of stripes (a save's chunk); releases them
+/// when dropped.
+pub(crate) struct RangeGuard<'a> {
+    stripes: &'a Stripes,
+    lo: usize,
+    hi: usize,
+}
+
+impl Drop for RangeGuard<'_> {
+    fn drop(&mut self) {
+        for s in (self.lo..self.hi).rev() {
+            self.stripes.unlock(s);
         }
     }
 }
