@@ -17,7 +17,7 @@ use crate::table::{Format, Table};
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{absent_key, mix64, present_key, SplitMix64};
 use cuckoo_nest_bench::pages::Buffer;
-use cuckoo_nest_bench::stats::median;
+use cuckoo_nest_bench::stats::{median, of_medians, Samples, Spread};
 
 const LINE: usize = 64;
 /// Keys a filling thread claims and inserts with one `insert_batch` call.
@@ -166,14 +166,15 @@ pub struct OutOfCache {
     pub load_factor: f64,
     /// Lines per second measured between the lookup measurements (2 MiB pages).
     pub lines_per_s: f64,
-    /// M lookups/s on one core, and as % of the bound (median of per-round ratios).
+    /// M lookups/s on one core (median over rounds), and as % of the bound: the ratio of the
+    /// two medians, with the per-round range.
     pub negative_1: f64,
-    pub negative_pct: f64,
+    pub negative_pct: Option<Spread>,
     pub positive_1: f64,
-    pub positive_pct: f64,
+    pub positive_pct: Option<Spread>,
     /// One-core negative lookups through `contains_batch` (BATCHED LOOKUPS).
     pub negative_batched_1: f64,
-    pub negative_batched_pct: f64,
+    pub negative_batched_pct: Option<Spread>,
     /// M lookups/s, all threads together.
     pub negative_all: f64,
     pub threads: usize,
@@ -182,8 +183,8 @@ pub struct OutOfCache {
 
 /// Fills one large default cuckoo-nest filter (with all threads: it is built for that) and
 /// times lookups on it. Each round measures the line rate on `buffer` right before the
-/// lookups, so on a shared machine both see the same competition, and the share of the bound
-/// is the median of the rounds' ratios.
+/// lookups, so on a shared machine both see the same competition; the share of the bound is the
+/// ratio of the two medians, with the range of the rounds' ratios.
 #[allow(clippy::too_many_arguments)] // One call site; a struct would only rename the list.
 pub fn out_of_cache(
     mib: usize,
@@ -236,17 +237,18 @@ pub fn out_of_cache(
     })
 }
 
-/// One-core lookups against the bound: (M lookups/s, % of the bound), medians over rounds.
+/// One-core lookups against the bound: (M lookups/s, % of the bound). The rate is the median
+/// over rounds; the share is the ratio of that median to the bound's median, with the smallest
+/// and largest share of a single round.
 struct VsBound {
     lines_per_s: f64,
-    negative: (f64, f64),
-    positive: (f64, f64),
-    batched: (f64, f64),
+    negative: (f64, Option<Spread>),
+    positive: (f64, Option<Spread>),
+    batched: (f64, Option<Spread>),
 }
 
 /// Each round measures the line rate on `buffer` right before the lookups, so on a shared
-/// machine both see the same competition; the share of the bound is the median of the rounds'
-/// ratios.
+/// machine both see the same competition.
 fn against_bound(
     filter: &Nest,
     negative: &[u64],
@@ -262,30 +264,27 @@ fn against_bound(
     };
     let one = |q: &[u64]| q.iter().filter(|k| filter.contains(*k)).count();
     let batch = |q: &[u64]| crate::subjects::nest_contains_batched(filter, q);
-    let (mut lines, mut neg, mut pos, mut bat) = (vec![], vec![], vec![], vec![]);
+    // The bound in M lookups/s: two lines per lookup.
+    let mut bound = Samples::default();
+    let (mut neg, mut pos, mut bat) = (Samples::default(), Samples::default(), Samples::default());
     for round in 0..reps.max(1) {
-        let l = buffer.rate(loads, 100 + round as u64);
-        // The bound in M lookups/s: two lines per lookup.
-        let bound = l / 2.0 / 1e6;
-        lines.push(l);
-        let (n, p, b) = (
-            timed(negative, &one),
-            timed(positive, &one),
-            timed(negative, &batch),
+        bound.push(
+            round,
+            Some(buffer.rate(loads, 100 + round as u64) / 2.0 / 1e6),
         );
-        neg.push((n, n / bound * 100.0));
-        pos.push((p, p / bound * 100.0));
-        bat.push((b, b / bound * 100.0));
+        neg.push(round, Some(timed(negative, &one)));
+        pos.push(round, Some(timed(positive, &one)));
+        bat.push(round, Some(timed(negative, &batch)));
     }
-    let split = |v: Vec<(f64, f64)>| {
-        let (a, b): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
-        (median(&a), median(&b))
+    let share = |cell: &Samples| {
+        let rate = cell.spread().map_or(f64::NAN, |s| s.median);
+        (rate, of_medians(&[cell, &bound], |v| v[0] / v[1] * 100.0))
     };
     VsBound {
-        lines_per_s: median(&lines),
-        negative: split(neg),
-        positive: split(pos),
-        batched: split(bat),
+        lines_per_s: bound.spread().map_or(f64::NAN, |s| s.median) * 2.0 * 1e6,
+        negative: share(&neg),
+        positive: share(&pos),
+        batched: share(&bat),
     }
 }
 
@@ -359,13 +358,19 @@ pub fn table(rates: &LineRates, oc: &OutOfCache) -> Table {
         oc.load_factor * 100.0
     ))
     .note(
-        "The bound is re-measured right before each round of lookups; % of bound is the median \
-         of the rounds' ratios, so both sides saw the same competition for the machine.",
+        "The bound is re-measured right before each round of lookups, so both sides saw the same \
+         competition for the machine. Values are medians over rounds; % of bound is the ratio of \
+         the row's value to the bound's, then in brackets the smallest and largest share within \
+         a single round.",
     )
     .column("value", "value", Format::Fixed(1))
-    .column("% of bound", "pct_of_bound", Format::Fixed(0));
+    .measured(
+        "% of bound: ratio of medians (per-round min-max)",
+        "pct_of_bound",
+        Format::WithRange(0),
+    );
     let threads = oc.threads;
-    let rows: [(String, f64, Option<f64>); 10] = [
+    let rows: [(String, f64, Option<Spread>); 10] = [
         (
             "random line loads, 2 MiB pages (M lines/s)".into(),
             rates.huge_pages / 1e6,
@@ -389,22 +394,22 @@ pub fn table(rates: &LineRates, oc: &OutOfCache) -> Table {
         (
             "lookup bound = lines/s / 2, beside the lookups (M lookups/s)".into(),
             oc.lines_per_s / 2.0 / 1e6,
-            Some(100.0),
+            None,
         ),
         (
             "cuckoo-nest negative lookups, 1 thread (M/s)".into(),
             oc.negative_1,
-            Some(oc.negative_pct),
+            oc.negative_pct,
         ),
         (
             "cuckoo-nest positive lookups, 1 thread (M/s)".into(),
             oc.positive_1,
-            Some(oc.positive_pct),
+            oc.positive_pct,
         ),
         (
             "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)".into(),
             oc.negative_batched_1,
-            Some(oc.negative_batched_pct),
+            oc.negative_batched_pct,
         ),
         (
             format!("cuckoo-nest negative lookups, {threads} threads (M/s)"),
@@ -418,7 +423,7 @@ pub fn table(rates: &LineRates, oc: &OutOfCache) -> Table {
         ),
     ];
     for (label, value, pct) in rows {
-        t.row_exact(label, vec![Some(value), pct]);
+        t.row(label, vec![Some(Spread::exact(value)), pct]);
     }
     t
 }
