@@ -281,6 +281,8 @@ impl Figure {
                 (!points.is_empty()).then(|| Series {
                     name: l.label.clone(),
                     color: l.color,
+                    // The machine's own rate for the same traffic, beside the filters.
+                    reference: l.label.ends_with("(reference)"),
                     points,
                 })
             })
