@@ -3,7 +3,7 @@
 //! (each carrying its own colour) and one [`Samples`] per x value; the markdown table, the CSV
 //! (median, min, max) and the plot panel all come from that one value.
 
-use cuckoo_nest_bench::stats::{per_round, Samples, Spread};
+use cuckoo_nest_bench::stats::{of_medians, Samples, Spread};
 
 use crate::plot::{Panel, Rgb, Series};
 use crate::table::{Format, Table};
@@ -17,7 +17,8 @@ pub enum At {
     Value(f64),
 }
 
-/// A ratio column; every ratio is the median of the per-round ratios.
+/// A ratio column. Its cell is the ratio of the medians shown in the row's cells (so a reader
+/// can check it against them), with the smallest and largest per-round ratio beside it.
 #[derive(Clone, Copy, Debug)]
 pub enum Ratio {
     /// The row against the line whose label starts with `line`, at one x.
@@ -35,6 +36,9 @@ pub enum Ratio {
     /// machine's own scaling for the same traffic).
     ScalingVs { line: &'static str },
 }
+
+/// How a ratio combines one round's cells (in the order its cells are listed).
+type RatioOf = fn(&[f64]) -> f64;
 
 /// A plot panel: the figures sharing a `file` are drawn side by side in one SVG.
 pub struct PlotSpec {
@@ -161,12 +165,11 @@ impl Figure {
             .unwrap_or_default()
     }
 
-    /// A ratio column's header, which says plainly that it is the median
-    /// of the rounds' ratios (so it need not equal the ratio of the medians
-    /// shown in the cells).
+    /// A ratio column's header, which says plainly what the cell is: the ratio of the medians
+    /// in the row's cells, then the range of the per-round ratios.
     fn ratio_header(&self, r: Ratio) -> String {
         let what = self.ratio_what(r);
-        format!("{what} (median of rounds' ratios)")
+        format!("{what}: ratio of medians (per-round min-max)")
     }
 
     fn ratio_what(&self, r: Ratio) -> String {
@@ -185,30 +188,34 @@ impl Figure {
         }
     }
 
-    /// The ratio column's cell for line `row`: the median of per-round ratios.
+    /// The ratio column's cell for line `row`: `median` is the ratio computed from the medians
+    /// shown in the cells, `min` and `max` the smallest and largest ratio of a single round
+    /// (rounds missing a cell are skipped). `None` when a cell it needs is empty.
     pub fn ratio(&self, r: Ratio, row: usize) -> Option<Spread> {
         let line = &self.lines[row];
         let (first, last) = (self.x_index(At::First)?, self.x_index(At::Last)?);
-        match r {
+        let (cells, f): (Vec<&Samples>, RatioOf) = match r {
             Ratio::VsLine { line: other, at } => {
                 let (o, x) = (self.line_index(other)?, self.x_index(at)?);
-                per_round(&[&line.cells[x], &self.lines[o].cells[x]], |v| v[0] / v[1])
+                (vec![&line.cells[x], &self.lines[o].cells[x]], |v| {
+                    v[0] / v[1]
+                })
             }
             Ratio::Within { num, den, .. } => {
                 let (a, b) = (self.x_index(num)?, self.x_index(den)?);
-                per_round(&[&line.cells[a], &line.cells[b]], |v| v[0] / v[1])
+                (vec![&line.cells[a], &line.cells[b]], |v| v[0] / v[1])
             }
             Ratio::MidVsEnds { mid } => {
                 let m = self.x_index(mid)?;
-                per_round(
-                    &[&line.cells[m], &line.cells[first], &line.cells[last]],
+                (
+                    vec![&line.cells[m], &line.cells[first], &line.cells[last]],
                     |v| v[0] / ((v[1] + v[2]) / 2.0),
                 )
             }
             Ratio::ScalingVs { line: other } => {
                 let o = &self.lines[self.line_index(other)?];
-                per_round(
-                    &[
+                (
+                    vec![
                         &line.cells[first],
                         &line.cells[last],
                         &o.cells[first],
@@ -217,7 +224,8 @@ impl Figure {
                     |v| (v[1] / v[0]) / (v[3] / v[2]),
                 )
             }
-        }
+        };
+        of_medians(&cells, f)
     }
 
     /// The figure as a table: one column per x value (median, min and max in the CSV), then the
@@ -230,8 +238,9 @@ impl Figure {
         }
         if !s.ratios.is_empty() {
             t = t.note(
-                "Cells: median over interleaved rounds (min and max in the CSV); ratio columns: \
-                 median of the per-round ratios.",
+                "Cells: median over interleaved rounds (min and max in the CSV). Ratio columns: \
+                 the ratio of the medians in the row's cells, then in brackets the smallest and \
+                 largest ratio within a single round.",
             );
         }
         let unit = slug(s.unit);
@@ -243,7 +252,7 @@ impl Figure {
             t = t.measured(
                 &header,
                 &format!("ratio_{}", slug(&self.ratio_what(r))),
-                Format::Fixed(2),
+                Format::WithRange(2),
             );
         }
         for (i, line) in self.lines.iter().enumerate() {
@@ -272,6 +281,8 @@ impl Figure {
                 (!points.is_empty()).then(|| Series {
                     name: l.label.clone(),
                     color: l.color,
+                    // The machine's own rate for the same traffic, beside the filters.
+                    reference: l.label.ends_with("(reference)"),
                     points,
                 })
             })
@@ -504,4 +515,66 @@ pub fn plots(figures: &[&Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static TWO_LINES: FigureSpec = FigureSpec {
+        name: "two_lines",
+        title: "Two lines",
+        unit: "M ops/s",
+        label: "filter",
+        ratios: &[Ratio::VsLine {
+            line: "base",
+            at: At::First,
+        }],
+        plot: None,
+    };
+
+    /// Three rounds where the median of the per-round ratios (10/5, 4/4, 9/3: 2) differs from
+    /// the ratio of the medians (9/4 = 2.25): the column must print the latter, with the
+    /// rounds' range beside it.
+    #[test]
+    fn ratio_column_is_the_ratio_of_the_cells_medians() {
+        let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
+        let mut a = Line::new("mine", Rgb(0, 0, 0), 1);
+        let mut b = Line::new("base", Rgb(0, 0, 0), 1);
+        for (round, (x, y)) in [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)]
+            .into_iter()
+            .enumerate()
+        {
+            a.cells[0].push(round, Some(x));
+            b.cells[0].push(round, Some(y));
+        }
+        f.lines = vec![a, b];
+        let r = f.ratio(TWO_LINES.ratios[0], 0).unwrap();
+        assert_eq!((r.median, r.min, r.max), (9.0 / 4.0, 1.0, 3.0));
+        let t = f.table();
+        let md = t.markdown();
+        // The cells show 9.0 and 4.0; the ratio 2.25 (flagged: its rounds span 1 to 3).
+        assert!(
+            md.contains("vs base at x: ratio of medians (per-round min-max)"),
+            "{md}"
+        );
+        let row = |label: &str| -> Vec<String> {
+            let line = md
+                .lines()
+                .find(|l| l.starts_with(&format!("| {label} ")))
+                .unwrap();
+            line.split('|').map(|c| c.trim().to_string()).collect()
+        };
+        assert_eq!(row("mine")[2..4], ["~9.0", "~2.25 (1.00-3.00)"], "{md}");
+        assert_eq!(row("base")[2..4], ["~4.0", "1.00 (1.00-1.00)"], "{md}");
+        let csv = t.csv();
+        assert!(
+            csv.starts_with(
+                "filter,x_m_ops_s,x_m_ops_s_min,x_m_ops_s_max,ratio_vs_base_at_x,\
+                 ratio_vs_base_at_x_round_min,ratio_vs_base_at_x_round_max\n"
+            ),
+            "{csv}"
+        );
+        assert!(csv.contains("mine,9,4,10,2.25,1,3\n"), "{csv}");
+    }
 }

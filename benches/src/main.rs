@@ -381,9 +381,9 @@ fn out_of_cache(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), Stri
          ({:.0}% batched)",
         oc.filter_mib,
         oc.negative_1,
-        oc.negative_pct,
+        oc.negative_pct.map_or(f64::NAN, |s| s.median),
         oc.lines_per_s / 2e6,
-        oc.negative_batched_pct
+        oc.negative_batched_pct.map_or(f64::NAN, |s| s.median)
     ));
     out.tables.push(memory::table(&rates, &oc));
     Ok(())

@@ -25,6 +25,9 @@ pub struct Series {
     pub name: String,
     pub color: Rgb,
     pub points: Vec<(f64, Spread)>,
+    /// A reference line (a bound, the machine's own rate) rather than a filter: drawn dashed and
+    /// over the filters' lines, so a filter lying on it hides neither.
+    pub reference: bool,
 }
 
 pub struct Panel {
@@ -58,30 +61,24 @@ fn draw_inner(
     let areas = plots.split_evenly((rows, cols));
 
     let markers = marker_order(panels);
+    // One y scale for every panel of a file, so panels side by side read alike: a log axis for
+    // all of them when one line in any panel is 8 times above the lowest (a machine reference,
+    // say), so the others are not squashed into the bottom.
+    let log = panels.iter().any(|p| {
+        let (low, high) = y_range(p);
+        low.is_finite() && high / low > 8.0
+    });
     for (area, panel) in areas.iter().zip(panels) {
         // The x values are whole numbers (percentages, thread counts): an integer axis takes
         // key points and labels exactly at the measured values.
-        let ticks: Vec<i32> = panel.x_ticks.iter().map(|x| x.round() as i32).collect();
+        // In hundredths of a unit, so that error bars can stand a little apart (below).
+        let ticks: Vec<i32> = panel.x_ticks.iter().map(|&x| x_coord(x)).collect();
         let lo = ticks.iter().copied().min().unwrap_or(0);
         let hi = ticks.iter().copied().max().unwrap_or(1).max(lo + 1);
-        let pad = ((hi - lo) / 25).max(1);
+        let pad = ((hi - lo) / 25).max(X_SCALE);
         let (x_min, x_max) = (lo - pad, hi + pad);
-        let medians = || {
-            panel
-                .series
-                .iter()
-                .flat_map(|s| s.points.iter().map(|p| p.1.median))
-        };
-        let y_max = panel
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1.max))
-            .fold(0.0f64, f64::max);
-        let y_max = if y_max > 0.0 { y_max * 1.12 } else { 1.0 };
-        let y_low = medians().filter(|&m| m > 0.0).fold(f64::INFINITY, f64::min);
-        // One line (a machine reference, say) 8 times above the lowest:
-        // a log axis, so the others are not squashed into the bottom.
-        let log = y_low.is_finite() && y_max / y_low > 8.0;
+        let (y_low, y_max) = y_range(panel);
+        let log = log && y_low.is_finite();
         let caption = if log {
             format!("{} (log scale)", panel.title)
         } else {
@@ -96,26 +93,51 @@ fn draw_inner(
             .x_label_area_size(42)
             .y_label_area_size(56);
         if log {
-            // Labels at 1, 2 and 5 times each power of ten in the range
+            // Labels at 1, 2, 3 and 5 times each power of ten in the range
             // (plotters alone labels only the powers).
             let ticks: Vec<f64> = (-3..6)
-                .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+                .flat_map(|e| [1.0, 2.0, 3.0, 5.0].map(|m| m * 10f64.powi(e)))
                 .filter(|&t| t >= y_low / 1.5 && t <= y_max)
                 .collect();
             let y_axis = (y_low / 1.5..y_max).log_scale().with_key_points(ticks);
             let mut chart = chart.build_cartesian_2d(x_axis, y_axis)?;
             mesh(&mut chart, panel)?;
-            lines(&mut chart, panel, &markers, y_low / 1.5)?;
+            lines(&mut chart, panel, &markers, y_low / 1.5, x_max - x_min)?;
         } else {
             let mut chart = chart.build_cartesian_2d(x_axis, 0.0..y_max)?;
             mesh(&mut chart, panel)?;
-            lines(&mut chart, panel, &markers, 0.0)?;
+            lines(&mut chart, panel, &markers, 0.0, x_max - x_min)?;
         }
     }
 
     draw_legend(&legend, panels)?;
     root.present()?;
     Ok(())
+}
+
+/// x coordinates are hundredths of the x values (whole numbers: percentages, thread counts).
+const X_SCALE: i32 = 100;
+
+fn x_coord(x: f64) -> i32 {
+    (x * X_SCALE as f64).round() as i32
+}
+
+/// A panel's y extent: the lowest positive median and the top of the axis (the highest round's
+/// value plus room above it).
+fn y_range(panel: &Panel) -> (f64, f64) {
+    let points = || {
+        panel
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+    };
+    let y_max = points().map(|p| p.max).fold(0.0f64, f64::max);
+    let y_max = if y_max > 0.0 { y_max * 1.12 } else { 1.0 };
+    let y_low = points()
+        .map(|p| p.median)
+        .filter(|&m| m > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    (y_low, y_max)
 }
 
 type Chart<'a, Y> = ChartContext<
@@ -135,7 +157,7 @@ where
         .configure_mesh()
         .x_desc(panel.x_label.as_str())
         .y_desc(panel.y_label.as_str())
-        .x_label_formatter(&|x| x.to_string())
+        .x_label_formatter(&|x| (x / X_SCALE).to_string())
         .y_label_formatter(&|y| trim(*y))
         .light_line_style(WHITE.mix(0.0))
         .draw()?;
@@ -144,25 +166,48 @@ where
 
 /// Each series: a line, a marker of its own shape at every point (colour
 /// alone does not tell every pair of lines apart), error bars from the
-/// slowest to the fastest round (clipped at `floor` on a log axis).
+/// slowest to the fastest round (clipped at `floor` on a log axis), each
+/// series' bars a few pixels beside the others' (`x_span`: the axis' width in
+/// x coordinates), so bars at one x do not cover each other. The
+/// reference lines come last, dashed, so they lie over the filters' lines.
 fn lines<'a, Y>(
     chart: &mut Chart<'a, Y>,
     panel: &Panel,
     markers: &[String],
     floor: f64,
+    x_span: i32,
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     Y: Ranged<ValueType = f64>,
 {
-    for s in &panel.series {
+    // About 3 pixels between neighbouring series' bars, the bars centred on the point.
+    let step = (x_span / 150).max(1);
+    let k = panel.series.len() as i32;
+    let filters = panel
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.reference);
+    let references = panel.series.iter().enumerate().filter(|(_, s)| s.reference);
+    for (i, s) in filters.chain(references) {
+        let dodge = (2 * i as i32 - (k - 1)) * step / 2;
         let c = s.color.plotters();
         let shape = markers.iter().position(|n| *n == s.name).unwrap_or(0);
         let points: Vec<(i32, f64)> = s
             .points
             .iter()
-            .map(|(x, y)| (x.round() as i32, y.median.max(floor)))
+            .map(|(x, y)| (x_coord(*x), y.median.max(floor)))
             .collect();
-        chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
+        if s.reference {
+            chart.draw_series(DashedLineSeries::new(
+                points.iter().copied(),
+                8,
+                5,
+                c.stroke_width(2),
+            ))?;
+        } else {
+            chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
+        }
         let pts = points.iter().copied();
         match shape % 5 {
             0 => chart.draw_series(pts.map(|p| Circle::new(p, 4, c.filled())))?,
@@ -176,7 +221,7 @@ where
             _ => chart.draw_series(pts.map(|p| Circle::new(p, 4, c.stroke_width(2))))?,
         };
         chart.draw_series(s.points.iter().map(|(x, y)| {
-            let x = x.round() as i32;
+            let x = x_coord(*x) + dodge;
             PathElement::new(
                 vec![(x, y.min.max(floor)), (x, y.max.max(floor))],
                 c.stroke_width(1),
@@ -203,16 +248,25 @@ fn draw_legend(
     legend: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     panels: &[Panel],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut seen: Vec<(&str, Rgb)> = Vec::new();
+    let mut seen: Vec<(&str, Rgb, bool)> = Vec::new();
     for s in panels.iter().flat_map(|p| &p.series) {
-        if !seen.iter().any(|(n, _)| *n == s.name) {
-            seen.push((&s.name, s.color));
+        if !seen.iter().any(|(n, _, _)| *n == s.name) {
+            seen.push((&s.name, s.color, s.reference));
         }
     }
     let mut y = 40;
-    for (i, (name, c)) in seen.iter().enumerate() {
+    for (i, (name, c, reference)) in seen.iter().enumerate() {
         let c = c.plotters();
-        legend.draw(&PathElement::new(vec![(8, y), (40, y)], c.stroke_width(3)))?;
+        if *reference {
+            legend.draw(&plotters::element::DashedPathElement::new(
+                vec![(8, y), (40, y)],
+                8,
+                5,
+                c.stroke_width(3),
+            ))?;
+        } else {
+            legend.draw(&PathElement::new(vec![(8, y), (40, y)], c.stroke_width(3)))?;
+        }
         let at = (24, y);
         match i % 5 {
             0 => legend.draw(&Circle::new(at, 4, c.filled()))?,

@@ -128,17 +128,17 @@ pub fn bits_per_item(keys: &[u64], seed: u64) -> (Table, Panel) {
     for row in &rows {
         t.row_exact(row.name, row.bits.clone());
     }
-    // The two reference lines first, so the filters' lines are drawn over
-    // them (fastbloom sits almost exactly on the Bloom optimum).
-    let (refs, filters): (Vec<&Row>, Vec<&Row>) = rows
-        .iter()
-        .partition(|row| row.color == OPTIMUM_COLOR || row.color == BOUND_COLOR);
+    // The two reference lines first in the legend; the plot draws them dashed over the filters'
+    // lines (fastbloom sits almost exactly on the Bloom optimum, and neither may hide the other).
+    let is_ref = |row: &Row| row.color == OPTIMUM_COLOR || row.color == BOUND_COLOR;
+    let (refs, filters): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|row| is_ref(row));
     let series = refs
         .into_iter()
         .chain(filters)
         .map(|row| Series {
             name: row.name.to_string(),
             color: row.color,
+            reference: is_ref(row),
             points: EXPONENTS
                 .iter()
                 .zip(&row.bits)

@@ -3,8 +3,9 @@
 //! Every figure is measured in rounds. Each round measures every subject once, starting at a
 //! rotated position, so a change in the machine's load during the run lands on all subjects
 //! alike instead of on whichever one was being measured at the time. A cell is the median over
-//! the rounds, with the min and max kept as its spread; a ratio between two cells is the median
-//! of the per-round ratios, so both sides of every ratio saw the same moment of the machine.
+//! the rounds, with the min and max kept as its spread. A ratio between cells is the ratio of
+//! their medians (what a reader can check against the cells), printed with the range of the
+//! per-round ratios, where both sides of the ratio saw the same moment of the machine.
 
 /// The median of `v` (the mean of the middle two for an even count); NaN for an empty slice.
 pub fn median(v: &[f64]) -> f64 {
@@ -97,6 +98,21 @@ pub fn per_round(cells: &[&Samples], f: impl Fn(&[f64]) -> f64) -> Option<Spread
     Spread::of(&v)
 }
 
+/// A ratio between cells: `median` is `f` of the cells' medians (the figures a table shows, so
+/// a reader can check it), `min` and `max` the smallest and largest per-round result (rounds
+/// where any cell is missing are skipped). `None` when a cell has no sample or no round has
+/// them all.
+pub fn of_medians(cells: &[&Samples], f: impl Fn(&[f64]) -> f64) -> Option<Spread> {
+    let medians: Option<Vec<f64>> = cells.iter().map(|c| c.spread().map(|s| s.median)).collect();
+    let value = f(&medians?);
+    let rounds = per_round(cells, &f)?;
+    value.is_finite().then_some(Spread {
+        median: value,
+        min: rounds.min,
+        max: rounds.max,
+    })
+}
+
 /// The order in which round `round` measures `len` subjects: every subject once, starting one
 /// further along each round, so no subject is always first (or always right after a given one).
 pub fn rotated(round: usize, len: usize) -> impl Iterator<Item = usize> {
@@ -127,7 +143,9 @@ mod tests {
         }
         let s = per_round(&[&a, &b], |v| v[0] / v[1]).unwrap();
         assert_eq!((s.median, s.min, s.max), (2.0, 1.0, 3.0));
-        // The ratio of the medians would be 9 / 4.
+        // The ratio of the medians, with the per-round range beside it.
+        let s = of_medians(&[&a, &b], |v| v[0] / v[1]).unwrap();
+        assert_eq!((s.median, s.min, s.max), (9.0 / 4.0, 1.0, 3.0));
     }
 
     #[test]

@@ -17,7 +17,8 @@ pub struct Column {
     pub csv: String,
     /// How to print the value in markdown.
     pub format: Format,
-    /// Measured over rounds: the CSV adds `<csv>_min` and `<csv>_max` beside the median.
+    /// Measured over rounds: the CSV adds `<csv>_min` and `<csv>_max` beside the median (for a
+    /// [`Format::WithRange`] ratio, `<csv>_round_min` and `<csv>_round_max`).
     pub spread: bool,
 }
 
@@ -29,6 +30,9 @@ pub enum Format {
     Significant,
     /// An integer with thousands separators.
     Count,
+    /// A ratio with fixed decimals followed by the range of the per-round ratios,
+    /// `1.05 (0.98-1.12)`; the CSV names that range `<csv>_round_min` and `<csv>_round_max`.
+    WithRange(usize),
 }
 
 pub struct Table {
@@ -126,10 +130,8 @@ impl Table {
             let mut line = vec![label.clone()];
             for (v, c) in values.iter().zip(&self.columns) {
                 line.push(match v {
-                    Some(v) if c.spread && noisy(v) => {
-                        format!("~{}", format_value(v.median, c.format))
-                    }
-                    Some(v) => format_value(v.median, c.format),
+                    Some(v) if c.spread && noisy(v) => format!("~{}", format_spread(v, c.format)),
+                    Some(v) => format_spread(v, c.format),
                     None => String::new(),
                 });
             }
@@ -178,7 +180,12 @@ impl Table {
             s.push(',');
             s.push_str(&csv_field(&c.csv));
             if c.spread {
-                let _ = write!(s, ",{}_min,{}_max", csv_field(&c.csv), csv_field(&c.csv));
+                let kind = match c.format {
+                    Format::WithRange(_) => "_round",
+                    _ => "",
+                };
+                let name = csv_field(&c.csv);
+                let _ = write!(s, ",{name}{kind}_min,{name}{kind}_max");
             }
         }
         s.push('\n');
@@ -213,9 +220,17 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// A markdown cell: the median, and for a [`Format::WithRange`] column its range beside it.
+fn format_spread(v: &Spread, format: Format) -> String {
+    match format {
+        Format::WithRange(d) => format!("{:.d$} ({:.d$}-{:.d$})", v.median, v.min, v.max),
+        _ => format_value(v.median, format),
+    }
+}
+
 pub fn format_value(v: f64, format: Format) -> String {
     match format {
-        Format::Fixed(d) => format!("{v:.d$}"),
+        Format::Fixed(d) | Format::WithRange(d) => format!("{v:.d$}"),
         Format::Significant => {
             if v == 0.0 {
                 "0".to_string()

@@ -194,6 +194,83 @@ fn check_files(out: &Path) {
     }
 }
 
+/// A CSV as its header and its rows (label first).
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = fields(lines.next().unwrap());
+    (header, lines.map(fields).collect())
+}
+
+fn cell(header: &[String], row: &[String], column: &str) -> f64 {
+    let i = header
+        .iter()
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("no column {column} in {header:?}"));
+    row[i]
+        .parse()
+        .unwrap_or_else(|_| panic!("{column} = {:?} in {row:?}", row[i]))
+}
+
+fn assert_close(got: f64, want: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs(),
+        "{what}: {got}, but the cells give {want}"
+    );
+}
+
+/// Ratio columns print the ratio of the medians in the row's cells, so a reader can check one
+/// against the other; the per-round range of a two-cell ratio holds that ratio.
+fn check_ratios(out: &Path) {
+    let (h, rows) = read_csv(&out.join("fig5_lookup_vs_positive_share.csv"));
+    let base = rows
+        .iter()
+        .find(|r| r[0].starts_with("cuckoofilter"))
+        .expect("a cuckoofilter row");
+    let ratio = "ratio_vs_cuckoofilter_at_50pct";
+    for row in &rows {
+        let want = cell(&h, row, "50pct_m_lookups_s") / cell(&h, base, "50pct_m_lookups_s");
+        let got = cell(&h, row, ratio);
+        assert_close(got, want, &format!("fig5 {}", row[0]));
+        let (lo, hi) = (
+            cell(&h, row, &format!("{ratio}_round_min")),
+            cell(&h, row, &format!("{ratio}_round_max")),
+        );
+        assert!(
+            lo <= got && got <= hi,
+            "fig5 {}: {got} outside {lo}-{hi}",
+            row[0]
+        );
+    }
+    for name in SCALING_FILES {
+        let (h, rows) = read_csv(&out.join(format!("{name}.csv")));
+        // The thread counts, first and last: `1thr_m_ops_s` .. `2thr_m_ops_s`.
+        let counts: Vec<&String> = h.iter().filter(|c| c.ends_with("thr_m_ops_s")).collect();
+        let (first, last) = (counts[0], counts[counts.len() - 1]);
+        let speedup = h
+            .iter()
+            .find(|c| c.starts_with("ratio_speedup") && !c.contains("_round_"))
+            .expect("a speedup column");
+        for row in &rows {
+            let want = cell(&h, row, last) / cell(&h, row, first);
+            assert_close(cell(&h, row, speedup), want, &format!("{name} {}", row[0]));
+        }
+    }
+    let (h, rows) = read_csv(&out.join("cache_line_rate_and_out_of_cache.csv"));
+    let bound = rows
+        .iter()
+        .find(|r| r[0].starts_with("lookup bound"))
+        .expect("a bound row");
+    for row in rows.iter().filter(|r| !r[3].is_empty()) {
+        let want = cell(&h, row, "value") / cell(&h, bound, "value") * 100.0;
+        assert_close(
+            cell(&h, row, "pct_of_bound"),
+            want,
+            &format!("% of bound, {}", row[0]),
+        );
+    }
+}
+
 #[test]
 fn tiny_report_writes_every_table_and_plot() {
     let out = out_dir();
@@ -207,6 +284,7 @@ fn tiny_report_writes_every_table_and_plot() {
     assert!(result.status.success(), "report failed:\n{stderr}");
 
     check_files(&out);
+    check_ratios(&out);
     let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
 
     // Every measurement is printed on stdout as a markdown table, and kept in report.md.
