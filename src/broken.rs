@@ -9,7 +9,7 @@
 //! the version re-check ([`validation`]) and the read fence, the lock order
 //! ([`lock_order`]), the slot store ([`fetch_or`]), the order of a move's two
 //! writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]) and the
-//! save cursor's test (`SAVE_IGNORES_CURSOR`, in table/save.rs). Two
+//! save's check (`SAVE_IGNORES_CURSOR`, in table/save.rs). Two
 //! change the protocol's logic rather than a mechanism and stay one test at
 //! their sites: `UNIQUE_UNLOCKED` (table/insert.rs) and
 //! `PROBE_STAMP_AFTER_LOAD` (table/mod.rs).
@@ -50,8 +50,8 @@ pub(crate) const SEMI_UNVERSIONED: bool = cfg!(cuckoo_broken_semi_unversioned);
 /// before, so they do not bracket the loads.
 pub(crate) const PROBE_STAMP_AFTER_LOAD: bool = cfg!(cuckoo_broken_probe_stamp_after_load);
 
-/// A hop moves a fingerprint across a running save's cursor (from a bucket
-/// already saved to one not yet saved, or back).
+/// A hop moves a fingerprint from a chunk a running save has not copied
+/// into one it has (which hides it from the save).
 pub(crate) const SAVE_IGNORES_CURSOR: bool = cfg!(cuckoo_broken_save_ignores_cursor);
 
 /// Why a write opens a versioned section.

@@ -2,12 +2,17 @@
 //!
 //! Under `cfg(loom)` these are loom's model-checked types, so the loom models
 //! in `loom-tests/` run the real table code, not a copy of it. Nothing else in
-//! the crate names `std::sync::atomic` directly.
+//! the crate names `std::sync::atomic` directly. (The one `Mutex`, a save's
+//! list of chunks copied ahead, comes from here for the same reason.)
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{fence, AtomicU64, Ordering};
+#[cfg(loom)]
+pub(crate) use loom::sync::Mutex;
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{fence, AtomicU64, Ordering};
+#[cfg(not(loom))]
+pub(crate) use std::sync::Mutex;
 
 /// Waits a little before a retry: spins, then yields to the OS scheduler.
 /// Under loom a spin must be a yield, or the model checker explores the same

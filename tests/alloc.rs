@@ -146,7 +146,8 @@ fn saves_stream_a_chunk_at_a_time() {
         filter.insert(&k).unwrap();
     }
     let table = filter.to_bytes().len() - 64;
-    // One stripe (a 1024th of the table), the file's buffer, path names.
+    // At most one stripe (a 1024th of the table; the save copies 16 KiB
+    // at a time), the file's buffer, path names.
     let stripe = table / 1024;
     const FIXED: usize = 64 << 10;
     const BOUND_NOTE: &str = "one stripe and 64 KiB";

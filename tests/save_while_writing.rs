@@ -4,7 +4,8 @@
 //! A save copies the table a chunk at a time, and writers go on between
 //! chunks. The hazard it must defeat: a displacement hop that moves an
 //! item's fingerprint from a bucket not yet copied into one already copied
-//! (the item would be in neither copy). Here the table holds a fixed set of
+//! (the item would be in neither copy), and the inserts that copy chunks
+//! ahead of the save when every path they find would do that. Here the table holds a fixed set of
 //! items `A`, inserted first and never removed, to 85% of its slots (72%
 //! for two-slot buckets); writer threads insert and remove their own keys
 //! 8 points above that, near what the shape can hold, so most of
@@ -13,7 +14,7 @@
 //! `write_to_seekable`, `clone`) over and over. Each saved filter is loaded
 //! (which audits that its item count is what its table holds) and must
 //! find every key of `A`. The table spans many save chunks, so hops cross
-//! the save's progress all the time; with the cursor check broken
+//! the save's progress all the time; with the save's check broken
 //! (`--cfg cuckoo_broken_save_ignores_cursor`) this test fails.
 //!
 //! Duration: `CUCKOO_STRESS_MS` per shape (default 1500 ms).

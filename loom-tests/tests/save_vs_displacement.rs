@@ -1,19 +1,21 @@
 //! Model 13: a save racing a displacement hop across the save's progress.
 //!
 //! **Invariant: the saved filter holds every item inserted before the save
-//! began, once.** A save copies the table a chunk at a time (in these
-//! four-bucket tables, one bucket per chunk with four slots, two buckets
-//! with two), and writers run between chunks. The writer's insert of `y`
-//! finds both of `y`'s buckets full and moves `x` one hop, between a bucket
-//! the save copies early and one it copies late, while another thread saves
+//! began.** A save copies the table a chunk at a time (in these four-bucket
+//! tables, one bucket per chunk with four slots, two buckets with two), and
+//! writers run between chunks. The writer's insert of `y` finds both of
+//! `y`'s buckets full and moves `x` one hop, between a bucket the save
+//! copies early and one it copies late, while another thread saves
 //! (`to_bytes`). Loaded back (the load audits that the saved item count is
-//! what the saved table holds), the copy must find `x` exactly once and
-//! every other item inserted before.
+//! what the saved table holds), the copy must find `x` and every other item
+//! inserted before.
 //!
 //! Backwards (from a late bucket to an early one) is the hazard: the early
 //! bucket copied before `x` arrived, the late one after it left, and `x` is
-//! in neither. Forwards would save `x` twice. With the cursor check broken
-//! (`cuckoo_broken_save_ignores_cursor`) both fail.
+//! in neither. The insert must then copy its buckets' chunks ahead of the
+//! save, or find another path. Forwards may save `x` twice, never zero
+//! times. With the check broken (`cuckoo_broken_save_ignores_cursor`) the
+//! backward models fail.
 #![cfg(loom)]
 
 use cuckoo_nest::CuckooFilter;
@@ -51,20 +53,20 @@ fn race(bucket_size: usize, from: usize, to: usize, third: usize) {
     };
     filter.insert_hash(y.hash).expect("room one hop away");
     let saved = CuckooFilter::from_bytes(&saver.join().unwrap()).expect("a save loads");
-    assert_eq!(
-        saved.count_hash(x.hash),
-        1,
-        "{x:?} saved {} times while it moved from {from} to {to}",
-        saved.count_hash(x.hash)
+    let copies = saved.count_hash(x.hash);
+    assert!(
+        copies == 1 || (copies == 2 && from < to),
+        "{x:?} saved {copies} times while it moved from {from} to {to}"
     );
     for it in &others {
         assert!(saved.contains_hash(it.hash), "{it:?} missing from the save");
     }
     let live = filter.len();
     assert!(
-        saved.len() == live || saved.len() == live - 1,
-        "y in or out"
+        (live - 1..=live + 1).contains(&saved.len()),
+        "y in or out, x perhaps twice"
     );
+    assert_eq!(cuckoo_nest_loom_tests::copies(&filter, &x), 1, "live x");
 }
 
 /// Four slots: one bucket per chunk. `x` moves from bucket 2 (copied
@@ -74,9 +76,9 @@ fn save_keeps_an_item_moving_backwards() {
     check("13a save vs hop 2->0, b=4", 2, || race(4, 2, 0, 3));
 }
 
-/// `x` moves from bucket 0 to bucket 2: it must not be saved twice.
+/// `x` moves from bucket 0 to bucket 2: saved once or twice, never lost.
 #[test]
-fn save_keeps_an_item_moving_forwards_once() {
+fn save_keeps_an_item_moving_forwards() {
     check("13b save vs hop 0->2, b=4", 2, || race(4, 0, 2, 3));
 }
 

@@ -64,9 +64,9 @@ impl CuckooFilter {
         with_table!(&self.inner, t => t.table_bytes())
     }
 
-    /// Copies the table a stripe at a time, each under its own lock and
-    /// handed to `out` with none held (table/save.rs); returns the item
-    /// count of the copy.
+    /// Copies the table a chunk (about 16 KiB) at a time, each under its
+    /// stripe's lock and handed to `out` with none held (table/save.rs);
+    /// returns the item count of the copy.
     fn save_chunks<E>(&self, out: impl FnMut(&[u8]) -> Result<(), E>) -> Result<usize, E> {
         with_table!(&self.inner, t => t.save_chunks(out))
     }
@@ -93,16 +93,17 @@ impl CuckooFilter {
     /// [`FilterView`].
     ///
     /// Safe to call while other threads write, and it does not stop them:
-    /// the table is copied a stripe (a 1024th of a large table) at a time,
-    /// under that stripe's lock only: a writer waits only if it writes to
-    /// that stripe, while it is copied; lookups never wait. The copy holds every
-    /// item whose insert returned before `to_bytes` began and that was not
-    /// removed before it returned, each once; items inserted or removed
-    /// meanwhile may or may not be in it. Its item count is what its table
-    /// holds. (An insert into a nearly full table whose every displacement
-    /// path would move a fingerprint across the part copied so far waits
-    /// for the copy to move on: docs/design.md, "Saving while writers
-    /// write".) One save runs at a time; a second waits for the first.
+    /// the table is copied about 16 KiB at a time, under the lock of the
+    /// stripe those bytes lie in only: a writer waits only if it writes to
+    /// that stripe while they are copied (a microsecond or two); lookups
+    /// never wait. The copy holds every item whose insert returned before
+    /// `to_bytes` began and that was not removed before it returned; items
+    /// inserted or removed meanwhile may or may not be in it, and an item
+    /// whose fingerprint a displacement moved meanwhile may be in it twice
+    /// (after its remove, a false positive in what loads from it; never a
+    /// false negative). Its item count is what its table holds. (How:
+    /// docs/design.md, "Saving while writers write".) One save runs at a
+    /// time; a second waits for the first.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;
@@ -225,10 +226,10 @@ impl CuckooFilter {
     }
 
     /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w` from
-    /// its current position, streaming: the table goes out a stripe (a
-    /// 1024th of a large table) at a time as it is copied, so the save
-    /// needs memory for one stripe, not a copy of the table, and writers
-    /// wait only for the copy of their stripe, never for the I/O. It writes a zero header first (which
+    /// its current position, streaming: the table goes out about 16 KiB
+    /// at a time as it is copied, so the save needs memory for that, not
+    /// for a copy of the table, and writers wait only while a piece of
+    /// their stripe is copied, never for the I/O. It writes a zero header first (which
     /// every reader refuses), the table, then seeks back to write the real
     /// header, and leaves `w` at the end of what it wrote. Same copy as
     /// `to_bytes`. [`save_to_path`](Self::save_to_path) saves this way.
@@ -299,8 +300,8 @@ impl CuckooFilter {
     /// to the device (`fsync`), renames it over `path` (atomic on POSIX
     /// file systems), then flushes the directory so the rename itself is
     /// durable. It streams as [`write_to_seekable`](Self::write_to_seekable)
-    /// does: the memory of one stripe, not of a table copy, and writers wait
-    /// only for the copy of their stripe. The copy is `to_bytes`'s.
+    /// does: 16 KiB of memory, not a table copy, and writers wait only
+    /// while a piece of their stripe is copied. The copy is `to_bytes`'s.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;
@@ -537,7 +538,7 @@ impl CuckooFilter {
 /// copied as [`to_bytes`](CuckooFilter::to_bytes) copies them, while other
 /// threads write (it holds every item whose insert returned before `clone`
 /// began and that was not removed before it returned). A writer waits only
-/// for the copy of its stripe; lookups never do.
+/// while a piece of its stripe is copied; lookups never do.
 ///
 /// # Panics
 /// If the copy's table cannot be allocated (as `Vec::clone` would).

@@ -13,13 +13,13 @@
 //! no moment is any item absent from both its buckets, and an insert that
 //! gives up (no path within the search budget) has moved nothing. If a hop's
 //! check fails, another writer changed the table: search again. While a
-//! save runs, no hop crosses its cursor (save.rs): the search leaves such
-//! hops out, and an insert whose every path crosses waits for the cursor.
+//! save runs, no hop moves a fingerprint from a bucket it has not copied
+//! into one it has (save.rs): the search leaves such hops out, and an
+//! insert whose every path needs one copies its buckets ahead of the save.
 
 use crate::broken::{self, Section};
 use crate::error::InsertError;
 use crate::layout::{Layout, Mask};
-use crate::table::save::Seen;
 use crate::table::Table;
 
 /// One step of a displacement path: move `fp` from slot `slot` of bucket
@@ -91,18 +91,18 @@ enum Search {
     RootHasRoom,
     /// No free slot within the budget.
     Full,
-    /// No free slot within the budget but through hops that cross a
-    /// running save's cursor, as it stood then: wait for it to move.
-    AcrossSave(Seen),
+    /// No free slot within the budget but through hops that would hide
+    /// a fingerprint from a running save.
+    HiddenFromSave,
 }
 
 /// Why a path stopped before its last hop.
 enum Stopped {
     /// A hop's source or destination changed since the search.
     Changed,
-    /// A hop would cross a running save's cursor, which moved since the
-    /// search.
-    AcrossSave,
+    /// A hop would hide its fingerprint from a running save, which copied
+    /// the destination since the search.
+    HiddenFromSave,
 }
 
 /// Attempts (search + moves + placement) before an insert gives up under
@@ -174,16 +174,18 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
                 Search::Path(path) => {
                     // Whether or not every hop went through, try placing
                     // again: a failed hop means the table changed under us.
-                    // One stopped by the save's cursor means the save went
+                    // One stopped by a running save means the save went
                     // on, not that writers compete: it costs no attempt.
-                    if let Err(Stopped::AcrossSave) = self.execute(&path) {
+                    if let Err(Stopped::HiddenFromSave) = self.execute(&path) {
                         continue;
                     }
                 }
                 Search::RootHasRoom => {}
                 Search::Full => break,
-                Search::AcrossSave(seen) => {
-                    self.cursor.wait_past(seen);
+                Search::HiddenFromSave => {
+                    if !self.copy_ahead(i1, i2) {
+                        self.wait_for_save();
+                    }
                     continue;
                 }
             }
@@ -203,8 +205,8 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     }
 
     fn search_in(&self, nodes: &mut Vec<Node>, i1: usize, i2: usize) -> Search {
-        let cursor = self.cursor.get();
-        let mut crossed = false;
+        let saving = self.save.running().then(|| self.save.marks());
+        let mut hidden = false;
         for root in [i1, i2] {
             if root == i1 && !nodes.is_empty() {
                 continue; // i2 == i1: the item has a single bucket
@@ -238,8 +240,8 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
                     if Self::on_path(nodes, head, child) {
                         continue;
                     }
-                    if cursor.splits(node.bucket, child) {
-                        crossed = true;
+                    if saving.as_ref().is_some_and(|m| m.hides(node.bucket, child)) {
+                        hidden = true;
                         continue;
                     }
                     // Breadth-first: this bucket is read only after the
@@ -256,8 +258,8 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
             }
             head += 1;
         }
-        if crossed {
-            Search::AcrossSave(cursor)
+        if hidden {
+            Search::HiddenFromSave
         } else {
             Search::Full
         }
@@ -297,8 +299,8 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
 
     /// Carries out a path backwards, from the hop into the free slot to the
     /// hop out of the item's own bucket. Stops at the first hop whose
-    /// premises no longer hold, or that would cross a running save's cursor
-    /// (nothing is lost: hops already done each moved a fingerprint into a
+    /// premises no longer hold, or that would hide its fingerprint from a
+    /// running save (nothing is lost: hops already done each moved a fingerprint into a
     /// free slot of its alternate bucket; the caller tries its placement
     /// again either way).
     fn execute(&self, path: &[Hop]) -> Result<(), Stopped> {
@@ -312,10 +314,10 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
             let Some(dest) = self.match_one(&to, 0).lowest_set_bit() else {
                 return Err(Stopped::Changed);
             };
-            // Under the hop's locks the cursor stands still (it moves only
-            // under every lock), so this verdict holds until the move ends.
-            if self.cursor.get().splits(hop.from, hop.to) {
-                return Err(Stopped::AcrossSave);
+            // Under the hop's locks neither bucket's chunk can be copied,
+            // so this verdict holds until the move ends.
+            if self.save.hides(hop.from, hop.to) {
+                return Err(Stopped::HiddenFromSave);
             }
             let _moving = guard.versioned(Section::Move);
             broken::copy_then_clear(

@@ -33,7 +33,7 @@ use crate::layout::{audit_table, Bucket, InBounds, Layout, Mask};
 use crate::sync::{Ordering, Spin};
 use batch::{prefetch_bucket, Located, Probe};
 use cuckoo_nest_simd::Native;
-use save::SaveCursor;
+use save::SaveState;
 use stripes::Stripes;
 use words::Words;
 
@@ -101,8 +101,9 @@ pub(crate) struct Table<const B: usize, L> {
     saved_words: usize,
     buckets: usize,
     stripes: Stripes,
-    /// Where a running save has got to (save.rs); hops must not cross it.
-    cursor: SaveCursor,
+    /// What a running save has copied (save.rs): hops must not hide a
+    /// fingerprint from it.
+    save: SaveState,
 }
 
 impl<const B: usize, L: Layout<B>> Table<B, L> {
@@ -115,14 +116,19 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     ) -> Result<Self, BuildError> {
         let words = table_words(buckets, layout.bucket_bits())
             .ok_or(BuildError::CapacityTooLarge { capacity })?;
+        let stripes = Stripes::new(buckets);
+        let save = SaveState::new(
+            buckets,
+            save::chunk_buckets(layout.bucket_bits(), stripes.run()),
+        );
         Ok(Table {
             kernel: Native::default(),
             layout,
             words: Words::zeroed(words + PADDING_WORDS, huge_pages)?,
             saved_words: words,
             buckets,
-            stripes: Stripes::new(buckets),
-            cursor: SaveCursor::new(),
+            stripes,
+            save,
         })
     }
 
@@ -146,6 +152,10 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         );
         let stripes = Stripes::new(buckets);
         stripes.set_len(len);
+        let save = SaveState::new(
+            buckets,
+            save::chunk_buckets(layout.bucket_bits(), stripes.run()),
+        );
         Ok(Table {
             kernel: Native::default(),
             layout,
@@ -153,7 +163,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
             saved_words: total / 8,
             buckets,
             stripes,
-            cursor: SaveCursor::new(),
+            save,
         })
     }
 

@@ -1,104 +1,184 @@
 //! Saving while writers write: the table copied a chunk at a time.
 //!
-//! A save copies the table in memory order, a chunk at a time: one stripe
-//! (stripes are runs of consecutive buckets, stripes.rs), or a few where a
-//! stripe ends inside a word, under the chunk's stripe locks only, so no
-//! write is half done in it. Only writers to that stripe wait, and only for
-//! its copy (256 KiB at most in a 256 MiB table), never for the whole table
-//! or for the I/O; the save's memory is one chunk.
+//! A save copies the table in memory order, a chunk of about 16 KiB at a
+//! time, each chunk under the locks of the stripes it lies in: one stripe
+//! (stripes are runs of consecutive buckets, stripes.rs), or in tiny tables
+//! the few whole stripes that end on a word boundary. So no write is half
+//! done in a chunk, only writers to that stripe wait, and only for a
+//! chunk's copy (a microsecond or two), never for the whole table or for
+//! the I/O; the save's memory is a chunk or a few.
 //!
 //! The copy is then no longer one instant's state, and one kind of write
 //! could hide an item from it: a displacement hop that moves a fingerprint
-//! from a bucket not yet copied into one already copied would take it out
-//! of both copied states (the old bucket is copied after the fingerprint
-//! left, the new one was copied before it arrived): a false negative in the
-//! saved filter. A hop the other way would save the fingerprint twice.
+//! from a chunk not yet copied into one already copied takes it out of both
+//! copies (the old bucket is copied after the fingerprint left, the new one
+//! was copied before it arrived): a false negative in the saved filter.
 //!
-//! So a save keeps a *cursor*: the first bucket not yet copied, advanced
-//! over a chunk while that chunk's stripe locks are held. A hop checks it
-//! under its own two locks and refuses to move a fingerprint across it:
-//! from below the cursor to at or above it, or back. The verdict holds for
-//! the whole hop: the cursor moves over a chunk only with the chunk's locks,
-//! so not over the hop's buckets while the hop holds theirs, and moving it
-//! over other buckets does not change which side of it the hop's buckets
-//! are on. Its insert searches again, and the search leaves such hops out
-//! (reading the cursor without locks, as a hint; the hop's check decides).
-//! If every path it finds crosses the cursor, the insert waits for the
-//! cursor to move and searches again: only inserts into a nearly full
-//! table wait, and for at most the rest of the save. Inserts into a free
-//! slot and removes never cross: they do not move fingerprints between
-//! buckets.
+//! So a save marks each chunk as copied (one bit per chunk, set while the
+//! chunk's stripe locks are held) and a hop checks the marks of its two
+//! buckets under its own two locks: it refuses to move a fingerprint from a
+//! bucket not yet copied into one already copied. The verdict holds for the
+//! whole hop: a chunk's mark changes only under the chunk's locks, so not
+//! for the hop's buckets while the hop holds theirs. Its insert searches
+//! again, and the search leaves such hops out (reading the marks without
+//! locks, as hints; the hop's check decides).
 //!
-//! What the saved table then holds: every fingerprint copy that stays in
-//! one bucket from the save's start to its end is saved once (its bucket is
-//! copied at some point in between), and a copy that moves does so between
-//! two buckets on the same side of the cursor, so it is saved once too.
-//! Hence every item inserted before the save began and not removed before
-//! it ended is in the saved filter, each copy once; items inserted or
-//! removed during the save may or may not be. The item count saved is the
-//! number of occupied slots copied, so the saved header agrees with its
-//! table. docs/verification.md gives the argument with colliding
-//! fingerprints.
+//! If every path the search finds is such a hop, typically because both of
+//! the item's buckets are in chunks not yet copied and their residents'
+//! other buckets all in copied ones, the inserting thread copies its own
+//! two buckets' chunks ahead of the save (under their locks, marked as
+//! copied, kept aside until the save reaches them): from a copied bucket
+//! every hop is allowed, so the next search finds the path it found before,
+//! and no insert waits for the save to get anywhere. At most
+//! [`MAX_AHEAD`] chunks wait aside; past that an insert waits for the save
+//! to take one (in practice a handful are aside at once).
+//!
+//! A hop the other way (from a copied bucket into one not yet copied) is
+//! allowed: the fingerprint is then saved twice, which costs a false
+//! positive after the item's remove in the loaded filter, never a false
+//! negative. Inserts into a free slot and removes never cross chunks: they
+//! move nothing between buckets.
+//!
+//! What the saved table holds: every item inserted before the save began
+//! and not removed before it ended; items inserted or removed during the
+//! save may or may not be in it, and a fingerprint moved during the save
+//! may be in it twice. The item count saved is the number of occupied
+//! slots copied, so the saved header agrees with its table.
+//! docs/verification.md gives the argument with colliding fingerprints.
 //!
 //! One save runs at a time: a second waits for the first to finish.
 
 use crate::broken;
 use crate::layout::{Layout, LeBytes};
-use crate::sync::{AtomicU64, Ordering, Spin};
+use crate::sync::{AtomicU64, Mutex, Ordering, Spin};
 use crate::table::Table;
+use crossbeam_utils::CachePadded;
 
-/// The cursor's value when no save runs: every bucket is below it, so no
-/// hop crosses it.
-const NO_SAVE: u64 = u64::MAX;
+/// Table bytes a save copies per chunk, about: short enough that a writer
+/// finding its stripe locked for a chunk's copy (a microsecond or two)
+/// spins rather than yields its time slice, long enough that taking the
+/// lock is a small part of the copy.
+#[cfg(not(loom))]
+const CHUNK_BYTES: usize = 16 << 10;
 
-/// The first bucket a running save has not copied yet, or [`NO_SAVE`].
-/// Moves forward over a chunk only while that chunk's stripe locks are
-/// held (see the module docs), from 0 at a save's start to the bucket
-/// count at its end.
-pub(crate) struct SaveCursor(AtomicU64);
+/// Chunks that may wait aside, copied ahead of a save by inserts that
+/// needed them copied: 256 KiB of 16 KiB chunks.
+pub(crate) const MAX_AHEAD: usize = 16;
 
-/// A value of the cursor, read once (by a search) or under a hop's locks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Seen(u64);
-
-impl Seen {
-    /// True if a fingerprint moving from bucket `from` to bucket `to` would
-    /// cross the cursor: one of the two buckets is already copied and the
-    /// other is not.
-    #[inline]
-    pub(crate) fn splits(self, from: usize, to: usize) -> bool {
-        !broken::SAVE_IGNORES_CURSOR && ((from as u64) < self.0) != ((to as u64) < self.0)
-    }
+/// Buckets per chunk of a save: about [`CHUNK_BYTES`], whole words, and
+/// within one stripe or whole stripes. `unit` (the fewest buckets that end
+/// on a word boundary), a stripe's `run` and the chunk are powers of two,
+/// so a chunk no longer than a run lies in one stripe, and one of `unit`
+/// buckets, longer than a run, covers whole stripes. (The loom models'
+/// four-bucket tables: a chunk per bucket with four 16-bit slots, per two
+/// buckets with two.)
+pub(crate) fn chunk_buckets(bucket_bits: usize, run: usize) -> usize {
+    let unit = 64 >> bucket_bits.trailing_zeros().min(6);
+    #[cfg(loom)]
+    let target = 1;
+    #[cfg(not(loom))]
+    let target = (CHUNK_BYTES * 8 / bucket_bits).next_power_of_two() / 2;
+    target.min(run).max(unit)
 }
 
-impl SaveCursor {
-    pub(crate) fn new() -> Self {
-        SaveCursor(AtomicU64::new(NO_SAVE))
-    }
+/// What writers need to know of a running save.
+pub(crate) struct SaveState {
+    /// 1 while a save runs, 0 otherwise. On a cache line of its own, away
+    /// from the table's fields every lookup reads.
+    running: CachePadded<AtomicU64>,
+    /// One bit per chunk: copied by the running save. All zero between
+    /// saves. Set only while the chunk's stripe locks are held.
+    copied: Box<[AtomicU64]>,
+    /// Chunks copied ahead of the save, by index, until it reaches them.
+    ahead: Mutex<Vec<(usize, Vec<u8>)>>,
+    /// Buckets per chunk ([`chunk_buckets`]).
+    chunk: usize,
+}
 
-    /// The cursor now. Under a hop's locks, which side of it the hop's
-    /// buckets are on cannot change; elsewhere it is a hint.
-    #[inline]
-    pub(crate) fn get(&self) -> Seen {
-        Seen(self.0.load(Ordering::Relaxed))
-    }
-
-    /// Waits until the cursor is no longer `seen`: a chunk copied, or the
-    /// save over.
-    pub(crate) fn wait_past(&self, seen: Seen) {
-        let spin = Spin::new();
-        while self.0.load(Ordering::Acquire) == seen.0 {
-            spin.wait();
+impl SaveState {
+    pub(crate) fn new(buckets: usize, chunk: usize) -> Self {
+        let chunks = buckets.div_ceil(chunk);
+        SaveState {
+            running: CachePadded::new(AtomicU64::new(0)),
+            copied: (0..chunks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            ahead: Mutex::new(Vec::new()),
+            chunk,
         }
     }
 
-    /// Starts a save (waiting for one already running to finish): the
-    /// cursor goes from [`NO_SAVE`] to 0, which no hop crosses either.
+    /// True while a save runs (a hint, outside the locks).
+    #[inline]
+    pub(crate) fn running(&self) -> bool {
+        self.running.load(Ordering::Relaxed) != 0
+    }
+
+    /// True if the running save has copied the chunk of `bucket`.
+    #[inline]
+    fn is_copied(&self, bucket: usize) -> bool {
+        let k = bucket / self.chunk;
+        self.copied[k / 64].load(Ordering::Relaxed) >> (k % 64) & 1 != 0
+    }
+
+    /// Marks chunk `k` copied. The caller holds the chunk's stripe locks.
+    fn mark(&self, k: usize) {
+        self.copied[k / 64].fetch_or(1 << (k % 64), Ordering::Relaxed);
+    }
+
+    /// True if a hop moving a fingerprint from bucket `from` to bucket
+    /// `to` would hide it from the running save: `to`'s chunk is copied,
+    /// `from`'s is not. Exact under the hop's two locks.
+    #[inline]
+    pub(crate) fn hides(&self, from: usize, to: usize) -> bool {
+        !broken::SAVE_IGNORES_CURSOR
+            && self.running()
+            && self.is_copied(to)
+            && !self.is_copied(from)
+    }
+
+    /// The marks as a search sees them, for [`Marks::hides`]: read once
+    /// where they fit one word (small tables, the loom models'), bit by
+    /// bit otherwise. A hint: the hop's own check decides.
+    pub(crate) fn marks(&self) -> Marks<'_> {
+        if self.copied.len() == 1 {
+            Marks::Word(self.copied[0].load(Ordering::Relaxed), self.chunk)
+        } else {
+            Marks::Live(self)
+        }
+    }
+}
+
+/// A search's view of a running save's marks ([`SaveState::marks`]).
+pub(crate) enum Marks<'a> {
+    /// All the marks, as read once, and buckets per chunk.
+    Word(u64, usize),
+    /// Read as needed.
+    Live(&'a SaveState),
+}
+
+impl Marks<'_> {
+    /// [`SaveState::hides`], on these marks.
+    #[inline]
+    pub(crate) fn hides(&self, from: usize, to: usize) -> bool {
+        match *self {
+            Marks::Word(w, chunk) => {
+                !broken::SAVE_IGNORES_CURSOR
+                    && w >> (to / chunk) & 1 != 0
+                    && w >> (from / chunk) & 1 == 0
+            }
+            Marks::Live(s) => !broken::SAVE_IGNORES_CURSOR && s.is_copied(to) && !s.is_copied(from),
+        }
+    }
+}
+
+impl SaveState {
+    /// Starts a save, waiting for one already running to finish.
     fn begin(&self) -> Saving<'_> {
         let spin = Spin::new();
         while self
-            .0
-            .compare_exchange_weak(NO_SAVE, 0, Ordering::Acquire, Ordering::Relaxed)
+            .running
+            .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
             spin.wait();
@@ -107,70 +187,138 @@ impl SaveCursor {
     }
 }
 
-/// A running save; ends it (cursor back to [`NO_SAVE`]) when dropped, on
-/// success, error or unwinding alike.
-struct Saving<'a>(&'a SaveCursor);
-
-impl Saving<'_> {
-    /// Buckets below `end` are copied. The caller holds the locks of the
-    /// stripes the cursor moves over.
-    fn advance(&self, end: usize) {
-        self.0 .0.store(end as u64, Ordering::Relaxed);
-    }
-}
+/// A running save; ends it when dropped, on success, error or unwinding
+/// alike: under the mutex of the chunks aside (which an insert holds while
+/// it copies one ahead and marks it, so none marks a chunk of a save that
+/// is over), the marks cleared, the chunks aside dropped, `running` back
+/// to 0. (A hop that reads a mark as it is cleared may refuse a move it
+/// need not have, and search again; the save's copy is complete or
+/// abandoned by then, so none can hide anything from it.)
+struct Saving<'a>(&'a SaveState);
 
 impl Drop for Saving<'_> {
     fn drop(&mut self) {
-        // Every bucket is copied (or the save was abandoned): no hop
-        // can hide from it any more, so this needs no lock.
-        self.0 .0.store(NO_SAVE, Ordering::Release);
+        let mut ahead = self.0.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        for w in self.0.copied.iter() {
+            w.store(0, Ordering::Relaxed);
+        }
+        ahead.clear();
+        self.0.running.store(0, Ordering::Release);
     }
 }
 
 impl<const B: usize, L: Layout<B>> Table<B, L> {
-    /// Buckets per chunk of a save: whole stripes and whole words, as few
-    /// as that allows. A stripe's run and `unit` (buckets that end on a
-    /// word boundary) are powers of two, so the larger is a multiple of
-    /// both. (The loom models' four-bucket tables: a chunk per bucket with
-    /// four 16-bit slots, per two buckets with two.)
-    fn save_chunk_buckets(&self) -> usize {
-        let unit = 64 >> self.layout.bucket_bits().trailing_zeros().min(6);
-        self.stripes.run().max(unit)
+    /// Words `[start, end)` of chunk `k`: the last chunk also takes the
+    /// words after the last bucket.
+    fn chunk_words(&self, k: usize) -> (usize, usize, std::ops::Range<usize>) {
+        let bits = self.layout.bucket_bits();
+        let first = k * self.save.chunk;
+        let end = (first + self.save.chunk).min(self.buckets);
+        let words = if end == self.buckets {
+            first * bits / 64..self.saved_words
+        } else {
+            first * bits / 64..end * bits / 64
+        };
+        (first, end, words)
+    }
+
+    /// Copies the words of buckets `words` into `out` (little-endian). The
+    /// caller holds their stripes' locks.
+    fn copy_words(&self, words: std::ops::Range<usize>, out: &mut [u8]) {
+        for (dst, w) in out.chunks_exact_mut(8).zip(&self.words[words]) {
+            dst.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+    }
+
+    /// For an insert whose every path would hide a fingerprint from the
+    /// running save: copies the chunks of its buckets `i1` and `i2` ahead
+    /// of the save, so hops out of them are allowed. Returns false if it
+    /// could copy neither (both already copied, the save over, or
+    /// [`MAX_AHEAD`] chunks already waiting aside): the caller then waits.
+    pub(crate) fn copy_ahead(&self, i1: usize, i2: usize) -> bool {
+        let mut copied_any = false;
+        for bucket in [i1, i2] {
+            let k = bucket / self.save.chunk;
+            if !self.save.running() || self.save.is_copied(bucket) {
+                continue;
+            }
+            let (first, end, words) = self.chunk_words(k);
+            let mut buf = vec![0u8; words.len() * 8];
+            let _locks = self.stripes.lock_buckets(first, end);
+            // Under the chunk's locks the save cannot copy it, and under
+            // the mutex it cannot end.
+            let mut ahead = self.save.ahead.lock().unwrap_or_else(|e| e.into_inner());
+            if !self.save.running() || self.save.is_copied(bucket) || ahead.len() >= MAX_AHEAD {
+                continue;
+            }
+            self.copy_words(words, &mut buf);
+            ahead.push((k, buf));
+            self.save.mark(k);
+            copied_any = true;
+        }
+        copied_any
+    }
+
+    /// Waits a little for the running save to move on (an insert that
+    /// found no path it may carry out and could copy nothing ahead).
+    pub(crate) fn wait_for_save(&self) {
+        // Under loom each wait is a yield the model checker explores: one.
+        const ROUNDS: usize = if cfg!(loom) { 1 } else { 64 };
+        let spin = Spin::new();
+        for _ in 0..ROUNDS {
+            if !self.save.running() {
+                return;
+            }
+            spin.wait();
+        }
     }
 
     /// Copies the table (little-endian, [`Self::table_bytes`] in all) a
-    /// chunk at a time into `scratch`, handing each chunk to `out` with no
-    /// lock held, so writers go on while `out` runs (see the module docs
-    /// for what the copy holds). Returns the occupied slots copied: the
-    /// item count of the saved table. `out` must not write to this table:
-    /// an insert there could wait for this save's cursor, which waits for
-    /// `out`.
+    /// chunk at a time, handing each chunk to `out` with no lock held, so
+    /// writers go on while `out` runs (see the module docs for what the
+    /// copy holds). Returns the occupied slots copied: the item count of
+    /// the saved table. `out` must not write to this table: an insert there
+    /// could wait for this save, which waits for `out`.
     pub(crate) fn save_chunks<E>(
         &self,
         mut out: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<usize, E> {
-        let bits = self.layout.bucket_bits();
-        let per = self.save_chunk_buckets();
-        // The last chunk also takes the words after the last bucket.
-        let mut scratch = vec![0u8; (per * bits / 64 + 8).min(self.saved_words) * 8];
-        let saving = self.cursor.begin();
+        let chunks = self.buckets.div_ceil(self.save.chunk);
+        let mut scratch = vec![
+            0u8;
+            self.chunk_words(0)
+                .2
+                .len()
+                .max(self.chunk_words(chunks - 1).2.len())
+                * 8
+        ];
+        let _saving = self.save.begin();
         let mut items = 0;
-        let mut first = 0;
-        while first < self.buckets {
-            let end = (first + per).min(self.buckets);
-            let words = if end == self.buckets {
-                first * bits / 64..self.saved_words
-            } else {
-                first * bits / 64..end * bits / 64
-            };
-            let chunk = &mut scratch[..words.len() * 8];
-            {
-                let _chunk = self.stripes.lock_buckets(first, end);
-                for (dst, w) in chunk.chunks_exact_mut(8).zip(&self.words[words]) {
-                    dst.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        for k in 0..chunks {
+            let (first, end, words) = self.chunk_words(k);
+            let mut taken = None;
+            if !self.save.is_copied(first) {
+                let _locks = self.stripes.lock_buckets(first, end);
+                if !self.save.is_copied(first) {
+                    self.copy_words(words.clone(), &mut scratch[..words.len() * 8]);
+                    self.save.mark(k);
+                    taken = Some(&scratch[..words.len() * 8]);
                 }
-                saving.advance(end);
             }
+            let aside: Vec<u8>;
+            let chunk: &[u8] = match taken {
+                Some(c) => c,
+                None => {
+                    // Copied ahead by an insert: it is waiting aside.
+                    let mut ahead = self.save.ahead.lock().unwrap_or_else(|e| e.into_inner());
+                    let at = ahead
+                        .iter()
+                        .position(|(j, _)| *j == k)
+                        .expect("a chunk marked copied ahead is kept aside");
+                    aside = ahead.swap_remove(at).1;
+                    &aside
+                }
+            };
             items += self
                 .layout
                 .audit_buckets(self.kernel, &LeBytes(chunk), end - first)
@@ -178,7 +326,6 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
                     unreachable!("bucket {} as no writer leaves it: {why}", first + bucket)
                 });
             out(chunk)?;
-            first = end;
         }
         Ok(items)
     }
