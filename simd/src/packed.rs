@@ -7,7 +7,9 @@
 //! that fits in 64 bits, one word holds the whole bucket and a handful of
 //! integer operations find the lanes equal to a value, with no carry from
 //! one lane into the next (so the answer is exact, unlike the cheaper
-//! "has zero byte" trick, which can flag a lane above a true match).
+//! "has zero byte" trick, which can flag a lane above a true match). Where
+//! only *whether* some lane matches is asked (`any_eq`, `any_eq2`: a
+//! lookup), the cheaper trick is used: its answer to that is exact.
 
 /// Precomputed masks for `lanes` lanes of `width` bits in a `u64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,10 +73,27 @@ impl PackedLanes {
         !y & self.high
     }
 
+    /// The top bit of some lane set iff some lane of `word` equals
+    /// `value`: the classic "has a zero lane" test on `word ^ value`
+    /// (subtract 1 from every lane, keep the top bits that were clear
+    /// before). Exact about *whether* a lane matches, though not about
+    /// which: below the lowest zero lane every lane is at least 1, so no
+    /// borrow crosses into it and it shows its top bit; with no zero lane
+    /// nothing borrows at all, and a lane `v - 1` has its top bit set only
+    /// if `v` had it already. Bits above the lanes only take a borrow out
+    /// of the top lane, and the mask drops them. Four operations where
+    /// [`Self::eq_high_bits`] needs five (no add, no or), and the xor and
+    /// subtract fold into the caller's other words.
+    #[inline(always)]
+    fn zero_lane_bits(&self, word: u64, value: u32) -> u64 {
+        let x = word ^ (value as u64).wrapping_mul(self.ones);
+        x.wrapping_sub(self.ones) & !x
+    }
+
     /// True if any lane of `word` equals `value`.
     #[inline(always)]
     pub fn any_eq(&self, word: u64, value: u32) -> bool {
-        self.eq_high_bits(word, value) != 0
+        self.zero_lane_bits(word, value) & self.high != 0
     }
 
     /// True if any lane of `a` or of `b` equals `value` (bits above the
@@ -82,8 +101,10 @@ impl PackedLanes {
     /// of both, with the arithmetic on both words done at once in one SSE2
     /// register on x86_64. A lookup is mostly integer work (hashing, bucket
     /// addresses, versions); moving its compare to the vector unit, as the
-    /// 8/16/32-bit kernels do, leaves the integer scheduler room for the
-    /// next lookups.
+    /// 8/16/32-bit kernels do, leaves the integer registers and scheduler
+    /// to the next lookups (the same compare in integer registers counted
+    /// as many instructions per lookup, or more, once the spills it caused
+    /// were counted).
     #[inline(always)]
     pub fn any_eq2(&self, a: u64, b: u64, value: u32) -> bool {
         #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -94,19 +115,19 @@ impl PackedLanes {
             unsafe {
                 let words = _mm_set_epi64x(b as i64, a as i64);
                 let pattern = _mm_set1_epi64x((value as u64).wrapping_mul(self.ones) as i64);
-                let low = _mm_set1_epi64x(self.low as i64);
+                let ones = _mm_set1_epi64x(self.ones as i64);
                 let high = _mm_set1_epi64x(self.high as i64);
                 let x = _mm_xor_si128(words, pattern);
-                // As in `eq_high_bits`, per 64-bit half.
-                let y = _mm_or_si128(_mm_add_epi64(_mm_and_si128(x, low), low), x);
-                let equal = _mm_andnot_si128(y, high);
-                let zero = _mm_cmpeq_epi8(equal, _mm_setzero_si128());
-                _mm_movemask_epi8(zero) != 0xffff
+                // As in `zero_lane_bits`, per 64-bit half: `(x - ones) & !x`.
+                let zero_lanes = _mm_andnot_si128(x, _mm_sub_epi64(x, ones));
+                let hits = _mm_and_si128(zero_lanes, high);
+                let none = _mm_cmpeq_epi8(hits, _mm_setzero_si128());
+                _mm_movemask_epi8(none) != 0xffff
             }
         }
         #[cfg(not(all(target_arch = "x86_64", not(miri))))]
         {
-            self.any_eq(a, value) | self.any_eq(b, value)
+            (self.zero_lane_bits(a, value) | self.zero_lane_bits(b, value)) & self.high != 0
         }
     }
 

@@ -234,8 +234,12 @@ impl<const F: u32> SemiSorted<F> {
         // (For a run-time width, `F` is 0 and this is `None`.)
         if let Some(magic) = const { nibble_spread(F.saturating_sub(4)) } {
             // Each slot's nibble hit moved onto its low-bits hit: one
-            // multiply, one AND.
-            low_hits & (nibble_hits >> 3).wrapping_mul(magic) != 0
+            // multiply, one AND. `(h >> 3) * magic`, written as
+            // `h * (magic >> 3)` (a constant): the hits sit at bits
+            // `4j + 3` and every term of `magic` at bit `L - 1 >= 3` or
+            // above (`nibble_spread` wants `L >= 4`), so both are the same
+            // product, one shift fewer per bucket.
+            low_hits & nibble_hits.wrapping_mul(magic >> 3) != 0
         } else if low >= 4 {
             slot_bits(low_hits, low) & slot_bits(nibble_hits, 4) != 0
         } else {

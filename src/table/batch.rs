@@ -19,10 +19,12 @@ pub(crate) const DEFAULT_DISTANCE: usize = 16;
 
 /// Where one key lives: both buckets and the fingerprint.
 #[derive(Clone, Copy, Default)]
+/// Set only inside `table` (the owned table's probe reads without bounds
+/// checks, relying on `i1` and `i2` being buckets of the table).
 pub(crate) struct Located {
-    pub(crate) i1: usize,
-    pub(crate) i2: usize,
-    pub(crate) fp: u32,
+    pub(super) i1: usize,
+    pub(super) i2: usize,
+    pub(super) fp: u32,
 }
 
 /// What the pipelined loop runs over: the owned table, or a view's lookups

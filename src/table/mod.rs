@@ -55,7 +55,23 @@ pub(crate) fn table_words(buckets: usize, bucket_bits: usize) -> Option<usize> {
 /// (Miri), `black_box`, which costs a store and a load.
 #[inline(always)]
 fn opaque(b: bool) -> bool {
-    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
+    // A byte register on x86_64, so the test after it is `test r8, r8`
+    // without first widening the flag (one instruction per lookup).
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        let mut x = b as u8;
+        // SAFETY: the template is only a comment: no instruction runs, no
+        // memory, stack or flag is touched; `x` stays in its register.
+        unsafe {
+            core::arch::asm!(
+                "/* {0} */",
+                inout(reg_byte) x,
+                options(pure, nomem, nostack, preserves_flags)
+            )
+        };
+        x != 0
+    }
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
     {
         let mut x = b as u64;
         // SAFETY: the template is only a comment: no instruction runs, no
@@ -255,7 +271,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     /// prefetches and without, docs/benchmarks.md); the batch path, which
     /// prefetches well ahead of its loads, keeps them.
     #[inline]
-    pub(crate) fn contains(&self, i1: usize, fp: u32) -> bool {
+    fn contains(&self, i1: usize, fp: u32) -> bool {
         let i2 = self.alt(i1, fp);
         self.contains_at(i1, i2, fp)
     }
@@ -281,7 +297,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     /// retry is out of line, so the common path is straight code with
     /// nothing kept alive for a second round.
     #[inline(always)]
-    pub(crate) fn contains_at(&self, i1: usize, i2: usize, fp: u32) -> bool {
+    fn contains_at(&self, i1: usize, i2: usize, fp: u32) -> bool {
         match self.try_contains_at(i1, i2, fp) {
             Some(found) => found,
             None => self.contains_at_retry(i1, i2, fp),
@@ -294,16 +310,22 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     fn try_contains_at(&self, i1: usize, i2: usize, fp: u32) -> Option<bool> {
         let (s1, s2) = (self.stripes.reader(i1), self.stripes.reader(i2));
         let (mut t1, mut t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
-        assert!(
+        debug_assert!(
             i1 < self.buckets && i2 < self.buckets,
             "bucket out of range"
         );
-        // SAFETY: both buckets are below `buckets` (just checked); a layout
-        // reads only the words of `span(i)` for the buckets it is given,
-        // and with a `SLACK` source at most the word after `span(i).0`
-        // (the `Layout` contract); and `words` holds `table_words(buckets,
-        // bucket_bits)` words (checked in `new` and `from_le_bytes`), which
-        // cover the span of every bucket, then `PADDING_WORDS` more.
+        // SAFETY: both buckets are below `buckets`, by how they are made
+        // (no check here: it was four instructions of every lookup): the
+        // callers, `contains` and `Probe::probe`, pass a primary bucket
+        // from `locate` (a fast range onto `0..buckets`: `(x * m) >> 64 <
+        // m`) and its `alt` (`(h - i) mod m` with `h, i < m`), or bucket 0
+        // (a zeroed `Located`; a table has at least one bucket); a
+        // `Located`'s fields are only set inside `table`. A layout reads
+        // only the words of `span(i)` for the buckets it is given, and with
+        // a `SLACK` source at most the word after `span(i).0` (the `Layout`
+        // contract); and `words` holds `table_words(buckets, bucket_bits)`
+        // words (checked in `new` and `from_le_bytes`), which cover the
+        // span of every bucket, then `PADDING_WORDS` more.
         let words = unsafe { InBounds::new(&self.words) };
         let found = self.layout.probe(self.kernel, &words, i1, i2, fp);
         if broken::PROBE_STAMP_AFTER_LOAD {
@@ -313,8 +335,15 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         let valid = self.stripes.read_valid_pair(s1, t1, s2, t2);
         // Hidden from the optimizer, or it splits this one test back into
         // "found?" then "valid?": a branch on hit or miss, which a shuffled
-        // stream mispredicts half the time.
-        let settled = opaque(valid | (found & !L::HITS_NEED_VALIDATION));
+        // stream mispredicts half the time. Where hits wait for the versions
+        // too (semi-sorted), `valid` alone decides and there is nothing to
+        // split: the branch tests the flags it is computed in (two
+        // instructions fewer).
+        let settled = if L::HITS_NEED_VALIDATION {
+            valid
+        } else {
+            opaque(valid | found)
+        };
         settled.then_some(found)
     }
 
