@@ -2,7 +2,9 @@
 # ThreadSanitizer over the multi-thread stress tests (tests/stress.rs:
 # writers insert past 90% load (so most inserts displace) and remove, readers
 # look up published keys; tests/collisions.rs: colliding items cycled
-# through insert and remove while readers look up one that stays). Nightly
+# through insert and remove while readers look up one that stays;
+# tests/save_while_writing.rs: saves, with chunks copied ahead by inserts,
+# while writers displace near full). Nightly
 # only: -Zsanitizer=thread, with std rebuilt instrumented (-Zbuild-std, needs
 # the rust-src component), in its own target directory so the flags never
 # touch other builds.
@@ -50,7 +52,7 @@ tsan_test() {
         cargo +nightly test -Zbuild-std --target "$host" -p cuckoo-nest --test "$test" "$@"
 }
 
-for test in stress collisions; do
+for test in stress collisions save_while_writing; do
     echo "ThreadSanitizer: tests/$test.rs on $host, CUCKOO_STRESS_MS=$CUCKOO_STRESS_MS"
     bin=$(tsan_test "$test" --no-run --message-format=json |
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1) ||
