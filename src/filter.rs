@@ -651,8 +651,9 @@ impl CuckooFilter {
     /// answers `true` for everything either answered `true` for (a union,
     /// as when compaction merges the filters of the files it merges, or
     /// shards built apart are combined). Both may be in use by other
-    /// threads meanwhile: `other` is read as one consistent snapshot (as
-    /// [`to_bytes`](Self::to_bytes) reads it), then its fingerprints are
+    /// threads meanwhile: `other` is copied as
+    /// [`to_bytes`](Self::to_bytes) copies it (every item inserted before
+    /// the merge began and not removed is in the copy), then its fingerprints are
     /// inserted here one by one, in bucket order, each an ordinary insert
     /// into the same bucket pair it occupied there.
     ///
@@ -773,8 +774,9 @@ impl fmt::Display for ShapeName<'_> {
 /// places: the same shape, bucket count and hash seed, and the same table
 /// (so they answer every lookup alike, and save to the same table bytes).
 /// The capacity each was sized for is not compared. Each filter's table is
-/// copied as [`to_bytes`](CuckooFilter::to_bytes) copies it (a consistent
-/// snapshot while other threads write), one after the other: a comparison
+/// copied as [`to_bytes`](CuckooFilter::to_bytes) copies it, one after the
+/// other (compare filters no thread is writing to: under writers the copies
+/// are of moving tables): a comparison
 /// costs both tables' memory and a pass over each.
 ///
 /// ```

@@ -98,7 +98,8 @@
 //! the batch forms) hash with the format's own hash, stable across
 //! platforms and releases; [`CuckooFilter::count`] says how many copies of
 //! an item's fingerprint are held; [`CuckooFilter::merge`] adds another
-//! filter's fingerprints (a union); `Clone` is a consistent snapshot.
+//! filter's fingerprints (a union); `Clone` copies while other threads
+//! write, as `to_bytes` does.
 
 #![warn(missing_docs)]
 // README's example runs as a doctest, so it cannot rot.

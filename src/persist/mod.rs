@@ -71,7 +71,7 @@ impl CuckooFilter {
         with_table!(&self.inner, t => t.save_chunks(out))
     }
 
-    /// The table's saved bytes, a consistent snapshot (as `to_bytes`).
+    /// The table's saved bytes, copied as `to_bytes` copies them.
     pub(crate) fn table_snapshot(&self) -> Vec<u8> {
         self.table_snapshot_counted().0
     }
