@@ -233,6 +233,8 @@ impl CuckooFilter {
     /// every reader refuses), the table, then seeks back to write the real
     /// header, and leaves `w` at the end of what it wrote. Same copy as
     /// `to_bytes`. [`save_to_path`](Self::save_to_path) saves this way.
+    /// `w` must not insert into this filter: such an insert could wait for
+    /// this save, which waits for `w`.
     ///
     /// ```
     /// use std::io::Cursor;
