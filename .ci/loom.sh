@@ -91,7 +91,7 @@ done
         "packed_plain_store|--cfg cuckoo_broken_packed_plain_store|straddling_slot_and_neighbour_share_a_word"
         "semi_unversioned|--cfg cuckoo_broken_semi_unversioned|semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"
         "probe_stamp_after_load|--cfg cuckoo_broken_probe_stamp_after_load|$lookups"
-        "save_ignores_cursor|--cfg cuckoo_broken_save_ignores_cursor|save_keeps_an_item_moving_backwards two_slot_save_keeps_an_item_moving_backwards"
+        "save_ignores_marks|--cfg cuckoo_broken_save_ignores_marks|save_keeps_an_item_moving_backwards two_slot_save_keeps_an_item_moving_backwards"
         # Invisible under the version protocol (docs/verification.md, section 3).
         "clear_first|--cfg cuckoo_broken_clear_first|"
     )

@@ -9,7 +9,7 @@
 //! the version re-check ([`validation`]) and the read fence, the lock order
 //! ([`lock_order`]), the slot store ([`fetch_or`]), the order of a move's two
 //! writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]) and the
-//! save's check (`SAVE_IGNORES_CURSOR`, in table/save.rs). Two
+//! save's check (`SAVE_IGNORES_MARKS`, in table/save.rs). Two
 //! change the protocol's logic rather than a mechanism and stay one test at
 //! their sites: `UNIQUE_UNLOCKED` (table/insert.rs) and
 //! `PROBE_STAMP_AFTER_LOAD` (table/mod.rs).
@@ -52,7 +52,7 @@ pub(crate) const PROBE_STAMP_AFTER_LOAD: bool = cfg!(cuckoo_broken_probe_stamp_a
 
 /// A hop moves a fingerprint from a chunk a running save has not copied
 /// into one it has (which hides it from the save).
-pub(crate) const SAVE_IGNORES_CURSOR: bool = cfg!(cuckoo_broken_save_ignores_cursor);
+pub(crate) const SAVE_IGNORES_MARKS: bool = cfg!(cuckoo_broken_save_ignores_marks);
 
 /// Why a write opens a versioned section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@
 //! (which audits that its item count is what its table holds) and must
 //! find every key of `A`. The table spans many save chunks, so hops cross
 //! the save's progress all the time; with the save's check broken
-//! (`--cfg cuckoo_broken_save_ignores_cursor`) this test fails.
+//! (`--cfg cuckoo_broken_save_ignores_marks`) this test fails.
 //!
 //! Duration: `CUCKOO_STRESS_MS` per shape (default 1500 ms).
 

@@ -14,7 +14,7 @@
 //! bucket copied before `x` arrived, the late one after it left, and `x` is
 //! in neither. The insert must then copy its buckets' chunks ahead of the
 //! save, or find another path. Forwards may save `x` twice, never zero
-//! times. With the check broken (`cuckoo_broken_save_ignores_cursor`) the
+//! times. With the check broken (`cuckoo_broken_save_ignores_marks`) the
 //! backward models fail.
 #![cfg(loom)]
 

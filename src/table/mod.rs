@@ -118,9 +118,7 @@ pub(crate) struct Table<const B: usize, L> {
     buckets: usize,
     stripes: Stripes,
     /// What a running save has copied (save.rs): hops must not hide a
-    /// fingerprint from it. Boxed: lookups never read it, and inline its
-    /// cache-line alignment would make the whole table struct larger and
-    /// cost the lookup path instructions.
+    /// fingerprint from it. Boxed (see [`SaveState::new`]).
     save: Box<SaveState>,
 }
 
@@ -135,10 +133,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         let words = table_words(buckets, layout.bucket_bits())
             .ok_or(BuildError::CapacityTooLarge { capacity })?;
         let stripes = Stripes::new(buckets);
-        let save = Box::new(SaveState::new(
-            buckets,
-            save::chunk_buckets(layout.bucket_bits(), stripes.run()),
-        ));
+        let save = SaveState::new(buckets, layout.bucket_bits(), stripes.run());
         Ok(Table {
             kernel: Native::default(),
             layout,
@@ -170,10 +165,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         );
         let stripes = Stripes::new(buckets);
         stripes.set_len(len);
-        let save = Box::new(SaveState::new(
-            buckets,
-            save::chunk_buckets(layout.bucket_bits(), stripes.run()),
-        ));
+        let save = SaveState::new(buckets, layout.bucket_bits(), stripes.run());
         Ok(Table {
             kernel: Native::default(),
             layout,

@@ -63,7 +63,7 @@ const CHUNK_BYTES: usize = 16 << 10;
 
 /// Chunks that may wait aside, copied ahead of a save by inserts that
 /// needed them copied: 256 KiB of 16 KiB chunks.
-pub(crate) const MAX_AHEAD: usize = 16;
+const MAX_AHEAD: usize = 16;
 
 /// Buckets per chunk of a save: about [`CHUNK_BYTES`], whole words, and
 /// within one stripe or whole stripes. `unit` (the fewest buckets that end
@@ -72,7 +72,7 @@ pub(crate) const MAX_AHEAD: usize = 16;
 /// buckets, longer than a run, covers whole stripes. (The loom models'
 /// four-bucket tables: a chunk per bucket with four 16-bit slots, per two
 /// buckets with two.)
-pub(crate) fn chunk_buckets(bucket_bits: usize, run: usize) -> usize {
+fn chunk_buckets(bucket_bits: usize, run: usize) -> usize {
     let unit = 64 >> bucket_bits.trailing_zeros().min(6);
     #[cfg(loom)]
     let target = 1;
@@ -96,16 +96,21 @@ pub(crate) struct SaveState {
 }
 
 impl SaveState {
-    pub(crate) fn new(buckets: usize, chunk: usize) -> Self {
+    /// The state of a table of `buckets` buckets of `bucket_bits` bits in
+    /// stripes of `run` buckets. Boxed: lookups never read it, and inline
+    /// its cache-line alignment would grow the table struct and cost every
+    /// lookup instructions.
+    pub(crate) fn new(buckets: usize, bucket_bits: usize, run: usize) -> Box<Self> {
+        let chunk = chunk_buckets(bucket_bits, run);
         let chunks = buckets.div_ceil(chunk);
-        SaveState {
+        Box::new(SaveState {
             running: CachePadded::new(AtomicU64::new(0)),
             copied: (0..chunks.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
             ahead: Mutex::new(Vec::new()),
             chunk,
-        }
+        })
     }
 
     /// True while a save runs (a hint, outside the locks).
@@ -131,10 +136,7 @@ impl SaveState {
     /// `from`'s is not. Exact under the hop's two locks.
     #[inline]
     pub(crate) fn hides(&self, from: usize, to: usize) -> bool {
-        !broken::SAVE_IGNORES_CURSOR
-            && self.running()
-            && self.is_copied(to)
-            && !self.is_copied(from)
+        self.running() && Marks::Live(self).hides(from, to)
     }
 
     /// The marks as a search sees them, for [`Marks::hides`]: read once
@@ -163,11 +165,11 @@ impl Marks<'_> {
     pub(crate) fn hides(&self, from: usize, to: usize) -> bool {
         match *self {
             Marks::Word(w, chunk) => {
-                !broken::SAVE_IGNORES_CURSOR
+                !broken::SAVE_IGNORES_MARKS
                     && w >> (to / chunk) & 1 != 0
                     && w >> (from / chunk) & 1 == 0
             }
-            Marks::Live(s) => !broken::SAVE_IGNORES_CURSOR && s.is_copied(to) && !s.is_copied(from),
+            Marks::Live(s) => !broken::SAVE_IGNORES_MARKS && s.is_copied(to) && !s.is_copied(from),
         }
     }
 }
