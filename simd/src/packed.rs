@@ -137,6 +137,25 @@ impl PackedLanes {
         self.compress(self.eq_high_bits(word, value))
     }
 
+    /// The lowest lane of `word` equal to `value`, if any: what
+    /// `eq(word, value).trailing_zeros()` says, without gathering the other
+    /// lanes' bits (one count of trailing zeros and a division by the
+    /// width, a multiply when the width is a constant).
+    ///
+    /// ```
+    /// use cuckoo_nest_simd::PackedLanes;
+    /// let p = PackedLanes::new(12, 4).expect("4 x 12 bits fit in a word");
+    /// let word = 0x005_000_005_007u64; // lanes 7, 5, 0, 5
+    /// assert_eq!(p.first_eq(word, 5), Some(1));
+    /// assert_eq!(p.first_eq(word, 0), Some(2));
+    /// assert_eq!(p.first_eq(word, 9), None);
+    /// ```
+    #[inline(always)]
+    pub fn first_eq(&self, word: u64, value: u32) -> Option<u32> {
+        let high = self.eq_high_bits(word, value);
+        (high != 0).then(|| high.trailing_zeros() / self.width)
+    }
+
     /// One bit per lane from the lanes' top bits.
     #[inline(always)]
     fn compress(&self, high_bits: u64) -> u32 {
@@ -219,6 +238,11 @@ mod tests {
                             "width {width} lanes {lanes} word {word:#x} value {v}"
                         );
                         assert_eq!(p.any_eq(word, v), p.eq_reference(word, v) != 0);
+                        let first = p.eq_reference(word, v);
+                        assert_eq!(
+                            p.first_eq(word, v),
+                            (first != 0).then(|| first.trailing_zeros())
+                        );
                         let other = next();
                         assert_eq!(
                             p.any_eq2(word, other, v),

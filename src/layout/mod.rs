@@ -95,6 +95,14 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     /// slots).
     fn matches<K: Kernel>(&self, kernel: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask);
 
+    /// The first slot of `a` equal to `value` (0: the first empty slot,
+    /// where an insert stores), if any. A layout may find it without
+    /// building the whole slot mask.
+    #[inline(always)]
+    fn first_match<K: Kernel>(&self, kernel: K, a: &Bucket, value: u32) -> Option<usize> {
+        self.matches(kernel, a, a, value).0.lowest_set_bit()
+    }
+
     /// True if any slot of `a` or `b` equals `value`.
     #[inline(always)]
     fn any_match<K: Kernel>(&self, kernel: K, a: &Bucket, b: &Bucket, value: u32) -> bool {

@@ -109,6 +109,16 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     }
 
     #[inline(always)]
+    fn first_match<K: Kernel>(&self, k: K, a: &Bucket, value: u32) -> Option<usize> {
+        match self.lanes::<B>() {
+            Some(p) => p.first_eq(a[0], value).map(|j| j as usize),
+            None => <Self as Layout<B>>::matches(self, k, a, a, value)
+                .0
+                .lowest_set_bit(),
+        }
+    }
+
+    #[inline(always)]
     fn probe<K: Kernel, W: WordSource + ?Sized>(
         &self,
         k: K,
@@ -154,6 +164,19 @@ mod tests {
     use super::*;
     use crate::layout::bits::words;
 
+    fn first_match<const B: usize>(
+        layout: &Packed<0>,
+        w: &[AtomicU64],
+        i: usize,
+        value: u32,
+    ) -> Option<usize>
+    where
+        Packed<0>: Layout<B>,
+    {
+        let bucket = Layout::<B>::load(layout, w, i);
+        Layout::<B>::first_match(layout, cuckoo_nest_simd::Scalar, &bucket, value)
+    }
+
     /// Every width, every bucket size: set and clear slots of neighbouring
     /// buckets and read them back, so straddling slots and buckets are
     /// checked against a plain model.
@@ -189,6 +212,15 @@ mod tests {
                         model[i][j] = 0;
                     }
                     for (k, slots) in model.iter().enumerate() {
+                        for v in [0, fp, model[k][0]] {
+                            let want = slots.iter().position(|&x| x == v);
+                            let got = match b {
+                                2 => first_match::<2>(&layout, &w, k, v),
+                                4 => first_match::<4>(&layout, &w, k, v),
+                                _ => first_match::<8>(&layout, &w, k, v),
+                            };
+                            assert_eq!(got, want, "first_match b={b} f={f} bucket {k} {v}");
+                        }
                         let got = Layout::<8>::load(&layout, &w[..], k);
                         for (s, &want) in slots.iter().enumerate() {
                             assert_eq!(

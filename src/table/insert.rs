@@ -22,16 +22,6 @@ use crate::error::InsertError;
 use crate::layout::{Layout, Mask};
 use crate::table::Table;
 
-/// One step of a displacement path: move `fp` from slot `slot` of bucket
-/// `from` into any free slot of bucket `to` (its alternate).
-#[derive(Clone, Copy, Debug)]
-struct Hop {
-    from: usize,
-    slot: usize,
-    fp: u32,
-    to: usize,
-}
-
 /// A node of the breadth-first search: a bucket reached by moving `fp` out
 /// of slot `slot` of the parent node's bucket.
 #[derive(Clone, Copy)]
@@ -84,9 +74,20 @@ fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
     f(&mut Vec::new())
 }
 
+/// What a placement under the locks found.
+enum Placed {
+    /// The fingerprint is stored.
+    Stored,
+    /// A copy was there already ([`Copies::Unique`]): nothing stored.
+    Duplicate,
+    /// Both buckets are full.
+    NoRoom,
+}
+
 enum Search {
-    /// A path; carry it out, then try the insert again.
-    Path(Vec<Hop>),
+    /// A path, ending at this node (its bucket has a free slot); carry it
+    /// out, then try the insert again.
+    Path(usize),
     /// One of the item's own buckets has room now: try again.
     RootHasRoom,
     /// No free slot within the budget.
@@ -94,6 +95,9 @@ enum Search {
     /// No free slot within the budget but through hops that would hide
     /// a fingerprint from a running save.
     HiddenFromSave,
+    /// A path was found, and one of its hops would have hidden its
+    /// fingerprint from a running save: search again.
+    StoppedBySave,
 }
 
 /// Why a path stopped before its last hop.
@@ -125,71 +129,101 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
     /// if the fingerprint is already in either bucket, checked under the
     /// same locks as the placement, so racing unique inserts of one item
     /// store one copy.
+    ///
+    /// The common case, a free slot in one of the two buckets, is this
+    /// function and [`Self::place`]: lock, load, find a slot, one write,
+    /// count, unlock. Making room ([`Self::insert_displacing`]) is out of
+    /// line, so the common path keeps its registers and stays short.
+    #[inline]
     pub(crate) fn insert(&self, i1: usize, fp: u32, copies: Copies) -> Result<bool, InsertError> {
-        let unique = copies == Copies::Unique;
         let i2 = self.alt(i1, fp);
         // The loads fly while we take the locks.
         self.prefetch(i1);
         self.prefetch(i2);
-        if unique && broken::UNIQUE_UNLOCKED {
+        if copies == Copies::Unique && broken::UNIQUE_UNLOCKED {
             let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
             let (ma, mb) = self.match_pair(&a, &b, fp);
             if ma.any() || mb.any() {
                 return Ok(false);
             }
         }
-        let mut attempts = 0;
-        while attempts < MAX_ATTEMPTS {
-            {
-                let guard = self.stripes.lock_pair(i1, i2);
-                let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-                if unique && !broken::UNIQUE_UNLOCKED {
-                    let (ma, mb) = self.match_pair(&a, &b, fp);
-                    if ma.any() || mb.any() {
-                        return Ok(false);
-                    }
-                }
-                let (ea, eb) = self.match_pair(&a, &b, 0);
-                let spot = match (ea.lowest_set_bit(), eb.lowest_set_bit()) {
-                    (Some(j), _) => Some((i1, j, &a)),
-                    (None, Some(j)) => Some((i2, j, &b)),
-                    (None, None) => None,
-                };
-                if let Some((bucket, slot, current)) = spot {
-                    // Semi-sorted buckets re-encode on every write.
-                    let _section =
-                        L::WRITES_VERSIONED.then(|| guard.versioned(Section::SemiSortedRewrite));
-                    self.layout.set(&self.words, bucket, slot, fp, current);
-                    guard.count_add(1);
-                    return Ok(true);
-                }
-                let (ma, mb) = self.match_pair(&a, &b, fp);
-                let own = ma.count() + if i2 == i1 { 0 } else { mb.count() };
-                let slots = if i2 == i1 { B } else { 2 * B };
-                if own as usize == slots {
-                    return Err(InsertError::TooManyCopies { copies: slots });
-                }
+        match self.place(i1, i2, fp, copies)? {
+            Placed::Stored => Ok(true),
+            Placed::Duplicate => Ok(false),
+            Placed::NoRoom => self.insert_displacing(i1, i2, fp, copies),
+        }
+    }
+
+    /// Under both buckets' locks, stores `fp` in the first free slot of
+    /// bucket `i1`, else of `i2`; or finds a copy already there (with
+    /// [`Copies::Unique`]), or no room. Refuses a pair already full of
+    /// copies of `fp` (no displacement can make room for another).
+    #[inline(always)]
+    fn place(&self, i1: usize, i2: usize, fp: u32, copies: Copies) -> Result<Placed, InsertError> {
+        let guard = self.stripes.lock_pair(i1, i2);
+        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+        if copies == Copies::Unique && !broken::UNIQUE_UNLOCKED {
+            let (ma, mb) = self.match_pair(&a, &b, fp);
+            if ma.any() || mb.any() {
+                return Ok(Placed::Duplicate);
             }
-            match self.search(i1, i2) {
-                Search::Path(path) => {
-                    // Whether or not every hop went through, try placing
-                    // again: a failed hop means the table changed under us.
-                    // One stopped by a running save means the save went
-                    // on, not that writers compete: it costs no attempt.
-                    if let Err(Stopped::HiddenFromSave) = self.execute(&path) {
-                        continue;
-                    }
-                }
-                Search::RootHasRoom => {}
+        }
+        let spot = match self.first_free(&a) {
+            Some(j) => Some((i1, j, &a)),
+            None => self.first_free(&b).map(|j| (i2, j, &b)),
+        };
+        if let Some((bucket, slot, current)) = spot {
+            // Semi-sorted buckets re-encode on every write.
+            let _section = L::WRITES_VERSIONED.then(|| guard.versioned(Section::SemiSortedRewrite));
+            self.layout.set(&self.words, bucket, slot, fp, current);
+            guard.count_add(1);
+            return Ok(Placed::Stored);
+        }
+        let (ma, mb) = self.match_pair(&a, &b, fp);
+        let own = ma.count() + if i2 == i1 { 0 } else { mb.count() };
+        let slots = if i2 == i1 { B } else { 2 * B };
+        if own as usize == slots {
+            return Err(InsertError::TooManyCopies { copies: slots });
+        }
+        Ok(Placed::NoRoom)
+    }
+
+    /// [`Self::insert`] once both buckets were found full: make room by
+    /// displacement, place again, until a placement succeeds, the search
+    /// finds no free slot, or [`MAX_ATTEMPTS`] rounds lost to other writers.
+    #[cold]
+    #[inline(never)]
+    fn insert_displacing(
+        &self,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+        copies: Copies,
+    ) -> Result<bool, InsertError> {
+        let mut attempts = 0;
+        loop {
+            match self.displace(i1, i2) {
+                // Whether or not every hop went through, try placing
+                // again: a failed hop means the table changed under us.
+                Search::Path(_) | Search::RootHasRoom => attempts += 1,
+                // A hop stopped by a running save means the save went on,
+                // not that writers compete: it costs no attempt.
+                Search::StoppedBySave => {}
                 Search::Full => break,
                 Search::HiddenFromSave => {
                     if !self.copy_ahead(i1, i2) {
                         self.wait_for_save();
                     }
-                    continue;
                 }
             }
-            attempts += 1;
+            if attempts >= MAX_ATTEMPTS {
+                break;
+            }
+            match self.place(i1, i2, fp, copies)? {
+                Placed::Stored => return Ok(true),
+                Placed::Duplicate => return Ok(false),
+                Placed::NoRoom => {}
+            }
         }
         Err(InsertError::Full {
             len: self.len(),
@@ -197,19 +231,42 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         })
     }
 
+    /// Searches for a displacement path from buckets `i1` and `i2` and, if
+    /// it finds one, carries it out: what came of it, as [`Search`] says
+    /// ([`Search::Path`] once every hop ran or one found its premises
+    /// changed, [`Search::StoppedBySave`] if a hop would have hidden its
+    /// fingerprint from a running save).
+    fn displace(&self, i1: usize, i2: usize) -> Search {
+        with_node_buffer(|nodes| match self.search_in(nodes, i1, i2) {
+            Search::Path(end) => match self.execute(nodes, end) {
+                Err(Stopped::HiddenFromSave) => Search::StoppedBySave,
+                Ok(()) | Err(Stopped::Changed) => Search::Path(end),
+            },
+            other => other,
+        })
+    }
+
     /// Breadth-first search from buckets `i1` and `i2` for the nearest free
     /// slot. Reads without locks: what it sees is checked again, hop by hop,
     /// under the locks in [`Self::execute`].
-    fn search(&self, i1: usize, i2: usize) -> Search {
-        with_node_buffer(|nodes| self.search_in(nodes, i1, i2))
-    }
-
+    ///
+    /// A bucket is checked for room when it is reached, before any bucket
+    /// is expanded further: a node's children are all computed and
+    /// prefetched first (their misses overlap), then read in order, and the
+    /// first with room ends the search. So the path found is a shortest one,
+    /// and no full bucket of the last level is expanded for nothing (checked
+    /// only when taken from the queue, each full bucket of that level
+    /// before the free one pushed its `B` children: most of a search's
+    /// work near full load).
     fn search_in(&self, nodes: &mut Vec<Node>, i1: usize, i2: usize) -> Search {
         let saving = self.save.running().then(|| self.save.marks());
         let mut hidden = false;
         for root in [i1, i2] {
             if root == i1 && !nodes.is_empty() {
                 continue; // i2 == i1: the item has a single bucket
+            }
+            if self.first_free(&self.load_bucket(root)).is_some() {
+                return Search::RootHasRoom;
             }
             nodes.push(Node {
                 bucket: root,
@@ -222,39 +279,37 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         let mut head = 0;
         while head < nodes.len() {
             let node = nodes[head];
-            let bucket = self.load_bucket(node.bucket);
-            let empty = self.match_one(&bucket, 0);
-            if empty.any() {
-                if node.parent == ROOT {
-                    return Search::RootHasRoom;
-                }
-                return Search::Path(Self::path_to(nodes, head));
+            if node.depth == Self::MAX_DEPTH {
+                // Breadth-first: every node after this one is as deep.
+                break;
             }
-            if node.depth < Self::MAX_DEPTH {
-                for j in 0..B {
-                    if nodes.len() >= Self::SEARCH_NODES {
-                        break;
-                    }
-                    let fp = self.lane(&bucket, j);
-                    let child = self.alt(node.bucket, fp);
-                    if Self::on_path(nodes, head, child) {
-                        continue;
-                    }
-                    if saving.as_ref().is_some_and(|m| m.hides(node.bucket, child)) {
-                        hidden = true;
-                        continue;
-                    }
-                    // Breadth-first: this bucket is read only after the
-                    // rest of this level, so its miss overlaps theirs.
-                    self.prefetch(child);
-                    nodes.push(Node {
-                        bucket: child,
-                        parent: head as u32,
-                        slot: j as u8,
-                        depth: node.depth + 1,
-                        fp,
-                    });
+            let bucket = self.load_bucket(node.bucket);
+            let first_child = nodes.len();
+            for j in 0..B {
+                if nodes.len() >= Self::SEARCH_NODES {
+                    break;
                 }
+                let fp = self.lane(&bucket, j);
+                let child = self.alt(node.bucket, fp);
+                if Self::on_path(nodes, head, child) {
+                    continue;
+                }
+                if saving.as_ref().is_some_and(|m| m.hides(node.bucket, child)) {
+                    hidden = true;
+                    continue;
+                }
+                self.prefetch(child);
+                nodes.push(Node {
+                    bucket: child,
+                    parent: head as u32,
+                    slot: j as u8,
+                    depth: node.depth + 1,
+                    fp,
+                });
+            }
+            let has_room = |n: &Node| self.first_free(&self.load_bucket(n.bucket)).is_some();
+            if let Some(k) = nodes[first_child..].iter().position(has_room) {
+                return Search::Path(first_child + k);
             }
             head += 1;
         }
@@ -279,51 +334,45 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         }
     }
 
-    /// The hops from a root to node `end`, in path order (root first).
-    fn path_to(nodes: &[Node], mut end: usize) -> Vec<Hop> {
-        let mut hops = Vec::with_capacity(nodes[end].depth as usize);
-        while nodes[end].parent != ROOT {
-            let node = nodes[end];
-            let parent = nodes[node.parent as usize];
-            hops.push(Hop {
-                from: parent.bucket,
-                slot: node.slot as usize,
-                fp: node.fp,
-                to: node.bucket,
-            });
-            end = node.parent as usize;
-        }
-        hops.reverse();
-        hops
-    }
-
-    /// Carries out a path backwards, from the hop into the free slot to the
-    /// hop out of the item's own bucket. Stops at the first hop whose
-    /// premises no longer hold, or that would hide its fingerprint from a
-    /// running save (nothing is lost: hops already done each moved a fingerprint into a
-    /// free slot of its alternate bucket; the caller tries its placement
-    /// again either way).
-    fn execute(&self, path: &[Hop]) -> Result<(), Stopped> {
-        for hop in path.iter().rev() {
-            let guard = self.stripes.lock_pair(hop.from, hop.to);
-            let from = self.load_bucket(hop.from);
-            if !broken::hop_holds(self.lane(&from, hop.slot) == hop.fp) {
+    /// Carries out the path from a root to node `end` backwards, from the
+    /// hop into the free slot (into `end`'s bucket) to the hop out of the
+    /// item's own bucket: each hop moves node `at`'s fingerprint from slot
+    /// `nodes[at].slot` of its parent's bucket into `at`'s bucket. Stops at
+    /// the first hop whose premises no longer hold, or that would hide its
+    /// fingerprint from a running save (nothing is lost: hops already done
+    /// each moved a fingerprint into a free slot of its alternate bucket;
+    /// the caller tries its placement again either way).
+    fn execute(&self, nodes: &[Node], end: usize) -> Result<(), Stopped> {
+        let mut at = end;
+        while nodes[at].parent != ROOT {
+            let Node {
+                bucket: to,
+                parent,
+                slot,
+                fp,
+                ..
+            } = nodes[at];
+            let (from, slot) = (nodes[parent as usize].bucket, slot as usize);
+            let guard = self.stripes.lock_pair(from, to);
+            let source = self.load_bucket(from);
+            if !broken::hop_holds(self.lane(&source, slot) == fp) {
                 return Err(Stopped::Changed);
             }
-            let to = self.load_bucket(hop.to);
-            let Some(dest) = self.match_one(&to, 0).lowest_set_bit() else {
+            let target = self.load_bucket(to);
+            let Some(dest) = self.first_free(&target) else {
                 return Err(Stopped::Changed);
             };
             // Under the hop's locks neither bucket's chunk can be copied,
             // so this verdict holds until the move ends.
-            if self.save.hides(hop.from, hop.to) {
+            if self.save.hides(from, to) {
                 return Err(Stopped::HiddenFromSave);
             }
             let _moving = guard.versioned(Section::Move);
             broken::copy_then_clear(
-                || self.layout.set(&self.words, hop.to, dest, hop.fp, &to),
-                || self.layout.clear(&self.words, hop.from, hop.slot, &from),
+                || self.layout.set(&self.words, to, dest, fp, &target),
+                || self.layout.clear(&self.words, from, slot, &source),
             );
+            at = parent as usize;
         }
         Ok(())
     }

@@ -252,10 +252,10 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         self.layout.matches(self.kernel, a, b, value)
     }
 
-    /// Which slots of bucket `a` equal `value`.
+    /// The first empty slot of bucket `a`, if any.
     #[inline(always)]
-    pub(crate) fn match_one(&self, a: &Bucket, value: u32) -> Mask {
-        self.match_pair(a, a, value).0
+    pub(crate) fn first_free(&self, a: &Bucket) -> Option<usize> {
+        self.layout.first_match(self.kernel, a, 0)
     }
 
     /// True if fingerprint `fp` is in bucket `i1` or its alternate.

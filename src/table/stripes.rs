@@ -169,10 +169,27 @@ impl Stripes {
         (now1 ^ t1.0) | (now2 ^ t2.0) | ((t1.0 | t2.0) & STEP) == 0
     }
 
+    /// Takes stripe `s`'s lock: one compare-and-swap when it is free (almost
+    /// always: 16 or more stripes), the wait out of line.
+    #[inline(always)]
     fn lock(&self, s: usize) {
         let locked = &self.locks[s].locked;
+        if locked
+            .compare_exchange_weak(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            Self::lock_contended(locked);
+        }
+    }
+
+    /// [`Self::lock`] when the first try failed: spin on a plain load until
+    /// the lock looks free, then try again, backing off.
+    #[cold]
+    #[inline(never)]
+    fn lock_contended(locked: &AtomicU64) {
         let spin = Spin::new();
         loop {
+            spin.wait();
             if locked.load(Ordering::Relaxed) == 0
                 && locked
                     .compare_exchange_weak(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
@@ -180,16 +197,17 @@ impl Stripes {
             {
                 return;
             }
-            spin.wait();
         }
     }
 
+    #[inline(always)]
     fn unlock(&self, s: usize) {
         self.locks[s].locked.store(0, Ordering::Release);
     }
 
     /// Locks the stripes of buckets `a` and `b` (once if they share one), in
     /// ascending order.
+    #[inline]
     pub(crate) fn lock_pair(&self, a: usize, b: usize) -> PairGuard<'_> {
         let (lo, hi) = broken::lock_order(self.of(a), self.of(b));
         self.lock(lo);
@@ -295,10 +313,15 @@ impl PairGuard<'_> {
     }
 
     /// Adds `delta` (wrapping) to the item counter of a locked stripe.
+    /// A load and a store, not a read-modify-write: a stripe's counter is
+    /// only written under its lock (here, by `clear` holding every lock, and
+    /// by `set_len` before the table is shared), so no other write can fall
+    /// between the two; `len` reads it with relaxed loads either way.
+    #[inline]
     pub(crate) fn count_add(&self, delta: i64) {
-        self.stripes.locks[self.lo]
-            .count
-            .fetch_add(delta as u64, Ordering::Relaxed);
+        let count = &self.stripes.locks[self.lo].count;
+        let now = count.load(Ordering::Relaxed);
+        count.store(now.wrapping_add(delta as u64), Ordering::Relaxed);
     }
 }
 
@@ -322,6 +345,7 @@ impl Drop for VersionedSection<'_> {
 }
 
 impl Drop for PairGuard<'_> {
+    #[inline]
     fn drop(&mut self) {
         if self.hi != self.lo {
             self.stripes.unlock(self.hi);
