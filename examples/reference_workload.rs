@@ -1,0 +1,103 @@
+//! The workload of the reference benchmark (FastFilter/fastfilter_cpp's
+//! `bulk-insert-and-query`), run on cuckoo-nest, so the two can be timed
+//! side by side in alternating processes (docs/against_reference.md):
+//!
+//! 1. `n` random 64-bit keys are added one by one (`insert_hash`, each key
+//!    taken as its own hash, as the reference takes raw 64-bit keys);
+//! 2. `min(n, 10M)` lookups (`contains_hash`), shuffled, with 0%, 25%, 50%,
+//!    75% and 100% of them keys that were added, one pass each;
+//! 3. the 50% set again through `contains_batch_hash`.
+//!
+//! ```sh
+//! cargo run --release --example reference_workload -- 1000000 4x12,4x16,ss4x13
+//! ```
+//!
+//! Prints one line per shape: nanoseconds per insert, per lookup at each
+//! hit rate, and per batch lookup at 50%. Shapes as in
+//! `lookup_instructions` (`BxF`, `ssBxF` for semi-sorted).
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{keys, shuffle};
+use cuckoo_nest::CuckooFilter;
+use std::hint::black_box;
+use std::time::Instant;
+
+const MAX_LOOKUPS: usize = 10_000_000;
+
+fn parse_shape(shape: &str) -> Result<(bool, usize, u32), String> {
+    let (semi, rest) = match shape.strip_prefix("ss") {
+        Some(rest) => (true, rest),
+        None => (false, shape),
+    };
+    rest.split_once('x')
+        .and_then(|(b, f)| Some((semi, b.parse().ok()?, f.parse().ok()?)))
+        .ok_or_else(|| format!("shape {shape}: want BxF or ssBxF, e.g. 4x12"))
+}
+
+fn ns_per(start: Instant, n: usize) -> f64 {
+    start.elapsed().as_nanos() as f64 / n as f64
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().map_or(Ok(1_000_000), |a| a.parse())?;
+    let shapes = args.next().unwrap_or_else(|| "4x12,4x16,ss4x13".into());
+    let seed: u64 = args.next().map_or(Ok(1), |a| a.parse())?;
+    let added = keys(n, seed);
+    let sample = n.min(MAX_LOOKUPS);
+    let fresh = keys(sample, seed + 1_000_003);
+    let rates = [0.0, 0.25, 0.5, 0.75, 1.0];
+    let lookup_sets: Vec<Vec<u64>> = rates
+        .iter()
+        .enumerate()
+        .map(|(r, &p)| {
+            let hits = (p * sample as f64).round() as usize;
+            let mut set: Vec<u64> = added
+                .iter()
+                .step_by((n / hits.max(1)).max(1))
+                .copied()
+                .collect();
+            set.truncate(hits);
+            set.extend_from_slice(&fresh[..sample - set.len()]);
+            shuffle(&mut set, seed + 7 + r as u64);
+            set
+        })
+        .collect();
+    println!(
+        "{:<8} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "shape", "insert ns", "find 0%", "25%", "50%", "75%", "100%", "batch 50%"
+    );
+    for shape in shapes.split(',') {
+        let (semi, b, f) = parse_shape(shape)?;
+        let filter = CuckooFilter::builder()
+            .capacity(n)
+            .bucket_size(b)
+            .fingerprint_bits(f)
+            .semi_sorted(semi)
+            .build()?;
+        let start = Instant::now();
+        for &k in &added {
+            filter.insert_hash(k)?;
+        }
+        let insert = ns_per(start, n);
+        let mut finds = Vec::new();
+        for set in &lookup_sets {
+            let start = Instant::now();
+            let found = set.iter().filter(|&&k| filter.contains_hash(k)).count();
+            finds.push(ns_per(start, sample));
+            black_box(found);
+        }
+        let mut out = vec![false; sample];
+        let start = Instant::now();
+        let found = filter.contains_batch_hash(&lookup_sets[2], &mut out)?;
+        let batch = ns_per(start, sample);
+        black_box(found);
+        println!(
+            "{shape:<8} {insert:>10.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {batch:>9.1}",
+            finds[0], finds[1], finds[2], finds[3], finds[4]
+        );
+    }
+    Ok(())
+}
