@@ -283,10 +283,8 @@ impl CuckooFilter {
         out: &mut [bool],
     ) -> Result<usize, LengthMismatch> {
         check_lengths(items.len(), out.len())?;
-        Ok(with_table!(&self.inner, t => {
-            let seeded = self.seeded();
-            t.contains_many::<{ DEFAULT_DISTANCE }>(items.len(), |k| hash_from(&seeded, &items[k]), out)
-        }))
+        let seeded = self.seeded();
+        Ok(self.lookup_batch(items.len(), |k| hash_from(&seeded, &items[k]), out))
     }
 
     /// [`contains_batch`](Self::contains_batch) for pre-hashed keys.
@@ -309,9 +307,29 @@ impl CuckooFilter {
         out: &mut [bool],
     ) -> Result<usize, LengthMismatch> {
         check_lengths(hashes.len(), out.len())?;
-        Ok(with_table!(&self.inner, t => {
-            t.contains_many::<DEFAULT_DISTANCE>(hashes.len(), |k| hashes[k], out)
-        }))
+        Ok(self.lookup_batch(hashes.len(), |k| hashes[k], out))
+    }
+
+    /// The batch lookup of `n` keys (key `k` hashes to `hash_at(k)`) behind
+    /// every `contains_batch*`: compiled for AVX-512 where the CPU has it and
+    /// the shape gains (`table/batch.rs`), in a function apart, else as the
+    /// crate was compiled.
+    #[inline(always)]
+    fn lookup_batch(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        if with_table!(&self.inner, t => t.wide_batches()) {
+            return self.lookup_batch_wide(n, hash_at, out);
+        }
+        with_table!(&self.inner, t => t.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out))
+    }
+
+    #[inline(never)]
+    fn lookup_batch_wide(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        with_table!(&self.inner, t => t.contains_many_wide::<DEFAULT_DISTANCE>(n, hash_at, out))
     }
 
     /// Inserts many items, in order, overlapping their memory accesses.
@@ -589,11 +607,11 @@ impl CuckooFilter {
     ) -> Result<usize, LengthMismatch> {
         check_lengths(keys.len(), out.len())?;
         let seed = self.config.seed;
-        Ok(with_table!(&self.inner, t => {
-            t.contains_many::<DEFAULT_DISTANCE>(keys.len(), |k| {
-                StableHasher::hash_bytes(seed, keys[k].as_ref())
-            }, out)
-        }))
+        Ok(self.lookup_batch(
+            keys.len(),
+            |k| StableHasher::hash_bytes(seed, keys[k].as_ref()),
+            out,
+        ))
     }
 
     /// How many copies of `item`'s fingerprint its two buckets hold: at

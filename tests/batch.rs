@@ -86,3 +86,78 @@ fn failing_batch_insert_keeps_the_prefix_and_nothing_else() {
     let err2 = g.insert_batch_hash(&hashes).unwrap_err();
     assert_eq!(err2.inserted, n);
 }
+
+/// Packed and semi-sorted shapes, whose batches run compiled for AVX-512
+/// where the CPU has it (4x12, 4x13, semi-sorted 4x13: widths fixed at
+/// compile time) or as the crate was compiled (run-time widths): every
+/// batch entry point, owned and over saved bytes, answers as the single
+/// lookups do, and finds every inserted key.
+#[test]
+fn packed_and_semi_sorted_batches_agree_with_single_lookups() {
+    use cuckoo_nest::FilterView;
+    for (b, f, semi) in [
+        (4usize, 12u32, false),
+        (4, 13, false),
+        (4, 13, true),
+        (4, 10, false),
+        (2, 12, false),
+        (4, 9, true),
+    ] {
+        let filter = CuckooFilter::builder()
+            .capacity(5000)
+            .bucket_size(b)
+            .fingerprint_bits(f)
+            .semi_sorted(semi)
+            .build()
+            .unwrap();
+        let shape = format!("{}{b}x{f}", if semi { "ss" } else { "" });
+        let present = keys(4700, f as u64 * 10 + b as u64);
+        filter.insert_batch(&present).unwrap();
+        // Absent and present keys, interleaved.
+        let probe: Vec<u64> = keys(3000, 9)
+            .into_iter()
+            .zip(&present[..3000])
+            .flat_map(|(absent, &here)| [absent, here])
+            .collect();
+        let saved = filter.to_bytes();
+        let view = FilterView::new(&saved).unwrap();
+        for len in [0usize, 1, 17, 1000, 6000] {
+            let batch = &probe[..len];
+            let single: Vec<bool> = batch.iter().map(|k| filter.contains(k)).collect();
+            let hits = single.iter().filter(|x| **x).count();
+            let hashes: Vec<u64> = batch.iter().map(|k| filter.hash_item(k)).collect();
+            let bytes: Vec<[u8; 8]> = batch.iter().map(|k| k.to_le_bytes()).collect();
+            let single_bytes: Vec<bool> = bytes.iter().map(|k| filter.contains_bytes(k)).collect();
+            let mut out = vec![false; len];
+            assert_eq!(filter.contains_batch(batch, &mut out), Ok(hits), "{shape}");
+            assert_eq!(out, single, "{shape} contains_batch, {len} keys");
+            assert_eq!(filter.contains_batch_hash(&hashes, &mut out), Ok(hits));
+            assert_eq!(out, single, "{shape} contains_batch_hash, {len} keys");
+            filter.contains_batch_bytes(&bytes, &mut out).unwrap();
+            assert_eq!(
+                out, single_bytes,
+                "{shape} contains_batch_bytes, {len} keys"
+            );
+            assert_eq!(view.contains_batch(batch, &mut out), Ok(hits));
+            assert_eq!(out, single, "{shape} view contains_batch, {len} keys");
+            assert_eq!(view.contains_batch_hash(&hashes, &mut out), Ok(hits));
+            assert_eq!(out, single, "{shape} view contains_batch_hash, {len} keys");
+            view.contains_batch_bytes(&bytes, &mut out).unwrap();
+            assert_eq!(
+                out, single_bytes,
+                "{shape} view contains_batch_bytes, {len} keys"
+            );
+        }
+        let mut out = vec![false; present.len()];
+        assert_eq!(
+            filter.contains_batch(&present, &mut out),
+            Ok(present.len()),
+            "{shape}"
+        );
+        assert_eq!(
+            view.contains_batch(&present, &mut out),
+            Ok(present.len()),
+            "{shape}"
+        );
+    }
+}

@@ -56,6 +56,12 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     /// is final only once the versions validate too.
     const HITS_NEED_VALIDATION: bool = false;
 
+    /// A batch of lookups runs faster compiled for AVX-512 than for SSE2
+    /// (`table/batch.rs`): measured per shape (docs/benchmarks.md, "Compare
+    /// kernels in the batch path"), only the packed and semi-sorted layouts
+    /// whose width is a compile-time constant gain.
+    const WIDE_BATCH_PAYS: bool = false;
+
     /// Fingerprint width in bits.
     fn fingerprint_bits(&self) -> u32;
 

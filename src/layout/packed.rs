@@ -65,6 +65,9 @@ impl<const F: u32> Packed<F> {
 
 impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     const WRITES_VERSIONED: bool = false;
+    /// The widths fixed at compile time (the builder's picks) gain; a width
+    /// known only at run time loses (docs/benchmarks.md).
+    const WIDE_BATCH_PAYS: bool = F != 0;
 
     #[inline(always)]
     fn fingerprint_bits(&self) -> u32 {

@@ -9,6 +9,18 @@
 //! overlap. `D` was tuned by measurement (docs/benchmarks.md). Each probe is
 //! the single lookup's own ([`Probe::probe`]), so a batch keeps its
 //! guarantees (no false negatives under concurrent displacements).
+//!
+//! A batch of lookups on a shape that gains from it
+//! ([`Layout::WIDE_BATCH_PAYS`]) runs compiled for AVX-512 where the CPU
+//! has it: detected once per process ([`avx512`]), entered once per batch,
+//! so the whole loop is compiled with those features. What it gains is the
+//! compiler's: the packed and semi-sorted compares are word arithmetic
+//! (SWAR), and with AVX-512 it has 64-bit vector multiplies, three-input
+//! logic and variable shifts for them. Every other batch, and every single
+//! lookup (inlined into the caller, where a per-call dispatch would cost
+//! more than it saves), runs as the crate was compiled: SSE2 on a default
+//! x86_64 build. AVX2 lost or tied on every shape measured, so it is never
+//! picked (docs/benchmarks.md, "Compare kernels in the batch path").
 
 use super::words::prefetch_addr;
 use crate::error::{BatchInsertError, InsertError, LengthMismatch};
@@ -36,6 +48,46 @@ pub(crate) trait Probe {
     /// A whole lookup of a located key: true if its fingerprint is in
     /// either bucket.
     fn probe(&self, at: Located) -> bool;
+
+    /// Batches of lookups run faster compiled for AVX-512
+    /// ([`Layout::WIDE_BATCH_PAYS`]).
+    const WIDE_BATCH_PAYS: bool;
+}
+
+/// Whether the running CPU has the AVX-512 subsets a wide batch is compiled
+/// for (F, BW, VL, DQ): detected on the first call, then one relaxed load.
+/// Never under Miri or loom (no run-time features there: the batch runs as
+/// compiled).
+#[inline]
+fn avx512() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        // 0: not yet detected; 1: no; 2: yes.
+        static HAS: AtomicU8 = AtomicU8::new(0);
+        match HAS.load(Ordering::Relaxed) {
+            0 => {
+                let has = cuckoo_nest_simd::Avx512::new().is_some();
+                HAS.store(1 + has as u8, Ordering::Relaxed);
+                has
+            }
+            v => v == 2,
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+    false
+}
+
+/// [`lookups`] compiled with AVX-512 enabled.
+#[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+fn lookups_avx512<const D: usize, P: Probe>(
+    p: &P,
+    n: usize,
+    hash_at: impl Fn(usize) -> u64,
+    out: &mut [bool],
+) -> usize {
+    lookups::<D, P>(p, n, hash_at, out)
 }
 
 /// Hints the CPU to fetch the line(s) a load of bucket `i` reads, from the
@@ -63,15 +115,46 @@ pub(crate) fn prefetch_bucket<const B: usize, L: Layout<B>>(
     }
 }
 
-/// Runs `each(k, located)` for `k` in `0..n` in order, with key `k + D`
-/// (hashed by `hash_at`) located and prefetched before key `k` is handed
-/// over. Stops at the first error. `D` must be a power of two.
+/// What the pipelined loop does with each located key.
+trait Step<E> {
+    fn step(&mut self, k: usize, at: Located) -> Result<(), E>;
+}
+
+impl<E, F: FnMut(usize, Located) -> Result<(), E>> Step<E> for F {
+    #[inline(always)]
+    fn step(&mut self, k: usize, at: Located) -> Result<(), E> {
+        self(k, at)
+    }
+}
+
+/// A lookup's step: the probe, its answer written and counted. A struct
+/// with an always-inlined method rather than a closure: compiled into the
+/// AVX-512 batch ([`lookups_avx512`]), a closure stayed a call per key.
+struct Lookup<'a, P> {
+    p: &'a P,
+    out: &'a mut [bool],
+    hits: usize,
+}
+
+impl<P: Probe> Step<()> for Lookup<'_, P> {
+    #[inline(always)]
+    fn step(&mut self, k: usize, at: Located) -> Result<(), ()> {
+        let hit = self.p.probe(at);
+        self.out[k] = hit;
+        self.hits += hit as usize;
+        Ok(())
+    }
+}
+
+/// Runs `each.step(k, located)` for `k` in `0..n` in order, with key
+/// `k + D` (hashed by `hash_at`) located and prefetched before key `k` is
+/// handed over. Stops at the first error. `D` must be a power of two.
 #[inline(always)]
 fn pipelined<const D: usize, P: Probe, E>(
     p: &P,
     n: usize,
     hash_at: impl Fn(usize) -> u64,
-    mut each: impl FnMut(usize, Located) -> Result<(), E>,
+    each: &mut impl Step<E>,
 ) -> Result<(), E> {
     let mut ring = [Located::default(); D];
     for (k, slot) in ring.iter_mut().enumerate().take(n.min(D)) {
@@ -82,7 +165,7 @@ fn pipelined<const D: usize, P: Probe, E>(
         if k + D < n {
             ring[k % D] = p.locate_and_prefetch(hash_at(k + D));
         }
-        each(k, at)?;
+        each.step(k, at)?;
     }
     Ok(())
 }
@@ -96,16 +179,67 @@ pub(crate) fn contains_many<const D: usize, P: Probe>(
     hash_at: impl Fn(usize) -> u64,
     out: &mut [bool],
 ) -> usize {
-    let out = &mut out[..n];
-    let mut hits = 0;
-    let done: Result<(), ()> = pipelined::<D, P, ()>(p, n, hash_at, |k, at| {
-        let hit = p.probe(at);
-        out[k] = hit;
-        hits += hit as usize;
-        Ok(())
-    });
+    lookups::<D, P>(p, n, hash_at, out)
+}
+
+/// Whether batches of lookups over layout `L` run compiled for AVX-512
+/// ([`contains_many_wide`]) on this CPU.
+#[inline]
+pub(crate) fn wide_batches<const B: usize, L: Layout<B>>() -> bool {
+    L::WIDE_BATCH_PAYS && avx512()
+}
+
+/// [`contains_many`] compiled for AVX-512, for callers that asked
+/// [`wide_batches`] first: callers keep the wide path in a function apart
+/// from the usual one, because in one function with every shape's loop the
+/// extra code cost the loops that do not go wide 4 to 7 instructions per
+/// lookup in spills. (Where `wide_batches` is false, the usual loop, out of
+/// line.)
+#[inline]
+pub(crate) fn contains_many_wide<const D: usize, P: Probe>(
+    p: &P,
+    n: usize,
+    hash_at: impl Fn(usize) -> u64,
+    out: &mut [bool],
+) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    if P::WIDE_BATCH_PAYS && avx512() {
+        // SAFETY: `avx512()` found every feature `lookups_avx512` is
+        // compiled for on the running CPU.
+        return unsafe { lookups_avx512::<D, P>(p, n, hash_at, out) };
+    }
+    narrow::<D, P>(p, n, hash_at, out)
+}
+
+/// [`lookups`] as compiled, out of line: the fallback of
+/// [`contains_many_wide`], which its callers do not take.
+#[cold]
+#[inline(never)]
+fn narrow<const D: usize, P: Probe>(
+    p: &P,
+    n: usize,
+    hash_at: impl Fn(usize) -> u64,
+    out: &mut [bool],
+) -> usize {
+    lookups::<D, P>(p, n, hash_at, out)
+}
+
+/// The lookup loop of [`contains_many`].
+#[inline(always)]
+fn lookups<const D: usize, P: Probe>(
+    p: &P,
+    n: usize,
+    hash_at: impl Fn(usize) -> u64,
+    out: &mut [bool],
+) -> usize {
+    let mut lookup = Lookup {
+        p,
+        out: &mut out[..n],
+        hits: 0,
+    };
+    let done = pipelined::<D, P, ()>(p, n, hash_at, &mut lookup);
     debug_assert!(done.is_ok());
-    hits
+    lookup.hits
 }
 
 /// Runs `insert(located)` for `n` keys in order, `D` ahead in hashing and
@@ -117,7 +251,7 @@ pub(crate) fn insert_many<const D: usize, P: Probe>(
     hash_at: impl Fn(usize) -> u64,
     insert: impl Fn(Located) -> Result<(), InsertError>,
 ) -> Result<(), BatchInsertError> {
-    pipelined::<D, P, _>(p, n, hash_at, |k, at| {
+    pipelined::<D, P, _>(p, n, hash_at, &mut |k, at| {
         insert(at).map_err(|error| BatchInsertError { inserted: k, error })
     })
 }

@@ -446,6 +446,8 @@ impl<const B: usize, L: Layout<B>> Probe for Table<B, L> {
     fn probe(&self, at: Located) -> bool {
         self.contains_at(at.i1, at.i2, at.fp)
     }
+
+    const WIDE_BATCH_PAYS: bool = L::WIDE_BATCH_PAYS;
 }
 
 impl<const B: usize, L: Layout<B>> Table<B, L> {
@@ -458,6 +460,22 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         out: &mut [bool],
     ) -> usize {
         batch::contains_many::<D, _>(self, n, hash_at, out)
+    }
+
+    /// Whether [`Self::contains_many_wide`] is the faster batch here.
+    #[inline]
+    pub(crate) fn wide_batches(&self) -> bool {
+        batch::wide_batches::<B, L>()
+    }
+
+    /// [`Self::contains_many`] compiled for AVX-512 ([`batch::contains_many_wide`]).
+    pub(crate) fn contains_many_wide<const D: usize>(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        batch::contains_many_wide::<D, _>(self, n, hash_at, out)
     }
 
     /// Inserts `n` keys in order, `D` ahead in hashing and prefetching;

@@ -41,6 +41,8 @@ impl<const B: usize, L: Layout<B>, W: WordSource + ?Sized> Probe for Over<'_, B,
         let t = self.table;
         t.layout.probe(t.kernel, self.words, at.i1, at.i2, at.fp)
     }
+
+    const WIDE_BATCH_PAYS: bool = L::WIDE_BATCH_PAYS;
 }
 
 impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
@@ -105,5 +107,28 @@ impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
             base: base.cast(),
         };
         batch::contains_many::<{ batch::DEFAULT_DISTANCE }, _>(&over, n, hash_at, out)
+    }
+
+    /// Whether [`Self::contains_many_wide`] is the faster batch here.
+    #[inline]
+    pub(crate) fn wide_batches(&self) -> bool {
+        batch::wide_batches::<B, L>()
+    }
+
+    /// [`Self::contains_many`] compiled for AVX-512 ([`batch::contains_many_wide`]).
+    pub(crate) fn contains_many_wide<W: WordSource + ?Sized>(
+        &self,
+        words: &W,
+        base: *const u8,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        let over = Over {
+            table: self,
+            words,
+            base: base.cast(),
+        };
+        batch::contains_many_wide::<{ batch::DEFAULT_DISTANCE }, _>(&over, n, hash_at, out)
     }
 }
