@@ -345,28 +345,30 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         if with_view!(&self.shape, t => t.wide_batches()) {
             return self.many_wide(n, h, out);
         }
-        let base = self.base();
-        match self.words() {
-            TableBytes::Aligned(w) => {
-                with_view!(&self.shape, t => t.contains_many(w, base, n, &h, out))
-            }
-            TableBytes::Unaligned(b) => {
-                with_view!(&self.shape, t => t.contains_many(&b, base, n, &h, out))
-            }
-        }
+        self.many_in::<false>(n, h, out)
     }
 
     /// [`Self::many`] compiled for AVX-512 (`table/batch.rs`), in a function
     /// apart.
     #[inline(never)]
     fn many_wide(&self, n: usize, h: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        self.many_in::<true>(n, h, out)
+    }
+
+    #[inline(always)]
+    fn many_in<const WIDE: bool>(
+        &self,
+        n: usize,
+        h: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
         let base = self.base();
         match self.words() {
             TableBytes::Aligned(w) => {
-                with_view!(&self.shape, t => t.contains_many_wide(w, base, n, &h, out))
+                with_view!(&self.shape, t => t.contains_many::<WIDE, _>(w, base, n, &h, out))
             }
             TableBytes::Unaligned(b) => {
-                with_view!(&self.shape, t => t.contains_many_wide(&b, base, n, &h, out))
+                with_view!(&self.shape, t => t.contains_many::<WIDE, _>(&b, base, n, &h, out))
             }
         }
     }

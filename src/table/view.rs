@@ -92,8 +92,10 @@ impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
         self.layout.probe(self.kernel, words, i1, i2, fp)
     }
 
-    /// [`batch::contains_many`] over `words`, whose first byte is at `base`.
-    pub(crate) fn contains_many<W: WordSource + ?Sized>(
+    /// [`batch::contains_many`] over `words`, whose first byte is at
+    /// `base`; with `WIDE`, [`batch::contains_many_wide`] (for callers that
+    /// asked [`Self::wide_batches`]).
+    pub(crate) fn contains_many<const WIDE: bool, W: WordSource + ?Sized>(
         &self,
         words: &W,
         base: *const u8,
@@ -106,29 +108,18 @@ impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
             words,
             base: base.cast(),
         };
-        batch::contains_many::<{ batch::DEFAULT_DISTANCE }, _>(&over, n, hash_at, out)
+        const D: usize = batch::DEFAULT_DISTANCE;
+        if WIDE {
+            batch::contains_many_wide::<D, _>(&over, n, hash_at, out)
+        } else {
+            batch::contains_many::<D, _>(&over, n, hash_at, out)
+        }
     }
 
-    /// Whether [`Self::contains_many_wide`] is the faster batch here.
+    /// Whether the `WIDE` form of [`Self::contains_many`] is the faster
+    /// batch here.
     #[inline]
     pub(crate) fn wide_batches(&self) -> bool {
         batch::wide_batches::<B, L>()
-    }
-
-    /// [`Self::contains_many`] compiled for AVX-512 ([`batch::contains_many_wide`]).
-    pub(crate) fn contains_many_wide<W: WordSource + ?Sized>(
-        &self,
-        words: &W,
-        base: *const u8,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
-        let over = Over {
-            table: self,
-            words,
-            base: base.cast(),
-        };
-        batch::contains_many_wide::<{ batch::DEFAULT_DISTANCE }, _>(&over, n, hash_at, out)
     }
 }
