@@ -55,24 +55,14 @@ pub(crate) trait Probe {
 }
 
 /// Whether the running CPU has the AVX-512 subsets a wide batch is compiled
-/// for (F, BW, VL, DQ): detected on the first call, then one relaxed load.
-/// Never under Miri or loom (no run-time features there: the batch runs as
-/// compiled).
+/// for (F, BW, VL, DQ): the kernel crate's check, which the standard
+/// library's feature detection caches after the first call. Never under
+/// Miri or loom (no run-time features there: the batch runs as compiled).
 #[inline]
 fn avx512() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
     {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        // 0: not yet detected; 1: no; 2: yes.
-        static HAS: AtomicU8 = AtomicU8::new(0);
-        match HAS.load(Ordering::Relaxed) {
-            0 => {
-                let has = cuckoo_nest_simd::Avx512::new().is_some();
-                HAS.store(1 + has as u8, Ordering::Relaxed);
-                has
-            }
-            v => v == 2,
-        }
+        cuckoo_nest_simd::Avx512::new().is_some()
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
     false
