@@ -20,7 +20,7 @@
 use crate::broken::{self, Section};
 use crate::error::InsertError;
 use crate::layout::{Layout, Mask};
-use crate::table::Table;
+use crate::table::{Addressing, Table};
 
 /// A node of the breadth-first search: a bucket reached by moving `fp` out
 /// of slot `slot` of the parent node's bucket.
@@ -114,7 +114,7 @@ enum Stopped {
 /// attempt means another writer made progress.
 const MAX_ATTEMPTS: usize = 128;
 
-impl<const B: usize, L: Layout<B>> Table<B, L> {
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// How many buckets the search may visit, and how long a path may be.
     /// Two-slot buckets branch little, so they get deeper paths.
     const SEARCH_NODES: usize = if B == 2 { 8192 } else { 2048 };

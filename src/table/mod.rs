@@ -15,6 +15,7 @@
 //! stream that mixes them costs no mispredicted branch; only a miss that
 //! raced a versioned write looks again.
 
+mod addressing;
 mod batch;
 mod insert;
 mod save;
@@ -22,13 +23,13 @@ mod stripes;
 mod view;
 mod words;
 
+pub(crate) use addressing::{Addressing, Nested, Plain};
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
 pub(crate) use insert::Copies;
 pub(crate) use view::ViewTable;
 
 use crate::broken;
 use crate::error::{BatchInsertError, BuildError, DecodeError};
-use crate::hash::{alt_index, split};
 use crate::layout::{audit_table, Bucket, InBounds, Layout, Mask};
 use crate::sync::{Ordering, Spin};
 use batch::{prefetch_bucket, Located, Probe};
@@ -106,11 +107,12 @@ const CLEAR_SPLIT_BUCKETS: usize = 1 << 16;
 /// runs of at least 1024 buckets).
 const CLEAR_SECTION_BUCKETS: usize = 1 << 12;
 
-/// A table of `B`-slot buckets in layout `L`.
-pub(crate) struct Table<const B: usize, L> {
+/// A table of `B`-slot buckets in layout `L`, addressed by `A`.
+pub(crate) struct Table<const B: usize, L, A = Plain> {
     /// The fingerprint-match kernel: the widest the target was built for.
     kernel: Native,
     layout: L,
+    addressing: A,
     /// [`table_words`] words, then [`PADDING_WORDS`] zero words.
     words: Words,
     /// [`table_words`]: the words a saved table holds.
@@ -130,19 +132,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         capacity: usize,
         huge_pages: bool,
     ) -> Result<Self, BuildError> {
-        let words = table_words(buckets, layout.bucket_bits())
-            .ok_or(BuildError::CapacityTooLarge { capacity })?;
-        let stripes = Stripes::new(buckets);
-        let save = SaveState::new(buckets, layout.bucket_bits(), stripes.run());
-        Ok(Table {
-            kernel: Native::default(),
-            layout,
-            words: Words::zeroed(words + PADDING_WORDS, huge_pages)?,
-            saved_words: words,
-            buckets,
-            stripes,
-            save,
-        })
+        Self::with_addressing(layout, Plain, buckets, capacity, huge_pages)
     }
 
     /// A table of `buckets` buckets whose words are `parts`, one after
@@ -169,8 +159,36 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         Ok(Table {
             kernel: Native::default(),
             layout,
+            addressing: Plain,
             words: Words::from_le_bytes(parts, PADDING_WORDS, huge_pages)?,
             saved_words: total / 8,
+            buckets,
+            stripes,
+            save,
+        })
+    }
+}
+
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// A zeroed table of `buckets` buckets addressed by `addressing`, or
+    /// the reason it cannot be had.
+    pub(crate) fn with_addressing(
+        layout: L,
+        addressing: A,
+        buckets: usize,
+        capacity: usize,
+        huge_pages: bool,
+    ) -> Result<Self, BuildError> {
+        let words = table_words(buckets, layout.bucket_bits())
+            .ok_or(BuildError::CapacityTooLarge { capacity })?;
+        let stripes = Stripes::new(buckets);
+        let save = SaveState::new(buckets, layout.bucket_bits(), stripes.run());
+        Ok(Table {
+            kernel: Native::default(),
+            layout,
+            addressing,
+            words: Words::zeroed(words + PADDING_WORDS, huge_pages)?,
+            saved_words: words,
             buckets,
             stripes,
             save,
@@ -212,7 +230,8 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
 
     #[inline(always)]
     pub(crate) fn locate(&self, hash: u64) -> (usize, u32) {
-        split(hash, self.buckets, self.layout.fp_max())
+        self.addressing
+            .locate(hash, self.buckets, self.layout.fp_max())
     }
 
     /// The inverse of [`Self::locate`] (see [`crate::hash::unsplit`]).
@@ -223,7 +242,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
 
     #[inline(always)]
     pub(crate) fn alt(&self, i: usize, fp: u32) -> usize {
-        alt_index(i, fp, self.buckets)
+        self.addressing.alt(i, fp, self.buckets)
     }
 
     /// Hints the CPU to fetch the line(s) a load of bucket `i` reads
@@ -310,10 +329,11 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         );
         // SAFETY: both buckets are below `buckets`, by how they are made
         // (no check here: it was four instructions of every lookup): the
-        // callers, `contains` and `Probe::probe`, pass a primary bucket
-        // from `locate` (a fast range onto `0..buckets`: `(x * m) >> 64 <
-        // m`) and its `alt` (`(h - i) mod m` with `h, i < m`), or bucket 0
-        // (a zeroed `Located`; a table has at least one bucket); a
+        // callers, `contains`, `Probe::probe` and the growable filter's
+        // `contains_pair`, pass a primary bucket from `locate` and its `alt`,
+        // both below `buckets` by the `Addressing` contract (an unsafe
+        // trait: `Plain` maps with a fast range and `(h - i) mod m`), or
+        // bucket 0 (a zeroed `Located`; a table has at least one bucket); a
         // `Located`'s fields are only set inside `table`. A layout reads
         // only the words of `span(i)` for the buckets it is given, and with
         // a `SLACK` source at most the word after `span(i).0` (the `Layout`
@@ -432,7 +452,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
 }
 
 /// The owned table in the batch loop: each probe is the single lookup's.
-impl<const B: usize, L: Layout<B>> Probe for Table<B, L> {
+impl<const B: usize, L: Layout<B>, A: Addressing> Probe for Table<B, L, A> {
     #[inline(always)]
     fn locate_and_prefetch(&self, hash: u64) -> Located {
         let (i1, fp) = self.locate(hash);
@@ -450,7 +470,7 @@ impl<const B: usize, L: Layout<B>> Probe for Table<B, L> {
     const WIDE_BATCH_PAYS: bool = L::WIDE_BATCH_PAYS;
 }
 
-impl<const B: usize, L: Layout<B>> Table<B, L> {
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// Looks up `n` keys (key `k` hashes to `hash_at(k)`) with `D` in
     /// flight, writing `out[k]`; returns how many were found.
     pub(crate) fn contains_many<const D: usize>(

@@ -51,7 +51,7 @@
 use crate::broken;
 use crate::layout::{Layout, LeBytes};
 use crate::sync::{AtomicU64, Mutex, Ordering, Spin};
-use crate::table::Table;
+use crate::table::{Addressing, Table};
 use crossbeam_utils::CachePadded;
 
 /// Table bytes a save copies per chunk, about: short enough that a writer
@@ -209,7 +209,7 @@ impl Drop for Saving<'_> {
     }
 }
 
-impl<const B: usize, L: Layout<B>> Table<B, L> {
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// Words `[start, end)` of chunk `k`: the last chunk also takes the
     /// words after the last bucket.
     fn chunk_words(&self, k: usize) -> (usize, usize, std::ops::Range<usize>) {
