@@ -92,6 +92,11 @@ done
         "semi_unversioned|--cfg cuckoo_broken_semi_unversioned|semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"
         "probe_stamp_after_load|--cfg cuckoo_broken_probe_stamp_after_load|$lookups"
         "save_ignores_marks|--cfg cuckoo_broken_save_ignores_marks|save_keeps_an_item_moving_backwards two_slot_save_keeps_an_item_moving_backwards"
+        # Growth (model 13, loom-tests/tests/growth.rs).
+        "grow_lookup_skips_frozen|--cfg cuckoo_broken_grow_lookup_skips_frozen|lookup_during_growth_finds_every_item"
+        "grow_publish_early|--cfg cuckoo_broken_grow_publish_early|lookup_during_growth_finds_every_item"
+        "grow_no_gate|--cfg cuckoo_broken_grow_no_gate|insert_during_growth_is_kept remove_of_one_copy_during_growth_leaves_the_other"
+        "grow_remove_skips_copy|--cfg cuckoo_broken_grow_remove_skips_copy|remove_of_one_copy_during_growth_leaves_the_other"
         # Invisible under the version protocol (docs/verification.md, section 3).
         "clear_first|--cfg cuckoo_broken_clear_first|"
     )

@@ -50,7 +50,7 @@ run() {
     echo "--- ok in $((SECONDS - t0))s"
 }
 
-run -p cuckoo-nest --lib --test contract --test model --test load
+run -p cuckoo-nest --lib --test contract --test model --test load --test growth
 run -p cuckoo-nest-simd
 
 printf '\nmiri.sh: passed; wall time %ds\n' $((SECONDS - start))

@@ -54,6 +54,18 @@ pub(crate) const PROBE_STAMP_AFTER_LOAD: bool = cfg!(cuckoo_broken_probe_stamp_a
 /// into one it has (which hides it from the save).
 pub(crate) const SAVE_IGNORES_MARKS: bool = cfg!(cuckoo_broken_save_ignores_marks);
 
+/// A growable filter's lookup reads the current generation only, not the
+/// frozen one still being copied into it.
+pub(crate) const GROW_LOOKUP_SKIPS_FROZEN: bool = cfg!(cuckoo_broken_grow_lookup_skips_frozen);
+/// A growth step freezes the current generation without closing the
+/// writers' gate (so a write in flight lands in a table already copied).
+pub(crate) const GROW_NO_GATE: bool = cfg!(cuckoo_broken_grow_no_gate);
+/// A growth step publishes "nothing migrating" when the last chunk is
+/// claimed, before it is copied.
+pub(crate) const GROW_PUBLISH_EARLY: bool = cfg!(cuckoo_broken_grow_publish_early);
+/// A remove during a growth step skips copying its item's chunks first.
+pub(crate) const GROW_REMOVE_SKIPS_COPY: bool = cfg!(cuckoo_broken_grow_remove_skips_copy);
+
 /// Why a write opens a versioned section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Section {

@@ -63,11 +63,31 @@ pub enum BuildError {
         /// The width given.
         bits: u32,
     },
+    /// A growable filter cannot have semi-sorted buckets: growing rewrites
+    /// each fingerprint one bit narrower, which a semi-sorted bucket's
+    /// encoding does not allow.
+    GrowableSemiSorted,
+    /// A growable filter keeps spare fingerprint bits for its doublings,
+    /// so its fingerprints are at most `max` bits wide.
+    GrowableFingerprintTooWide {
+        /// The width asked for (or picked for the false-positive rate).
+        bits: u32,
+        /// The widest a growable filter allows.
+        max: u32,
+    },
 }
 
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            BuildError::GrowableSemiSorted => write!(
+                f,
+                "a growable filter cannot have semi-sorted buckets: each growth step rewrites fingerprints one bit narrower"
+            ),
+            BuildError::GrowableFingerprintTooWide { bits, max } => write!(
+                f,
+                "a growable filter's fingerprints are at most {max} bits (it keeps spare bits for its doublings); {bits} were asked for"
+            ),
             BuildError::NoCapacity => write!(
                 f,
                 "no capacity given: call Builder::capacity with the number of items the filter must hold"
@@ -152,6 +172,13 @@ pub enum InsertError {
         /// Copies of the fingerprint in the item's buckets.
         copies: usize,
     },
+    /// A growable filter was full and could not grow: the allocator refused
+    /// the next, twice larger table. Nothing was lost; the filter stays as
+    /// it was, and a later insert tries to grow again.
+    GrowthFailed {
+        /// Bytes the next table needed (`usize::MAX` if its size overflows).
+        bytes: usize,
+    },
 }
 
 impl fmt::Display for InsertError {
@@ -164,6 +191,10 @@ impl fmt::Display for InsertError {
             InsertError::TooManyCopies { copies } => write!(
                 f,
                 "the item's two buckets hold {copies} copies of its fingerprint and nothing else: it (or an item colliding with it) was inserted too many times; nothing was changed"
+            ),
+            InsertError::GrowthFailed { bytes } => write!(
+                f,
+                "the filter is full and could not grow: the allocator refused the next table ({bytes} bytes); nothing was lost"
             ),
         }
     }

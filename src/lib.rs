@@ -111,6 +111,13 @@ pub struct ReadmeDoctests;
 // layouts (and the `simd` crate's kernels under them). Beside them: the
 // configuration, the hash, the saved format.
 mod filter;
+// Reached only through the test hooks (`internals`) until
+// `Builder::growable` puts it behind `CuckooFilter` (issue: growth).
+#[cfg_attr(
+    not(feature = "internals"),
+    allow(dead_code, unused_macros, unused_imports)
+)]
+mod grow;
 mod layout;
 mod shape;
 mod table;
@@ -133,6 +140,8 @@ pub use error::{
 };
 pub use filter::CuckooFilter;
 pub use hash::StableHasher;
+#[cfg(feature = "internals")]
+pub use internals::GrowableFilter;
 pub use persist::{FilterView, MAX_METADATA};
 
 #[cfg(test)]

@@ -6,11 +6,13 @@
 //! list of chunks copied ahead, comes from here for the same reason.)
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicU64, Ordering};
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU64, AtomicU8, Ordering,
+};
 #[cfg(loom)]
 pub(crate) use loom::sync::Mutex;
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 #[cfg(not(loom))]
 pub(crate) use std::sync::Mutex;
 

@@ -1,0 +1,225 @@
+//! What growing costs: a growable filter started at capacity C and filled
+//! to 64C, against filters built for the final count, on the same keys.
+//!
+//! `cargo run --release --example growth [-- C [ROUNDS]]` (default C =
+//! 125000, 5 rounds)
+//!
+//! Prints, for the builder's pick at a 1% false-positive rate:
+//! - the false-positive rate measured at 1x, 2x, ..., 64x C (1M keys never
+//!   inserted), against the rate the fixed filter expects at capacity;
+//! - at 8x C, in alternating rounds (growable, then fixed, then growable...)
+//!   with medians and ranges: ns per insert including growth, ns per
+//!   lookup at 50% hits (shuffled), bits per item, and the ratios;
+//! - the longest lookups while one thread inserts through growth steps and
+//!   another looks up: maximum and 99.9th percentile, in microseconds.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{keys, median, shuffle};
+use cuckoo_nest::{Builder, CuckooFilter, GrowableFilter};
+use std::hint::black_box;
+use std::time::Instant;
+
+const RATE: f64 = 0.01;
+
+fn builder(capacity: usize) -> Builder {
+    CuckooFilter::builder()
+        .capacity(capacity)
+        .false_positive_rate(RATE)
+}
+
+/// Present keys then absent ones, shuffled: half hits.
+fn half_hits(present: &[u64], absent: &[u64], seed: u64) -> Vec<u64> {
+    let mut probe: Vec<u64> = present.iter().chain(absent).copied().collect();
+    shuffle(&mut probe, seed);
+    probe
+}
+
+fn ns_per(n: usize, start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e9 / n as f64
+}
+
+struct Round {
+    insert_ns: f64,
+    lookup_ns: f64,
+    bits_per_item: f64,
+}
+
+fn growable_round(c: usize, present: &[u64], probe: &[u64]) -> Round {
+    let g = GrowableFilter::new(builder(c)).expect("growable filter");
+    let start = Instant::now();
+    for &k in present {
+        g.insert_hash(k)
+            .expect("a growable filter takes every insert");
+    }
+    let insert_ns = ns_per(present.len(), start);
+    let start = Instant::now();
+    let hits = probe.iter().filter(|&&k| g.contains_hash(k)).count();
+    let lookup_ns = ns_per(probe.len(), start);
+    black_box(hits);
+    Round {
+        insert_ns,
+        lookup_ns,
+        bits_per_item: g.table_bytes() as f64 * 8.0 / g.len() as f64,
+    }
+}
+
+fn fixed_round(n: usize, present: &[u64], probe: &[u64]) -> Round {
+    let f = builder(n).build().expect("fixed filter");
+    let start = Instant::now();
+    for &k in present {
+        f.insert_hash(k).expect("sized for the final count");
+    }
+    let insert_ns = ns_per(present.len(), start);
+    let start = Instant::now();
+    let hits = probe.iter().filter(|&&k| f.contains_hash(k)).count();
+    let lookup_ns = ns_per(probe.len(), start);
+    black_box(hits);
+    let table_bits = f.bits_per_item() * f.capacity() as f64;
+    Round {
+        insert_ns,
+        lookup_ns,
+        bits_per_item: table_bits / f.len() as f64,
+    }
+}
+
+fn summary(v: &mut [f64]) -> String {
+    let m = median(v);
+    format!("{m:8.2} ({:.2}-{:.2})", v[0], v[v.len() - 1])
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>());
+    let c = match args.next() {
+        None => 125_000,
+        Some(Ok(c)) if c > 0 => c,
+        _ => {
+            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0]]");
+            std::process::exit(2);
+        }
+    };
+    let rounds = match args.next() {
+        None => 5,
+        Some(Ok(r)) if r > 0 => r,
+        _ => {
+            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0]]");
+            std::process::exit(2);
+        }
+    };
+    let fixed = builder(c).build().expect("fixed filter");
+    println!(
+        "builder at {RATE}: {}-slot buckets, {}-bit keys; a growable filter stores {} + 7 spare bits at first",
+        fixed.bucket_size(),
+        fixed.fingerprint_bits(),
+        fixed.fingerprint_bits()
+    );
+
+    // The false-positive rate from 1x to 64x.
+    let promised = builder(64 * c)
+        .build()
+        .expect("fixed filter")
+        .expected_false_positive_rate_at_capacity();
+    let g = GrowableFilter::new(builder(c)).expect("growable filter");
+    let first = g.capacity();
+    let all = keys(64 * first, 1);
+    let never = keys(1_000_000, 2);
+    let mut inserted = 0;
+    println!("\nfalse-positive rate (1M keys never inserted; a fixed filter expects {promised:.4} at capacity)");
+    println!("  size  items      depth  stored bits  rate      bits/item");
+    for size in [1usize, 2, 4, 8, 16, 32, 64] {
+        while inserted < first * size {
+            g.insert_hash(all[inserted]).expect("growable");
+            inserted += 1;
+        }
+        let fp = never.iter().filter(|&&k| g.contains_hash(k)).count();
+        println!(
+            "  {size:3}x  {inserted:9}  {:5}  {:11}  {:.5}   {:.2}",
+            g.depth(),
+            g.stored_bits(),
+            fp as f64 / never.len() as f64,
+            g.table_bytes() as f64 * 8.0 / g.len() as f64
+        );
+    }
+    drop(g);
+
+    // 8x: growable from C against fixed for 8C, alternating.
+    let n = 8 * first;
+    let present = &all[..n];
+    let absent = keys(n, 3);
+    let probe = half_hits(present, &absent, 4);
+    let (mut gi, mut gl, mut gb) = (vec![], vec![], vec![]);
+    let (mut fi, mut fl, mut fb) = (vec![], vec![], vec![]);
+    for _ in 0..rounds {
+        let r = growable_round(c, present, &probe);
+        gi.push(r.insert_ns);
+        gl.push(r.lookup_ns);
+        gb.push(r.bits_per_item);
+        let r = fixed_round(n, present, &probe);
+        fi.push(r.insert_ns);
+        fl.push(r.lookup_ns);
+        fb.push(r.bits_per_item);
+    }
+    let ratio = |a: &mut Vec<f64>, b: &mut Vec<f64>| {
+        let mut r: Vec<f64> = a.iter().zip(b.iter()).map(|(x, y)| x / y).collect();
+        summary(&mut r)
+    };
+    let (ri, rl, rb) = (
+        ratio(&mut gi, &mut fi),
+        ratio(&mut gl, &mut fl),
+        ratio(&mut gb, &mut fb),
+    );
+    println!("\nat 8x ({n} items; {rounds} alternating rounds; median (min-max))");
+    println!("                     growable            fixed for 8x        growable / fixed");
+    println!(
+        "  ns per insert    {}  {}  {ri}",
+        summary(&mut gi),
+        summary(&mut fi)
+    );
+    println!(
+        "  ns per lookup    {}  {}  {rl}",
+        summary(&mut gl),
+        summary(&mut fl)
+    );
+    println!(
+        "  bits per item    {}  {}  {rb}",
+        summary(&mut gb),
+        summary(&mut fb)
+    );
+
+    // Lookups while another thread grows the filter.
+    let g = GrowableFilter::new(builder(c)).expect("growable filter");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (mut times, steps) = std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut times = Vec::with_capacity(1 << 22);
+            let mut i = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let k = all[i % (first / 2)];
+                let t = Instant::now();
+                black_box(g.contains_hash(k));
+                times.push(t.elapsed().as_nanos() as u64);
+                i += 1;
+            }
+            times
+        });
+        for &k in &all[..first / 2] {
+            g.insert_hash(k).expect("growable");
+        }
+        let before = g.depth();
+        for &k in &all[first / 2..16 * first] {
+            g.insert_hash(k).expect("growable");
+        }
+        let steps = g.depth() - before;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        (reader.join().unwrap(), steps)
+    });
+    times.sort_unstable();
+    let p999 = times[times.len() * 999 / 1000];
+    println!(
+        "\nlookups while another thread inserts through {steps} growth steps: {} lookups, p99.9 {:.2} us, max {:.2} us",
+        times.len(),
+        p999 as f64 / 1e3,
+        times[times.len() - 1] as f64 / 1e3
+    );
+}

@@ -1,0 +1,170 @@
+//! Model 14: a growable filter's growth step racing a lookup, an insert,
+//! and a remove of one of two colliding copies.
+//!
+//! The step (src/grow/mod.rs) closes the writers' gate, publishes the next
+//! generation with the full one frozen behind it, copies the frozen one
+//! over chunk by chunk, then publishes the next generation alone. Setup
+//! fills a 2-bucket generation with items (one of them twice: two copies of
+//! one fingerprint in one bucket pair) and finds the insert that makes it
+//! grow; the main thread runs that insert, a spawned thread the operation
+//! under test.
+//!
+//! **Invariants.** 14a: every earlier item is found throughout the step.
+//! 14b: an item inserted during the step is found once its insert returns,
+//! and after the step. 14c: removing one of two copies during the step
+//! removes exactly one: the remove succeeds, the other copy is still found,
+//! and the count ends at one.
+//!
+//! Broken variants they catch (docs/verification.md):
+//! `cuckoo_broken_grow_lookup_skips_frozen` and
+//! `cuckoo_broken_grow_publish_early` (14a), `cuckoo_broken_grow_no_gate`
+//! (14b, 14c), `cuckoo_broken_grow_remove_skips_copy` (14c).
+#![cfg(loom)]
+
+use cuckoo_nest::{Builder, GrowableFilter};
+use cuckoo_nest_loom_tests::check;
+use loom::sync::Arc;
+use loom::thread;
+
+/// A growable filter whose first generation has `buckets` buckets of 2
+/// slots.
+fn tiny_growable(buckets: usize) -> GrowableFilter {
+    GrowableFilter::new(
+        Builder::default()
+            .buckets(buckets)
+            .bucket_size(2)
+            .fingerprint_bits(8),
+    )
+    .expect("a 2-bucket growable table is a valid configuration")
+}
+
+/// Hashes of distinct keys.
+fn key(k: u64) -> u64 {
+    cuckoo_nest::StableHasher::hash_one(99, &k)
+}
+
+/// The setup: `x` inserted twice, then keys in order until the next one
+/// would make the filter grow. Returns the filter, the items in it (with
+/// `x` twice) and the key whose insert grows it. Found on a scratch filter
+/// first: loom replays it in every execution, single-threaded.
+fn full_generation(buckets: usize) -> (GrowableFilter, Vec<u64>, u64) {
+    let x = key(0);
+    let scratch = tiny_growable(buckets);
+    let mut items = vec![x, x];
+    for &h in &items {
+        scratch.insert_hash(h).unwrap();
+    }
+    assert_eq!(scratch.depth(), 0, "setup: two copies fit a bucket pair");
+    let mut k = 1;
+    let trigger = loop {
+        let h = key(k);
+        k += 1;
+        scratch.insert_hash(h).unwrap();
+        if scratch.depth() > 0 {
+            break h;
+        }
+        items.push(h);
+    };
+    let filter = tiny_growable(buckets);
+    for &h in &items {
+        filter.insert_hash(h).unwrap();
+    }
+    assert_eq!(filter.depth(), 0);
+    (filter, items, trigger)
+}
+
+/// A 4-bucket generation whose buckets `a` and `b` are full of items that
+/// live in those two buckets alone (so no displacement can make room there),
+/// an insert aimed at them (it must grow the filter), and an item `y` with a
+/// bucket outside them (it fits the generation being frozen). Aimed by the
+/// hash arithmetic alone: building scratch filters to search would take
+/// more steps than loom allows one execution.
+fn two_full_buckets() -> (GrowableFilter, Vec<u64>, u64, u64) {
+    let filter = tiny_growable(4);
+    let pair = |h: u64| {
+        let (i1, i2, _) = filter.debug_locate(h);
+        (i1.min(i2), i1.max(i2))
+    };
+    let mut keys = (1..).map(key);
+    let trigger = keys.by_ref().find(|&h| pair(h).0 != pair(h).1).unwrap();
+    let (a, b) = pair(trigger);
+    let items: Vec<u64> = keys
+        .by_ref()
+        .filter(|&h| pair(h) == (a, b))
+        .take(4)
+        .collect();
+    let y = keys.find(|&h| pair(h).0 != a && pair(h).1 != b).unwrap();
+    for &h in &items {
+        filter.insert_hash(h).unwrap();
+    }
+    assert_eq!(filter.depth(), 0, "setup: four items fill two buckets");
+    (filter, items, trigger, y)
+}
+
+#[test]
+fn lookup_during_growth_finds_every_item() {
+    check("14a lookup vs growth step", 2, || {
+        let (filter, items, trigger) = full_generation(2);
+        let filter = Arc::new(filter);
+        // Two items looked up (the first and the last in): every lookup
+        // more multiplies the interleavings without reaching a new race.
+        let watched = [items[0], items[items.len() - 1]];
+        let reader = {
+            let filter = Arc::clone(&filter);
+            thread::spawn(move || watched.iter().all(|&h| filter.contains_hash(h)))
+        };
+        filter.insert_hash(trigger).unwrap();
+        assert_eq!(filter.depth(), 1, "the insert grew the filter");
+        assert!(
+            reader.join().unwrap(),
+            "a lookup missed an item during growth"
+        );
+        assert!(items.iter().all(|&h| filter.contains_hash(h)));
+        assert_eq!(filter.len(), items.len() + 1);
+    });
+}
+
+#[test]
+fn insert_during_growth_is_kept() {
+    check("14b insert vs growth step", 2, || {
+        // Four buckets, so the insert racing the growth step can fit in the
+        // generation being frozen: a write that lands there after its copy
+        // is the race the gate prevents.
+        let (filter, items, trigger, y) = two_full_buckets();
+        let filter = Arc::new(filter);
+        let writer = {
+            let filter = Arc::clone(&filter);
+            thread::spawn(move || {
+                filter.insert_hash(y).unwrap();
+                filter.contains_hash(y)
+            })
+        };
+        filter.insert_hash(trigger).unwrap();
+        assert_eq!(filter.depth(), 1, "the insert grew the filter");
+        assert!(writer.join().unwrap(), "an acknowledged insert was missed");
+        assert!(filter.contains_hash(y), "an insert during growth was lost");
+        assert!(filter.contains_hash(trigger));
+        assert!(items.iter().all(|&h| filter.contains_hash(h)));
+        assert_eq!(filter.len(), items.len() + 2);
+    });
+}
+
+#[test]
+fn remove_of_one_copy_during_growth_leaves_the_other() {
+    check("14c remove of a colliding copy vs growth step", 2, || {
+        let (filter, items, trigger) = full_generation(2);
+        let x = items[0];
+        let filter = Arc::new(filter);
+        let remover = {
+            let filter = Arc::clone(&filter);
+            thread::spawn(move || (filter.remove_hash(x), filter.contains_hash(x)))
+        };
+        filter.insert_hash(trigger).unwrap();
+        let (removed, still_found) = remover.join().unwrap();
+        assert!(removed, "the remove found no copy of a present item");
+        assert!(still_found, "the other copy was missed");
+        assert!(filter.contains_hash(x));
+        assert_eq!(filter.count_hash(x), 1, "one copy left");
+        assert_eq!(filter.len(), items.len(), "len: items + trigger - one copy");
+    });
+}

@@ -1,0 +1,721 @@
+//! Growth: a filter that doubles while every thread keeps using it.
+//!
+//! A growable filter is one table at a time, a *generation*: generation
+//! `d` has `local << d` buckets (addressing [`Nested`]: `2^d` interleaved
+//! blocks of `local` buckets, an item's two buckets in one block). A stored
+//! fingerprint is the item's key (`key_bits` bits, what the false-positive
+//! rate needs) followed by the `SPARE_BITS - d` spare bits the generation
+//! has not yet spent on blocks. Growing to generation `d + 1` spends one:
+//! the fingerprint in bucket `i` moves to bucket `2i` or `2i + 1` of a table
+//! twice as large, one bit narrower ([`Nested::split`]), with the same key
+//! and the same pair of local buckets, so its item finds it there. Each
+//! bucket's share of the next table is half of it on average: the new table
+//! starts half full, and every stored fingerprint always keeps at least the
+//! key's bits, so the false-positive rate stays at or under the one the key
+//! width gives, at every size up to `2^SPARE_BITS` times the first.
+//!
+//! A growth step, while other threads go on:
+//!
+//! 1. An insert finds the current generation full. Under the growth lock
+//!    (one step at a time) it allocates the next generation, empty.
+//! 2. It closes the writers' [`Gate`] and waits for the writes in flight
+//!    to finish (each is one insert or remove: a short wait): the current
+//!    generation is now *frozen*, and no one writes it again.
+//! 3. It publishes the state "next generation current, the frozen one
+//!    migrating" and opens the gate. From here writers write the new
+//!    generation only; lookups read the new one, then, on a miss, the
+//!    frozen one, which still holds every item acknowledged before step 2.
+//! 4. It copies the frozen generation into the new one, a chunk of
+//!    [`CHUNK_BUCKETS`] buckets at a time, with the table's own inserts
+//!    (so the new table's versions guard every lookup of it). A writer
+//!    whose item's buckets lie in chunks not yet copied copies those chunks
+//!    first (a wait of one chunk at most), so every remove and unique insert
+//!    sees all of its item's copies in the new generation.
+//! 5. When the last chunk is copied, it publishes "new generation current,
+//!    nothing migrating"; the frozen generation is freed once no lookup can
+//!    still be reading it ([`current`]).
+//!
+//! No false negatives: an item acknowledged before a lookup began is in the
+//! frozen generation (acknowledged before its freeze, which never loses it)
+//! or was written to a later one, whose state the lookup then loads; and a
+//! lookup reads the current generation with the table's own seqlock
+//! protocol, then the frozen one, until the migration that empties it of
+//! meaning is over. A remove during the migration takes one copy out of the
+//! new generation; the frozen one keeps its stale copy until the migration
+//! ends, so the removed item may still be found meanwhile (a false
+//! positive, never a false negative).
+
+mod current;
+mod gate;
+
+use crate::broken;
+use crate::error::{BuildError, InsertError};
+use crate::layout::Packed;
+use crate::sync::{AtomicI64, AtomicU64, AtomicU8, Ordering, Spin};
+use crate::table::{Copies, Nested, Table};
+use current::{pin, Current, Guard};
+use gate::Gate;
+use std::sync::Arc;
+
+/// Spare fingerprint bits a growable filter starts with: doublings it can
+/// take (128x its first capacity) with the false-positive rate held.
+pub(crate) const SPARE_BITS: u32 = 7;
+
+/// Buckets of a frozen generation copied as one unit: a writer waits for at
+/// most two of them (a few hundred inserts each).
+const CHUNK_BUCKETS: usize = 256;
+
+/// Share of the new generation's slots that its items may fill while it
+/// is still being filled from the frozen one: new inserts beyond it help
+/// finish the copy first, so the copy always finds room.
+const fn migration_load(b: usize) -> f64 {
+    match b {
+        2 => 0.75,
+        4 => 0.9,
+        _ => 0.93,
+    }
+}
+
+/// One generation: its table and its addressing.
+pub(crate) struct Generation<const B: usize> {
+    pub(crate) table: Table<B, Packed, Nested>,
+    pub(crate) addr: Nested,
+}
+
+impl<const B: usize> Generation<B> {
+    fn new(addr: Nested, capacity: usize, huge_pages: bool) -> Result<Self, BuildError> {
+        let buckets = addr
+            .local
+            .checked_mul(1 << addr.depth)
+            .ok_or(BuildError::CapacityTooLarge { capacity })?;
+        let table = Table::with_addressing(
+            Packed::new(B, addr.width()),
+            addr,
+            buckets,
+            capacity,
+            huge_pages,
+        )?;
+        Ok(Generation { table, addr })
+    }
+
+    fn buckets(&self) -> usize {
+        self.table.buckets()
+    }
+}
+
+const PENDING: u8 = 0;
+const BUSY: u8 = 1;
+const DONE: u8 = 2;
+
+/// A chunk of the frozen generation being copied.
+struct Chunk {
+    state: AtomicU8,
+    /// Where a copy that stopped (no room: see [`Growable::copy_chunk`])
+    /// resumes: a slot index from the chunk's first bucket. Written only by
+    /// the thread that holds the chunk `BUSY`.
+    resume: AtomicU64,
+}
+
+/// A frozen generation being copied into the current one.
+struct Migration<const B: usize> {
+    from: Arc<Generation<B>>,
+    chunks: Box<[Chunk]>,
+    /// Chunks not yet copied.
+    left: AtomicU64,
+    /// The next chunk a helper claims.
+    cursor: AtomicU64,
+    /// Fingerprints copied so far.
+    moved: AtomicU64,
+    /// Items the frozen generation holds (its count at the freeze).
+    frozen_len: usize,
+    /// New inserts the current generation may still take before the copy
+    /// is finished (see [`migration_load`]); below zero, inserts help
+    /// finish the copy first.
+    budget: AtomicI64,
+}
+
+/// What operations load: the current generation, and the frozen one being
+/// copied into it, if a growth step is under way.
+struct State<const B: usize> {
+    cur: Arc<Generation<B>>,
+    migration: Option<Migration<B>>,
+}
+
+/// A growable table of `B`-slot buckets: see the module docs.
+pub(crate) struct Growable<const B: usize> {
+    state: Current<State<B>>,
+    gate: Gate,
+    /// Held by the one growth step under way (and by `clear`).
+    grow_lock: crate::sync::Mutex<()>,
+    /// Frozen generations not yet freed. A retired state drops its
+    /// reference wherever the epoch collector runs it (often on a lookup's
+    /// thread); the table itself, whose unmapping takes milliseconds, is
+    /// freed here, by the thread that grew the filter ([`Self::sweep`]).
+    graveyard: crate::sync::Mutex<Vec<Arc<Generation<B>>>>,
+    /// The first generation's capacity.
+    capacity: usize,
+    huge_pages: bool,
+}
+
+impl<const B: usize> Growable<B> {
+    /// A filter whose first generation has `local` buckets and keys of
+    /// `key_bits` bits (the caller checked `key_bits + SPARE_BITS <= 32`).
+    pub(crate) fn new(
+        local: usize,
+        key_bits: u32,
+        capacity: usize,
+        huge_pages: bool,
+    ) -> Result<Self, BuildError> {
+        debug_assert!(key_bits >= 1 && key_bits + SPARE_BITS <= 32);
+        let addr = Nested {
+            depth: 0,
+            local,
+            key_bits,
+            spare: SPARE_BITS,
+        };
+        let first = Generation::new(addr, capacity, huge_pages)?;
+        Ok(Growable {
+            state: Current::new(State {
+                cur: Arc::new(first),
+                migration: None,
+            }),
+            gate: Gate::new(),
+            grow_lock: crate::sync::Mutex::new(()),
+            graveyard: crate::sync::Mutex::new(Vec::new()),
+            capacity,
+            huge_pages,
+        })
+    }
+
+    /// True if `hash`'s item is (probably) in the filter. Lock-free: loads
+    /// the state, looks in the current generation, and on a miss in the
+    /// frozen one of a growth step under way.
+    #[inline]
+    pub(crate) fn contains(&self, hash: u64) -> bool {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        if state.cur.table.contains_hash(hash) {
+            return true;
+        }
+        match &state.migration {
+            Some(m) if !broken::GROW_LOOKUP_SKIPS_FROZEN => m.from.table.contains_hash(hash),
+            _ => false,
+        }
+    }
+
+    /// Inserts `hash`'s item; growing the filter when it is full. `Full`
+    /// only once the last generation ([`SPARE_BITS`] doublings) is full.
+    pub(crate) fn insert(&self, hash: u64, copies: Copies) -> Result<bool, InsertError> {
+        let guard = pin();
+        loop {
+            let Some(pass) = self.gate.enter() else {
+                self.gate.wait_open();
+                continue;
+            };
+            let state = self.state.load(&guard);
+            if let Some(m) = &state.migration {
+                self.copy_chunks_of(state, m, hash, &guard)?;
+                if m.budget.fetch_sub(1, Ordering::Relaxed) <= 0 {
+                    // The copy must finish before more new items go in.
+                    m.budget.fetch_add(1, Ordering::Relaxed);
+                    drop(pass);
+                    self.finish(state, m, &guard)?;
+                    continue;
+                }
+            }
+            let (i1, fp) = state.cur.table.locate(hash);
+            match state.cur.table.insert(i1, fp, copies) {
+                Err(InsertError::Full { .. }) => {
+                    if let Some(m) = &state.migration {
+                        m.budget.fetch_add(1, Ordering::Relaxed);
+                    }
+                    drop(pass);
+                    self.grow(&state.cur, &guard)?;
+                }
+                Ok(stored) => {
+                    if let (Some(m), false) = (&state.migration, stored) {
+                        m.budget.fetch_add(1, Ordering::Relaxed);
+                    }
+                    return Ok(stored);
+                }
+                Err(e) => {
+                    if let Some(m) = &state.migration {
+                        m.budget.fetch_add(1, Ordering::Relaxed);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Removes one copy of `hash`'s fingerprint, if there is one.
+    pub(crate) fn remove(&self, hash: u64) -> bool {
+        let guard = pin();
+        let (pass, state) = self.enter(&guard);
+        if let Some(m) = &state.migration {
+            // If the copy stopped for lack of room (see `copy_chunk`), the
+            // item may still be only in the frozen generation: the remove
+            // then finds nothing here and says so; nothing is lost.
+            if !broken::GROW_REMOVE_SKIPS_COPY {
+                let _ = self.copy_chunks_of(state, m, hash, &guard);
+            }
+        }
+        let (i1, fp) = state.cur.table.locate(hash);
+        let removed = state.cur.table.remove(i1, fp);
+        drop(pass);
+        removed
+    }
+
+    /// How many copies of `hash`'s fingerprint its buckets hold.
+    pub(crate) fn count(&self, hash: u64) -> usize {
+        let guard = pin();
+        let (_pass, state) = self.enter(&guard);
+        let (i1, fp) = state.cur.table.locate(hash);
+        match &state.migration {
+            Some(m) if self.copy_chunks_of(state, m, hash, &guard).is_err() => {
+                // A chunk could not be copied: its items are still in the
+                // frozen generation, those copied since in the current one.
+                let (j1, fq) = m.from.table.locate(hash);
+                let in_frozen = m.from.table.count(j1, fq);
+                state.cur.table.count(i1, fp).max(in_frozen)
+            }
+            _ => state.cur.table.count(i1, fp),
+        }
+    }
+
+    /// Enters the gate and loads the state it guards.
+    fn enter<'g>(&'g self, guard: &'g Guard) -> (gate::Pass<'g>, &'g State<B>) {
+        loop {
+            if let Some(pass) = self.gate.enter() {
+                return (pass, self.state.load(guard));
+            }
+            self.gate.wait_open();
+        }
+    }
+
+    /// Items held: inserts minus removes, exact when no write is in flight.
+    pub(crate) fn len(&self) -> usize {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        let cur = state.cur.table.len();
+        match &state.migration {
+            Some(m) => cur + m.frozen_len - m.moved.load(Ordering::Relaxed) as usize,
+            None => cur,
+        }
+    }
+
+    /// The current generation's capacity: the first one's, doubled at each
+    /// growth step.
+    pub(crate) fn capacity(&self) -> usize {
+        let guard = pin();
+        self.capacity << self.state.load(&guard).cur.addr.depth
+    }
+
+    /// The current generation's two buckets and stored fingerprint for
+    /// `hash` (for tests).
+    pub(crate) fn locate(&self, hash: u64) -> (usize, usize, u32) {
+        let guard = pin();
+        let table = &self.state.load(&guard).cur.table;
+        let (i1, fp) = table.locate(hash);
+        (i1, table.alt(i1, fp), fp)
+    }
+
+    /// Growth steps taken (the current generation's depth).
+    pub(crate) fn depth(&self) -> u32 {
+        let guard = pin();
+        self.state.load(&guard).cur.addr.depth
+    }
+
+    /// Fingerprint slots of the current generation.
+    pub(crate) fn slots(&self) -> usize {
+        let guard = pin();
+        self.state.load(&guard).cur.buckets() * B
+    }
+
+    /// Width of the fingerprints the current generation stores.
+    pub(crate) fn stored_bits(&self) -> u32 {
+        let guard = pin();
+        self.state.load(&guard).cur.addr.width()
+    }
+
+    /// Bytes of the bucket table(s) held now: the current generation's, and
+    /// the frozen one's while a growth step is under way.
+    pub(crate) fn table_bytes(&self) -> usize {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        state.cur.table.table_bytes()
+            + state
+                .migration
+                .as_ref()
+                .map_or(0, |m| m.from.table.table_bytes())
+    }
+
+    /// Bytes of the table(s) with their stripes and padding.
+    pub(crate) fn memory_usage(&self) -> usize {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        state.cur.table.memory_usage()
+            + state
+                .migration
+                .as_ref()
+                .map_or(0, |m| m.from.table.memory_usage())
+    }
+
+    /// Empties the filter, keeping its current size. A growth step under
+    /// way is finished first (so no chunk copied later brings items back).
+    pub(crate) fn clear(&self) {
+        let guard = pin();
+        let _lock = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let state = self.state.load(&guard);
+        if let Some(m) = &state.migration {
+            if self.finish(state, m, &guard).is_err() {
+                // The copy has no room (crafted hashes): drop the frozen
+                // generation's items instead of copying them; writers wait
+                // at the gate meanwhile.
+                self.gate.close();
+                self.state.replace(
+                    State {
+                        cur: Arc::clone(&state.cur),
+                        migration: None,
+                    },
+                    &guard,
+                );
+                self.state.load(&guard).cur.table.clear();
+                self.gate.open();
+                return;
+            }
+        }
+        self.state.load(&guard).cur.table.clear();
+    }
+
+    /// Copies the chunks of the frozen generation that hold `hash`'s
+    /// buckets, so every copy of its fingerprint is in the current one.
+    fn copy_chunks_of(
+        &self,
+        state: &State<B>,
+        m: &Migration<B>,
+        hash: u64,
+        guard: &Guard,
+    ) -> Result<(), InsertError> {
+        let (j1, fp) = m.from.table.locate(hash);
+        let j2 = m.from.table.alt(j1, fp);
+        self.copy_chunk(state, m, j1 / CHUNK_BUCKETS, guard)?;
+        self.copy_chunk(state, m, j2 / CHUNK_BUCKETS, guard)
+    }
+
+    /// Copies chunk `c` of the frozen generation into the current one,
+    /// unless it is copied already (or waits while another thread copies
+    /// it). If the current generation has no room for a fingerprint (only
+    /// possible with crafted hashes: it is held under [`migration_load`]),
+    /// the chunk is left to be resumed from that fingerprint and the error
+    /// returned; the frozen generation still answers for every item.
+    fn copy_chunk(
+        &self,
+        state: &State<B>,
+        m: &Migration<B>,
+        c: usize,
+        guard: &Guard,
+    ) -> Result<(), InsertError> {
+        let chunk = &m.chunks[c];
+        let spin = Spin::new();
+        loop {
+            match chunk
+                .state
+                .compare_exchange(PENDING, BUSY, Ordering::Acquire, Ordering::Acquire)
+            {
+                Ok(_) => break,
+                Err(DONE) => return Ok(()),
+                Err(_) => spin.wait(),
+            }
+        }
+        if broken::GROW_PUBLISH_EARLY {
+            self.count_done(state, m, guard);
+        }
+        let from = &m.from;
+        let first = c * CHUNK_BUCKETS;
+        let end = (first + CHUNK_BUCKETS).min(from.buckets());
+        let mut at = chunk.resume.load(Ordering::Relaxed) as usize;
+        let mut moved = 0;
+        while at < (end - first) * B {
+            let i = first + at / B;
+            // The frozen generation is never written again: a plain
+            // (relaxed, atomic) load sees its final contents.
+            let bucket = from.table.load_bucket(i);
+            for j in at % B..B {
+                let fp = from.table.lane(&bucket, j);
+                if fp != 0 {
+                    let (to, fp2) = from.addr.split(i, fp);
+                    if let Err(e) = state.cur.table.insert(to, fp2, Copies::Any) {
+                        m.moved.fetch_add(moved, Ordering::Relaxed);
+                        chunk
+                            .resume
+                            .store((i - first) as u64 * B as u64 + j as u64, Ordering::Relaxed);
+                        chunk.state.store(PENDING, Ordering::Release);
+                        return Err(e);
+                    }
+                    moved += 1;
+                }
+            }
+            at = (i - first + 1) * B;
+        }
+        m.moved.fetch_add(moved, Ordering::Relaxed);
+        chunk.state.store(DONE, Ordering::Release);
+        if !broken::GROW_PUBLISH_EARLY {
+            self.count_done(state, m, guard);
+        }
+        Ok(())
+    }
+
+    /// Counts a chunk copied; after the last, publishes the state with
+    /// nothing migrating: the frozen generation answers for nothing the
+    /// current one does not hold. Only one thread takes `left` to zero.
+    fn count_done(&self, state: &State<B>, m: &Migration<B>, guard: &Guard) {
+        if m.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.state.replace(
+                State {
+                    cur: Arc::clone(&state.cur),
+                    migration: None,
+                },
+                guard,
+            );
+        }
+    }
+
+    /// Copies every chunk not yet copied (claiming them from a shared
+    /// cursor, so helpers split the work), then waits for those others
+    /// hold; returns once the migration is over.
+    fn finish(&self, state: &State<B>, m: &Migration<B>, guard: &Guard) -> Result<(), InsertError> {
+        let n = m.chunks.len() as u64;
+        loop {
+            let c = m.cursor.fetch_add(1, Ordering::Relaxed);
+            if c >= n {
+                break;
+            }
+            self.copy_chunk(state, m, c as usize, guard)?;
+        }
+        // Chunks another thread holds, or left to resume.
+        for c in 0..m.chunks.len() {
+            self.copy_chunk(state, m, c, guard)?;
+        }
+        Ok(())
+    }
+
+    /// A growth step (module docs), after an insert found generation `seen`
+    /// full. Returns `Ok` when the insert should try again: another thread
+    /// grew the filter meanwhile, a migration under way was finished, or
+    /// this step grew it.
+    #[cold]
+    fn grow(&self, seen: &Arc<Generation<B>>, guard: &Guard) -> Result<(), InsertError> {
+        let _lock = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let state = self.state.load(guard);
+        if !Arc::ptr_eq(&state.cur, seen) {
+            return Ok(());
+        }
+        if let Some(m) = &state.migration {
+            // The current generation filled while it was still being
+            // copied into: finish the copy; the insert tries again, and
+            // grows the filter if it is still full.
+            return self.finish(state, m, guard);
+        }
+        let cur = &state.cur;
+        if cur.addr.depth == SPARE_BITS {
+            return Err(InsertError::Full {
+                len: self.len(),
+                slots: cur.buckets() * B,
+            });
+        }
+        let addr = Nested {
+            depth: cur.addr.depth + 1,
+            ..cur.addr
+        };
+        let next = Generation::new(addr, self.capacity << addr.depth, self.huge_pages).map_err(
+            |e| match e {
+                BuildError::AllocationFailed { bytes } => InsertError::GrowthFailed { bytes },
+                _ => InsertError::GrowthFailed { bytes: usize::MAX },
+            },
+        )?;
+        let slots = next.buckets() * B;
+        if !broken::GROW_NO_GATE {
+            self.gate.close();
+        }
+        // Frozen: no write to `cur` is in flight, none starts. Its count
+        // is final.
+        let frozen_len = cur.table.len();
+        let chunks = cur.buckets().div_ceil(CHUNK_BUCKETS);
+        let budget = (slots as f64 * migration_load(B)) as i64 - frozen_len as i64;
+        self.state.replace(
+            State {
+                cur: Arc::new(next),
+                migration: Some(Migration {
+                    from: Arc::clone(cur),
+                    chunks: (0..chunks)
+                        .map(|_| Chunk {
+                            state: AtomicU8::new(PENDING),
+                            resume: AtomicU64::new(0),
+                        })
+                        .collect(),
+                    left: AtomicU64::new(chunks as u64),
+                    cursor: AtomicU64::new(0),
+                    moved: AtomicU64::new(0),
+                    frozen_len,
+                    budget: AtomicI64::new(budget),
+                }),
+            },
+            guard,
+        );
+        if !broken::GROW_NO_GATE {
+            self.gate.open();
+        }
+        self.graveyard
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::clone(cur));
+        // This thread pays for the copy; writers copy the chunks they need.
+        let state = self.state.load(guard);
+        if let Some(m) = &state.migration {
+            self.finish(state, m, guard)?;
+        }
+        self.sweep(true);
+        Ok(())
+    }
+
+    /// Frees the frozen generations no state refers to any more: once the
+    /// epoch collector has destroyed the states retired with them, no
+    /// operation can reach them. With `wait`, first gives the collector a
+    /// little time (a few thousand yields at most; what is left waits for
+    /// the next growth step or the filter's drop).
+    fn sweep(&self, wait: bool) {
+        let spin = Spin::new();
+        // Under loom retired states are kept until drop: nothing to wait for.
+        let rounds = if wait && !cfg!(loom) { 4096 } else { 1 };
+        for _ in 0..rounds {
+            let mut graveyard = self.graveyard.lock().unwrap_or_else(|e| e.into_inner());
+            graveyard.retain(|g| Arc::strong_count(g) > 1);
+            if graveyard.is_empty() {
+                return;
+            }
+            drop(graveyard);
+            current::collect();
+            spin.wait();
+        }
+    }
+}
+
+/// A growable table of any bucket size.
+pub(crate) enum AnyGrowable {
+    B2(Growable<2>),
+    B4(Growable<4>),
+    B8(Growable<8>),
+}
+
+/// Runs `$body` with `$g` bound to the concrete [`Growable`].
+macro_rules! with_growable {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::grow::AnyGrowable::B2($g) => $body,
+            $crate::grow::AnyGrowable::B4($g) => $body,
+            $crate::grow::AnyGrowable::B8($g) => $body,
+        }
+    };
+}
+pub(crate) use with_growable;
+
+impl AnyGrowable {
+    /// The growable table for a validated configuration (not semi-sorted;
+    /// keys of at most `32 - SPARE_BITS` bits).
+    pub(crate) fn new(config: &crate::config::Config) -> Result<Self, BuildError> {
+        let (m, f, n, hp) = (
+            config.buckets,
+            config.fingerprint_bits,
+            config.capacity,
+            config.huge_pages,
+        );
+        if config.semi_sorted {
+            return Err(BuildError::GrowableSemiSorted);
+        }
+        if f + SPARE_BITS > 32 {
+            return Err(BuildError::GrowableFingerprintTooWide {
+                bits: f,
+                max: 32 - SPARE_BITS,
+            });
+        }
+        Ok(match config.bucket_size {
+            2 => AnyGrowable::B2(Growable::new(m, f, n, hp)?),
+            4 => AnyGrowable::B4(Growable::new(m, f, n, hp)?),
+            _ => AnyGrowable::B8(Growable::new(m, f, n, hp)?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(n: u64, salt: u64) -> impl Iterator<Item = u64> {
+        (0..n).map(move |k| crate::hash::StableHasher::hash_one(salt, &k))
+    }
+
+    #[test]
+    fn grows_through_every_generation_and_loses_nothing() {
+        // 64 buckets of 4 at first: 128x that is 32k slots.
+        let g = Growable::<4>::new(64, 12, 240, false).unwrap();
+        // Under miri, to depth 3 only (each insert costs it thousands of
+        // times more).
+        let n = if cfg!(miri) { 240 * 8 } else { 240 * 100 };
+        for (k, h) in keys(n, 1).enumerate() {
+            g.insert(h, Copies::Any)
+                .unwrap_or_else(|e| panic!("insert {k}: {e}"));
+        }
+        assert_eq!(g.len(), n as usize);
+        assert!(
+            g.depth() >= if cfg!(miri) { 2 } else { 6 },
+            "depth {}",
+            g.depth()
+        );
+        assert!(keys(n, 1).all(|h| g.contains(h)));
+        // The fingerprints kept the key's 12 bits and the spare bits left.
+        assert_eq!(g.stored_bits(), 12 + SPARE_BITS - g.depth());
+        for h in keys(n / 2, 1) {
+            assert!(g.remove(h));
+        }
+        assert_eq!(g.len(), (n - n / 2) as usize);
+        assert!(keys(n, 1).skip((n / 2) as usize).all(|h| g.contains(h)));
+    }
+
+    #[test]
+    fn the_last_generation_full_is_full() {
+        let g = Growable::<2>::new(4, 8, 6, false).unwrap();
+        let err = keys(1 << 20, 2)
+            .find_map(|h| g.insert(h, Copies::Any).err())
+            .expect("a bounded filter fills");
+        assert!(matches!(err, InsertError::Full { .. }), "{err}");
+        assert_eq!(g.depth(), SPARE_BITS);
+    }
+
+    #[test]
+    fn unique_inserts_and_counts_see_copies_across_a_growth_step() {
+        let g = Growable::<4>::new(16, 12, 60, false).unwrap();
+        let hs: Vec<u64> = keys(2000, 3).collect();
+        for &h in &hs {
+            g.insert(h, Copies::Any).unwrap();
+        }
+        let before = g.len();
+        // Every item is present: a unique insert adds nothing.
+        for &h in &hs {
+            assert!(!g.insert(h, Copies::Unique).unwrap());
+            assert!(g.count(h) >= 1);
+        }
+        assert_eq!(g.len(), before);
+    }
+
+    #[test]
+    fn clear_empties_every_generation() {
+        let g = Growable::<4>::new(16, 12, 60, false).unwrap();
+        for h in keys(1000, 4) {
+            g.insert(h, Copies::Any).unwrap();
+        }
+        g.clear();
+        assert_eq!(g.len(), 0);
+        assert!(keys(1000, 4).all(|h| !g.contains(h)));
+    }
+}
