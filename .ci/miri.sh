@@ -50,16 +50,7 @@ run() {
     echo "--- ok in $((SECONDS - t0))s"
 }
 
-run -p cuckoo-nest --lib --test contract --test model --test load -- --skip grow::
-# The growth engine frees retired states through crossbeam-epoch, whose
-# intrusive lists break Stacked Borrows but pass Tree Borrows (upstream:
-# crossbeam-rs/crossbeam#545; crossbeam's own CI runs Miri with Tree
-# Borrows, #996), so its tests run under Tree Borrows. The filter "grow"
-# picks the engine's unit tests (grow::) and tests/growth.rs's stress tests.
-stacked=$MIRIFLAGS
-export MIRIFLAGS="$stacked -Zmiri-tree-borrows"
-run -p cuckoo-nest --lib --test growth -- grow
-export MIRIFLAGS=$stacked
+run -p cuckoo-nest --lib --test contract --test model --test load --test growth
 run -p cuckoo-nest-simd
 
 printf '\nmiri.sh: passed; wall time %ds\n' $((SECONDS - start))

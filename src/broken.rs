@@ -66,6 +66,10 @@ pub(crate) const GROW_PUBLISH_EARLY: bool = cfg!(cuckoo_broken_grow_publish_earl
 /// A remove during a growth step skips copying its item's chunks first.
 pub(crate) const GROW_REMOVE_SKIPS_COPY: bool = cfg!(cuckoo_broken_grow_remove_skips_copy);
 
+/// A read-side section of a growable filter enters without its fence (on
+/// the reader's side of the asymmetric pair: `grow/current.rs`).
+pub(crate) const SECTION_NO_FENCE: bool = cfg!(cuckoo_broken_section_no_fence);
+
 /// Why a write opens a versioned section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Section {

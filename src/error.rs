@@ -173,8 +173,10 @@ pub enum InsertError {
         copies: usize,
     },
     /// A growable filter was full and could not grow: the allocator refused
-    /// the next, twice larger table. Nothing was lost; the filter stays as
-    /// it was, and a later insert tries to grow again.
+    /// the next, twice larger table (or, never seen, the kernel refused the
+    /// memory barrier a growth step takes: `bytes` is then 0). Nothing was
+    /// lost; the filter stays as it was, and a later insert tries to grow
+    /// again.
     GrowthFailed {
         /// Bytes the next table needed (`usize::MAX` if its size overflows).
         bytes: usize,

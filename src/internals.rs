@@ -102,6 +102,7 @@ impl GrowableFilter {
     }
 
     /// True if the item is (probably) in.
+    #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         with_growable!(&self.inner, g => g.contains(hash))
     }

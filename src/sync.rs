@@ -12,7 +12,9 @@ pub(crate) use loom::sync::atomic::{
 #[cfg(loom)]
 pub(crate) use loom::sync::Mutex;
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
+pub(crate) use std::sync::atomic::{
+    fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU64, AtomicU8, Ordering,
+};
 #[cfg(not(loom))]
 pub(crate) use std::sync::Mutex;
 

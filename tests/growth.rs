@@ -55,7 +55,7 @@ fn plan(i: usize) -> Plan {
 }
 
 fn grow_32x(bucket_size: usize, writers: usize, readers: usize) {
-    let (capacity, growth) = if cfg!(miri) { (64, 8) } else { (2_000, 32) };
+    let (capacity, growth) = if cfg!(miri) { (32, 4) } else { (2_000, 32) };
     let filter = GrowableFilter::new(
         Builder::default()
             .capacity(capacity)

@@ -5,16 +5,20 @@
 //! open, writes, leaves. The growth step closes the gate, then waits until
 //! every shard's count is zero: from then on no write to the generation is
 //! in flight and none starts, so it can be copied while lookups go on. Both
-//! sides write one location, then read the other's, with a sequentially
-//! consistent fence between (the store-load pattern of Dekker's algorithm):
-//! the two fences are ordered one way or the other, so either the writer
-//! sees the gate closed and backs out, or the closer sees the writer's count
-//! and waits for it. (Fences, not `SeqCst` loads and stores: loom models
-//! `SeqCst` fences but treats `SeqCst` accesses as acquire/release,
-//! tokio-rs/loom#180, so only the fenced form can be checked there.) The counts are spread over padded shards,
+//! sides write one location, then read the other's, with a full barrier
+//! between (the store-load pattern of Dekker's algorithm): the barriers are
+//! ordered one way or the other, so either the writer sees the gate closed
+//! and backs out, or the closer sees the writer's count and waits for it.
+//! The barrier pair is the asymmetric one of the read-side sections
+//! (`current.rs`): a compiler fence for the writer where the closer runs
+//! `membarrier`, `SeqCst` fences on both sides elsewhere. (Fences, not
+//! `SeqCst` loads and stores: loom models `SeqCst` fences but treats
+//! `SeqCst` accesses as acquire/release, tokio-rs/loom#180, so only the
+//! fenced form can be checked there.) The counts are spread over padded shards,
 //! chosen per thread, so writers on different cores do not share a line.
 
-use crate::sync::{fence, AtomicBool, AtomicU64, Ordering, Spin};
+use super::current::{heavy_barrier, light_fence};
+use crate::sync::{AtomicBool, AtomicU64, Ordering, Spin};
 use crossbeam_utils::CachePadded;
 
 /// Shards of the writer count (two under loom: fewer states to explore).
@@ -73,7 +77,7 @@ impl Gate {
     pub(crate) fn enter(&self) -> Option<Pass<'_>> {
         let shard = &*self.shards[shard_index()];
         shard.fetch_add(1, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
+        light_fence();
         // Acquire: a gate opened again shows the state published while it
         // was closed.
         if self.closed.load(Ordering::Acquire) {
@@ -92,11 +96,17 @@ impl Gate {
         }
     }
 
-    /// Closes the gate and waits until no writer is inside. The caller
-    /// (the one growth step running) opens it again.
-    pub(crate) fn close(&self) {
+    /// Closes the gate and waits until no writer is inside; false (the gate
+    /// open again) if the barrier could not be had (see
+    /// [`heavy_barrier`]). The caller (the one growth step running) opens
+    /// it again.
+    #[must_use]
+    pub(crate) fn close(&self) -> bool {
         self.closed.store(true, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
+        if !heavy_barrier() {
+            self.open();
+            return false;
+        }
         let spin = Spin::new();
         for shard in self.shards.iter() {
             // Acquire: pairs with a pass's release on leaving, so every
@@ -105,6 +115,7 @@ impl Gate {
                 spin.wait();
             }
         }
+        true
     }
 
     /// Opens the gate (release: what the closer published before is

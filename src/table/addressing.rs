@@ -4,9 +4,9 @@
 //! range of the hash onto `0..m`, the other `(H(fp) - i) mod m`
 //! ([`crate::hash::split`], [`crate::hash::alt_index`]). [`Nested`] is a
 //! growable filter's generation (`grow/`): the same pair of *local* buckets
-//! inside one of `2^depth` interleaved blocks, so a table twice as large
-//! holds every pair of the smaller one, split in two by one bit the
-//! fingerprint gives up (docs/design.md, "Growth").
+//! inside one of `2^depth` blocks, so a table twice as large holds every
+//! pair of the smaller one, split in two by one bit the fingerprint gives
+//! up (docs/design.md, "Growth").
 
 use crate::hash::{alt_index, fast_range, split, spread};
 
@@ -24,6 +24,15 @@ pub(crate) unsafe trait Addressing: Send + Sync + 'static {
 
     /// The other bucket of a fingerprint `fp` stored in bucket `i`.
     fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize;
+
+    /// Both buckets and the fingerprint of `hash`: [`Self::locate`], then
+    /// [`Self::alt`], unless an addressing has a shorter way (a lookup's
+    /// path).
+    #[inline(always)]
+    fn locate_pair(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, usize, u32) {
+        let (i1, fp) = self.locate(hash, buckets, fp_max);
+        (i1, self.alt(i1, fp, buckets), fp)
+    }
 }
 
 /// The fixed-size filters' addressing; no state.
@@ -45,83 +54,149 @@ unsafe impl Addressing for Plain {
     }
 }
 
-/// A growable filter's generation `depth`: `local << depth` buckets,
-/// bucket `(l << depth) | block` being local bucket `l` of block `block`.
+/// A growable filter's generation `depth`: `2^depth` blocks of `local`
+/// buckets, bucket `block * local + l` being local bucket `l` of `block`.
 ///
 /// A hash gives a local primary bucket `l1` (a fast range onto
 /// `0..local`), a *key* of `key_bits` bits (never 0) and `spare` bits `x`.
-/// The block is the top `depth` bits of `x`; the fingerprint stored is the
-/// key followed by the other `spare - depth` bits of `x`. The other bucket
-/// stays in the block: local `alt_index(l, key, local)`. So a fingerprint
-/// stored in bucket `i` of generation `depth` moves, one generation up, to
-/// bucket `2i + b` (in the same block pair), `b` being the top bit it still
-/// keeps of `x`, which it then drops ([`Nested::split`]).
+/// The block is the low `depth` bits of `x`; the fingerprint stored is the
+/// key, with the other `spare - depth` bits of `x` above it. The other
+/// bucket stays in the block: local `alt_index(l, key, local)`. So a
+/// fingerprint stored in bucket `i` of generation `depth` moves, one
+/// generation up, to bucket `i + b * buckets` (block `block + b * 2^depth`,
+/// the same local bucket), `b` being the lowest bit it still keeps of `x`,
+/// which it then drops ([`Nested::split`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Nested {
     pub(crate) depth: u32,
     pub(crate) local: usize,
     pub(crate) key_bits: u32,
     pub(crate) spare: u32,
+    /// `2^key_bits - 1`: the key's bits of a stored fingerprint.
+    key_mask: u32,
+    /// `2^depth - 1`: the block's bits of `x`.
+    block_mask: u32,
+    /// `floor(2^64 / local) + 1`, so `i / local` is the high word of `i *
+    /// recip` for every bucket `i` (see [`Nested::block_of`]); 0 where that
+    /// does not hold, and `alt` divides.
+    recip: u64,
 }
 
-/// Mixes a spread hash into the spare bits, independently of the bits the
-/// bucket and key come from.
-const SPARE_MIX: u64 = 0xd6e8_feb8_6659_fd93;
+/// Where the spare bits start in a spread hash: bits 32 and up, which the
+/// key (a fast range of the low 32 bits: their top bits decide it) does not
+/// use, and which decide the local bucket (a fast range of all 64 bits:
+/// their top bits decide it) only below its `64 - 32 = 32`nd bit, so for
+/// any block of fewer than 2^25 buckets, not at all. A shift, not another
+/// multiply: the block is on the path to the bucket's address.
+const SPARE_SHIFT: u32 = 32;
 
 impl Nested {
-    /// Bits of `x` the stored fingerprints keep below the key.
+    /// Generation `depth` of `local`-bucket blocks, keys of `key_bits`
+    /// bits and `spare` spare bits (`depth <= spare`, `key_bits + spare <=
+    /// 32`, `spare` from 1 to 31).
+    pub(crate) fn new(depth: u32, local: usize, key_bits: u32, spare: u32) -> Self {
+        debug_assert!(depth <= spare && (1..32).contains(&spare) && key_bits + spare <= 32);
+        // `floor(i * recip / 2^64)` is `floor(i / local)` when the error,
+        // `i * (recip - 2^64 / local) / 2^64 < i / 2^64`, stays under the
+        // least distance `1 / local` from a fraction `i / local` to the next
+        // integer: when `i * local < 2^64`, so for every bucket `i < local <<
+        // spare` once `local^2 << spare < 2^64`. (`local == 1`: `recip`
+        // would be 2^64; the division is cheap to skip.)
+        let fits = local > 1 && (local as u128 * local as u128) << spare < (1u128 << 64);
+        Nested {
+            depth,
+            local,
+            key_bits,
+            spare,
+            key_mask: ((1u64 << key_bits) - 1) as u32,
+            block_mask: ((1u64 << depth) - 1) as u32,
+            recip: if fits {
+                (u64::MAX / local as u64) + 1
+            } else {
+                0
+            },
+        }
+    }
+
+    /// `i / local`, by a multiply where [`Nested::recip`] allows: a
+    /// displacement search takes an `alt` per bucket it visits.
     #[inline(always)]
-    pub(crate) fn kept(&self) -> u32 {
-        self.spare - self.depth
+    fn block_of(&self, i: usize) -> usize {
+        if self.recip != 0 {
+            ((i as u128 * self.recip as u128) >> 64) as usize
+        } else {
+            i / self.local
+        }
+    }
+
+    /// The next generation: one doubling more.
+    pub(crate) fn next(&self) -> Self {
+        Nested::new(self.depth + 1, self.local, self.key_bits, self.spare)
     }
 
     /// The stored fingerprint's width.
     pub(crate) fn width(&self) -> u32 {
-        self.key_bits + self.kept()
+        self.key_bits + self.spare - self.depth
     }
 
     /// Bucket `i`'s and stored fingerprint `fp`'s place one generation up:
-    /// `(2i + b, fp without b)`, `b` being the top bit `fp` keeps of `x`.
-    /// The caller checked `kept() > 0`.
+    /// `(i + b * buckets, fp without b)`, `b` being the lowest bit of `x`
+    /// that `fp` keeps. The caller checked `depth < spare`.
     #[inline]
     pub(crate) fn split(&self, i: usize, fp: u32) -> (usize, u32) {
-        let kept = self.kept();
-        debug_assert!(kept > 0, "a generation with no spare bits left has no next");
-        let b = (fp >> (kept - 1)) & 1;
-        let low = fp & ((1 << (kept - 1)) - 1);
-        let key = fp >> kept;
-        let upper = (i >> self.depth) << (self.depth + 1);
-        let block = i & ((1 << self.depth) - 1);
-        (upper | (block << 1) | b as usize, (key << (kept - 1)) | low)
+        debug_assert!(
+            self.depth < self.spare,
+            "a generation with no spare bits left has no next"
+        );
+        let key = fp & self.key_mask;
+        let rest = fp >> self.key_bits;
+        let b = (rest & 1) as usize;
+        let buckets = self.local << self.depth;
+        (i + b * buckets, key | ((rest >> 1) << self.key_bits))
+    }
+
+    /// The key and the spare bits `x` of a spread hash.
+    #[inline(always)]
+    fn key_and_spare(&self, h: u64) -> (u32, u32) {
+        let key = (((h as u32 as u64) * self.key_mask as u64) >> 32) as u32 + 1;
+        let x = ((h >> SPARE_SHIFT) as u32) & ((1 << self.spare) - 1);
+        (key, x)
     }
 }
 
-// SAFETY: `locate`: `l1 < local` (a fast range onto `0..local`) and `block
-// < 2^depth`, so `(l1 << depth) | block < local << depth == buckets` (the
-// grow module builds every generation's table with that many buckets). `alt`
-// keeps the block bits of `i` and replaces `i >> depth < local` by
-// `alt_index(.., local) < local`: below `buckets` again, and an involution
-// because `alt_index` is one and the key (`fp >> kept`) is the same both
-// ways. The key is never 0: it is `1..=2^key_bits - 1`.
+// SAFETY: `locate` and `locate_pair`: `block <= 2^depth - 1` and `l1, l2 <
+// local` (a fast range onto `0..local`, and `alt_index` onto `0..local`),
+// so `block * local + l < local << depth == buckets` (the grow module builds
+// every generation's table with that many buckets). `alt`: `i < buckets`
+// gives `block = i / local < 2^depth` and `l = i % local < local`, and the
+// result is `block * local + alt_index(l, ..) < buckets` again; an
+// involution because `alt_index` is one and the key (`fp & key_mask`) is the
+// same both ways. The key is never 0: it is `1..=2^key_bits - 1`.
 unsafe impl Addressing for Nested {
     #[inline(always)]
-    fn locate(&self, hash: u64, _buckets: usize, _fp_max: u32) -> (usize, u32) {
-        let h = spread(hash);
-        let l1 = fast_range(h, self.local as u64) as usize;
-        let key_max = (1u64 << self.key_bits) - 1;
-        let key = (((h as u32 as u64) * key_max) >> 32) as u32 + 1;
-        let x = (h.wrapping_mul(SPARE_MIX) >> (64 - self.spare)) as u32;
-        let kept = self.kept();
-        let block = (x >> kept) as usize;
-        let low = x & ((1u32 << kept) - 1);
-        ((l1 << self.depth) | block, (key << kept) | low)
+    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
+        let (i1, _, fp) = self.locate_pair(hash, buckets, fp_max);
+        (i1, fp)
+    }
+
+    /// Out of a lookup's path (displacements, copies): the block by a
+    /// multiply ([`Nested::block_of`]).
+    #[inline]
+    fn alt(&self, i: usize, fp: u32, _buckets: usize) -> usize {
+        let block = self.block_of(i);
+        let base = block * self.local;
+        base + alt_index(i - base, fp & self.key_mask, self.local)
     }
 
     #[inline(always)]
-    fn alt(&self, i: usize, fp: u32, _buckets: usize) -> usize {
-        let key = fp >> self.kept();
-        let l = alt_index(i >> self.depth, key, self.local);
-        (l << self.depth) | (i & ((1 << self.depth) - 1))
+    fn locate_pair(&self, hash: u64, _buckets: usize, _fp_max: u32) -> (usize, usize, u32) {
+        let h = spread(hash);
+        let l1 = fast_range(h, self.local as u64) as usize;
+        let (key, x) = self.key_and_spare(h);
+        let l2 = alt_index(l1, key, self.local);
+        let base = (x & self.block_mask) as usize * self.local;
+        let fp = key | ((x >> self.depth) << self.key_bits);
+        (base + l1, base + l2, fp)
     }
 }
 
@@ -130,12 +205,7 @@ mod tests {
     use super::*;
 
     fn generation(depth: u32) -> Nested {
-        Nested {
-            depth,
-            local: 1000,
-            key_bits: 12,
-            spare: 7,
-        }
+        Nested::new(depth, 1000, 12, 7)
     }
 
     #[test]
@@ -146,10 +216,45 @@ mod tests {
             for hash in (0..2000u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15)) {
                 let (i1, fp) = a.locate(hash, buckets, 0);
                 assert!(i1 < buckets && fp != 0);
-                assert!(fp >> a.kept() != 0, "the key is never 0");
+                assert!(fp & ((1 << 12) - 1) != 0, "the key is never 0");
                 let i2 = a.alt(i1, fp, buckets);
                 assert!(i2 < buckets);
                 assert_eq!(a.alt(i2, fp, buckets), i1);
+                assert_eq!(a.locate_pair(hash, buckets, 0), (i1, i2, fp));
+            }
+        }
+    }
+
+    #[test]
+    fn block_of_divides_exactly() {
+        for local in [
+            2usize,
+            3,
+            7,
+            1000,
+            4093,
+            (1 << 20) + 7,
+            (1 << 28) - 1,
+            1 << 29,
+        ] {
+            let a = Nested::new(7, local, 12, 7);
+            let buckets = local << 7;
+            for i in [
+                0,
+                1,
+                local - 1,
+                local,
+                local + 1,
+                buckets / 3,
+                buckets - local,
+                buckets - 1,
+            ] {
+                assert_eq!(a.block_of(i), i / local, "local {local} i {i}");
+            }
+            for k in 1..128 {
+                let i = k * local;
+                assert_eq!(a.block_of(i - 1), k - 1, "local {local} i {}", i - 1);
+                assert_eq!(a.block_of(i), k, "local {local} i {i}");
             }
         }
     }

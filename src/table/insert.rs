@@ -154,6 +154,79 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         }
     }
 
+    /// [`Self::insert`] of a fingerprint whose pair is known, without
+    /// making room: `Ok(Some(stored))` as `insert` would return, `Ok(None)`
+    /// if both buckets are full (nothing changed). A growable filter asks
+    /// this first, and grows rather than displace in a table near full.
+    #[inline]
+    pub(crate) fn insert_if_room(
+        &self,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+        copies: Copies,
+    ) -> Result<Option<bool>, InsertError> {
+        self.prefetch(i1);
+        self.prefetch(i2);
+        Ok(match self.place(i1, i2, fp, copies)? {
+            Placed::Stored => Some(true),
+            Placed::Duplicate => Some(false),
+            Placed::NoRoom => None,
+        })
+    }
+
+    /// [`Self::insert`] once [`Self::insert_if_room`] found the pair full.
+    pub(crate) fn insert_making_room(
+        &self,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+        copies: Copies,
+    ) -> Result<bool, InsertError> {
+        self.insert_displacing(i1, i2, fp, copies)
+    }
+
+    /// Stores each `(bucket, fp)` of `items` (every bucket in `first..end`)
+    /// in a free slot of that bucket, under the locks of the range's
+    /// stripes taken once; pushes those whose bucket is full onto `rest`,
+    /// for the caller to insert the usual way. A growth step's copy: what
+    /// it stores is an insert into a free slot, which no lookup needs to
+    /// see versioned; a layout whose writes are versioned (semi-sorted)
+    /// gets every item back in `rest`.
+    pub(crate) fn fill_range(
+        &self,
+        first: usize,
+        end: usize,
+        items: &[(usize, u32)],
+        rest: &mut Vec<(usize, u32)>,
+    ) {
+        if L::WRITES_VERSIONED || items.is_empty() {
+            rest.extend_from_slice(items);
+            return;
+        }
+        let guard = self.stripes.lock_buckets(first, end);
+        let mut stored = 0;
+        for &(bucket, fp) in items {
+            debug_assert!((first..end).contains(&bucket));
+            let current = self.load_bucket(bucket);
+            match self.first_free(&current) {
+                Some(slot) => {
+                    self.layout.set(&self.words, bucket, slot, fp, &current);
+                    stored += 1;
+                }
+                None => rest.push((bucket, fp)),
+            }
+        }
+        guard.count_add(stored);
+    }
+
+    /// Items in `bucket`'s stripe and that stripe's slots: a sample of the
+    /// table's load, one load instruction.
+    pub(crate) fn stripe_load(&self, bucket: usize) -> (usize, usize) {
+        let run = self.stripes.run().min(self.buckets);
+        (self.stripes.stripe_len(bucket), run * B)
+    }
+
     /// Under both buckets' locks, stores `fp` in the first free slot of
     /// bucket `i1`, else of `i2`; or finds a copy already there (with
     /// [`Copies::Unique`]), or no room. Refuses a pair already full of

@@ -277,26 +277,26 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         self.layout.first_match(self.kernel, a, 0)
     }
 
-    /// True if fingerprint `fp` is in bucket `i1` or its alternate.
-    /// Lock-free, writes no shared memory. No prefetch: the loads follow at
-    /// once and request the same lines, and on a packed table the prefetches'
-    /// address arithmetic cost 11% of in-cache throughput (measured with the
-    /// prefetches and without, docs/benchmarks.md); the batch path, which
-    /// prefetches well ahead of its loads, keeps them.
-    #[inline]
-    fn contains(&self, i1: usize, fp: u32) -> bool {
-        let i2 = self.alt(i1, fp);
+    /// A whole lookup of a hash: what each table shape compiles for
+    /// [`CuckooFilter::contains_hash`](crate::CuckooFilter::contains_hash).
+    /// Lock-free, writes no shared memory. Inlined into the caller: out of
+    /// line, the call, prologue and epilogue were 15 of a 4x16 lookup's
+    /// instructions. No prefetch: the loads follow at once and request the
+    /// same lines, and on a packed table the prefetches' address arithmetic
+    /// cost 11% of in-cache throughput (measured with the prefetches and
+    /// without, docs/benchmarks.md); the batch path, which prefetches well
+    /// ahead of its loads, keeps them.
+    #[inline(always)]
+    pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        let (i1, i2, fp) = self.locate_pair(hash);
         self.contains_at(i1, i2, fp)
     }
 
-    /// A whole lookup of a hash: what each table shape compiles for
-    /// [`CuckooFilter::contains_hash`](crate::CuckooFilter::contains_hash).
-    /// Inlined into the caller: out of line, the call, prologue and
-    /// epilogue were 15 of a 4x16 lookup's instructions.
+    /// Both buckets and the fingerprint of `hash`.
     #[inline(always)]
-    pub(crate) fn contains_hash(&self, hash: u64) -> bool {
-        let (i1, fp) = self.locate(hash);
-        self.contains(i1, fp)
+    pub(crate) fn locate_pair(&self, hash: u64) -> (usize, usize, u32) {
+        self.addressing
+            .locate_pair(hash, self.buckets, self.layout.fp_max())
     }
 
     /// The probe of [`Self::contains`] once both buckets are known (and
@@ -455,8 +455,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
 impl<const B: usize, L: Layout<B>, A: Addressing> Probe for Table<B, L, A> {
     #[inline(always)]
     fn locate_and_prefetch(&self, hash: u64) -> Located {
-        let (i1, fp) = self.locate(hash);
-        let i2 = self.alt(i1, fp);
+        let (i1, i2, fp) = self.locate_pair(hash);
         self.prefetch(i1);
         self.prefetch(i2);
         Located { i1, i2, fp }

@@ -276,6 +276,13 @@ impl Stripes {
         self.versions.len()
     }
 
+    /// The item count of `bucket`'s stripe alone (a sample of the load;
+    /// relaxed, so a few writes behind at most).
+    pub(crate) fn stripe_len(&self, bucket: usize) -> usize {
+        let count = self.locks[self.of(bucket)].count.load(Ordering::Relaxed);
+        usize::try_from(count as i64).unwrap_or(0)
+    }
+
     /// Bytes of versions and locks.
     pub(crate) fn memory_usage(&self) -> usize {
         self.count() * (8 + 16)
@@ -412,6 +419,16 @@ pub(crate) struct RangeGuard<'a> {
     stripes: &'a Stripes,
     lo: usize,
     hi: usize,
+}
+
+impl RangeGuard<'_> {
+    /// Adds `delta` (wrapping) to the item counter of the first locked
+    /// stripe (only the sum of the counters means anything).
+    pub(crate) fn count_add(&self, delta: i64) {
+        let count = &self.stripes.locks[self.lo].count;
+        let now = count.load(Ordering::Relaxed);
+        count.store(now.wrapping_add(delta as u64), Ordering::Relaxed);
+    }
 }
 
 impl Drop for RangeGuard<'_> {
