@@ -1,23 +1,25 @@
 //! Growth: a filter that doubles while every thread keeps using it.
 //!
 //! A growable filter is one table at a time, a *generation*: generation
-//! `d` has `local << d` buckets (addressing [`Nested`]: `2^d` interleaved
-//! blocks of `local` buckets, an item's two buckets in one block). A stored
+//! `d` has `local << d` buckets (addressing [`Nested`]: `2^d` blocks of
+//! `local` buckets, an item's two buckets in one block). A stored
 //! fingerprint is the item's key (`key_bits` bits, what the false-positive
-//! rate needs) followed by the `SPARE_BITS - d` spare bits the generation
-//! has not yet spent on blocks. Growing to generation `d + 1` spends one:
-//! the fingerprint in bucket `i` moves to bucket `2i` or `2i + 1` of a table
-//! twice as large, one bit narrower ([`Nested::split`]), with the same key
-//! and the same pair of local buckets, so its item finds it there. Each
-//! bucket's share of the next table is half of it on average: the new table
-//! starts half full, and every stored fingerprint always keeps at least the
-//! key's bits, so the false-positive rate stays at or under the one the key
-//! width gives, at every size up to `2^SPARE_BITS` times the first.
+//! rate needs) with the `SPARE_BITS - d` spare bits the generation has not
+//! yet spent on blocks above it. Growing to generation `d + 1` spends one:
+//! the fingerprint in bucket `i` moves to bucket `i` or `i + buckets` of a
+//! table twice as large, one bit narrower ([`Nested::split`]), with the
+//! same key and the same pair of local buckets, so its item finds it there.
+//! Each bucket's share of the next table is half of it on average: the new
+//! table starts half full, and every stored fingerprint always keeps at
+//! least the key's bits, so the false-positive rate stays at or under the
+//! one the key width gives, at every size up to `2^SPARE_BITS` times the
+//! first.
 //!
 //! A growth step, while other threads go on:
 //!
-//! 1. An insert finds the current generation full. Under the growth lock
-//!    (one step at a time) it allocates the next generation, empty.
+//! 1. An insert finds its two buckets full in a generation at its design
+//!    load. Outside its read-side section ([`current`]), under the growth
+//!    lock (one step at a time), it allocates the next generation, empty.
 //! 2. It closes the writers' [`Gate`] and waits for the writes in flight
 //!    to finish (each is one insert or remove: a short wait): the current
 //!    generation is now *frozen*, and no one writes it again.
@@ -26,14 +28,16 @@
 //!    generation only; lookups read the new one, then, on a miss, the
 //!    frozen one, which still holds every item acknowledged before step 2.
 //! 4. It copies the frozen generation into the new one, a chunk of
-//!    [`CHUNK_BUCKETS`] buckets at a time, with the table's own inserts
-//!    (so the new table's versions guard every lookup of it). A writer
+//!    [`CHUNK_BUCKETS`] buckets at a time: into free slots of the target
+//!    buckets under their ranges' locks, the rest with the table's own
+//!    inserts (so the new table's protocol guards every lookup of it). A writer
 //!    whose item's buckets lie in chunks not yet copied copies those chunks
 //!    first (a wait of one chunk at most), so every remove and unique insert
 //!    sees all of its item's copies in the new generation.
 //! 5. When the last chunk is copied, it publishes "new generation current,
-//!    nothing migrating"; the frozen generation is freed once no lookup can
-//!    still be reading it ([`current`]).
+//!    nothing migrating"; the thread that grew the filter frees the retired
+//!    states, and with them the frozen generation, once no section can
+//!    still be reading them ([`current`]).
 //!
 //! No false negatives: an item acknowledged before a lookup began is in the
 //! frozen generation (acknowledged before its freeze, which never loses it)
