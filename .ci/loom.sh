@@ -98,6 +98,7 @@ done
         "semi_unversioned|--cfg cuckoo_broken_semi_unversioned|semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"
         "probe_stamp_after_load|--cfg cuckoo_broken_probe_stamp_after_load|$lookups"
         "save_ignores_marks|--cfg cuckoo_broken_save_ignores_marks|save_keeps_an_item_moving_backwards two_slot_save_keeps_an_item_moving_backwards"
+        "remove_ignores_save|--cfg cuckoo_broken_remove_ignores_save|save_keeps_an_item_whose_colliding_copy_is_removed"
         # Growth (model 14, loom-tests/tests/growth.rs; the section model,
         # src/grow/current.rs).
         "grow_lookup_skips_frozen|--cfg cuckoo_broken_grow_lookup_skips_frozen|lookup_during_growth_finds_every_item"

@@ -54,6 +54,11 @@ pub(crate) const PROBE_STAMP_AFTER_LOAD: bool = cfg!(cuckoo_broken_probe_stamp_a
 /// into one it has (which hides it from the save).
 pub(crate) const SAVE_IGNORES_MARKS: bool = cfg!(cuckoo_broken_save_ignores_marks);
 
+/// A remove that leaves a colliding copy in the other bucket takes the
+/// copy in the item's first bucket even when that hands the answer from a
+/// bucket a running save has not copied to one it has.
+pub(crate) const REMOVE_IGNORES_SAVE: bool = cfg!(cuckoo_broken_remove_ignores_save);
+
 /// A growable filter's lookup reads the current generation only, not the
 /// frozen one still being copied into it.
 pub(crate) const GROW_LOOKUP_SKIPS_FROZEN: bool = cfg!(cuckoo_broken_grow_lookup_skips_frozen);

@@ -88,3 +88,39 @@ fn save_keeps_an_item_moving_forwards() {
 fn two_slot_save_keeps_an_item_moving_backwards() {
     check("13c save vs hop 3->1, b=2", 2, || race(2, 3, 1, 2));
 }
+
+/// 13d: a save racing an insert and a remove of `y`, an item colliding
+/// with `x` (same fingerprint, same pair; `y`'s first bucket is `x`'s
+/// bucket 2, full, so `y`'s copy goes to bucket 0). The remove then holds
+/// copies in both buckets; taking the one in bucket 2 would hand the answer
+/// for `x` to the copy in bucket 0, which arrived after the save may have
+/// copied bucket 0, while bucket 2 is copied after the remove: `x` in
+/// neither. The remove must take bucket 0's copy while the save has copied
+/// bucket 0 and not bucket 2 (`cuckoo_broken_remove_ignores_save` takes
+/// bucket 2's, and fails).
+#[test]
+fn save_keeps_an_item_whose_colliding_copy_is_removed() {
+    check("13d save vs colliding insert + remove, b=4", 2, || {
+        let filter = Arc::new(tiny(4));
+        let mut aim = Aim::new(&filter);
+        let x = aim.at(2, 0);
+        place(&filter, &x, 2);
+        let fillers: Vec<Item> = (0..3).map(|_| aim.primary(2, &[0])).collect();
+        for it in &fillers {
+            place(&filter, it, 2);
+        }
+        let y = aim.same_fingerprint(&x, 2);
+        let saver = {
+            let filter = Arc::clone(&filter);
+            thread::spawn(move || filter.to_bytes())
+        };
+        filter.insert_hash(y.hash).expect("bucket 0 has room");
+        assert!(filter.remove_hash(y.hash));
+        let saved = CuckooFilter::from_bytes(&saver.join().unwrap()).expect("a save loads");
+        assert!(saved.contains_hash(x.hash), "{x:?} lost from the save");
+        for it in &fillers {
+            assert!(saved.contains_hash(it.hash), "{it:?} missing from the save");
+        }
+        assert!(filter.contains_hash(x.hash), "live x");
+    });
+}

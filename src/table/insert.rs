@@ -470,6 +470,16 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         // A single-bucket pair (i1 == i2) has its copies counted once.
         let in2 = if i2 == i1 { Mask(0) } else { in2 };
         let (bucket, slot, current) = match (in1.lowest_set_bit(), in2.lowest_set_bit()) {
+            // Copies in both buckets: taking the one in `i1` hands the
+            // answer (for an item colliding with this one) to the copy in
+            // `i2`, as a hop from `i1` to `i2` would. While a save runs,
+            // that hides the answer from it if `i1` is not copied yet and
+            // `i2` is (the copy in `i2` arrived after `i2` was saved, the
+            // one in `i1` is gone before `i1` is): take `i2`'s copy instead,
+            // so the one left is saved with `i1`.
+            (Some(_), Some(k)) if !broken::REMOVE_IGNORES_SAVE && self.save.hides(i1, i2) => {
+                (i2, k, &b)
+            }
             (Some(j), _) => (i1, j, &a),
             (None, Some(j)) => (i2, j, &b),
             (None, None) => return false,

@@ -36,8 +36,14 @@
 //! A hop the other way (from a copied bucket into one not yet copied) is
 //! allowed: the fingerprint is then saved twice, which costs a false
 //! positive after the item's remove in the loaded filter, never a false
-//! negative. Inserts into a free slot and removes never cross chunks: they
-//! move nothing between buckets.
+//! negative. Inserts into a free slot move nothing between buckets. A
+//! remove can: with copies of its fingerprint in both of its buckets,
+//! taking one hands the answer (for an item colliding with it) to the copy
+//! in the other bucket, as a hop would. So under its locks a remove checks
+//! the same marks and takes the copy in the copied bucket rather than hand
+//! the answer from a bucket not yet copied to one already copied (loom
+//! model 13d; the stress test in tests/save_while_writing.rs lost an item
+//! about one run in ten under load before).
 //!
 //! What the saved table holds: every item inserted before the save began
 //! and not removed before it ended; items inserted or removed during the
