@@ -3,11 +3,12 @@
 //! meet the rate.
 
 use crate::config::{
-    bucket_bits, design_load, false_positive_rate, Config, BUCKET_SIZES, FINGERPRINT_BITS,
+    bucket_bits, design_load, false_positive_rate, Config, Growth, BUCKET_SIZES, FINGERPRINT_BITS,
     MAX_BUCKETS,
 };
 use crate::error::BuildError;
 use crate::filter::CuckooFilter;
+use crate::grow::SPARE_BITS;
 
 /// How many (bucket pair, fingerprint) classes are expected to receive more
 /// than `2b` of `n` random items: each such class makes an insert fail
@@ -63,6 +64,8 @@ pub struct Builder {
     buckets: Option<usize>,
     no_huge_pages: bool,
     semi_sorted: bool,
+    growable: bool,
+    max_capacity: Option<usize>,
 }
 
 impl Builder {
@@ -198,6 +201,80 @@ impl Builder {
         self
     }
 
+    /// A filter that grows instead of filling up (default: no). When its
+    /// table reaches its design load, an insert allocates a table twice as
+    /// large and the filter moves into it while every other thread keeps
+    /// using it: lookups never wait (they look in both tables meanwhile),
+    /// inserts and removes wait at most for the moment of the switch and
+    /// for the copy of the one or two 256-bucket chunks their item lies in.
+    /// `insert` and its batch and byte forms then never return
+    /// [`InsertError::Full`](crate::InsertError::Full) below
+    /// [`max_capacity`](Self::max_capacity); a refused allocation is
+    /// [`InsertError::GrowthFailed`](crate::InsertError::GrowthFailed),
+    /// with nothing lost. [`capacity`](crate::CuckooFilter::capacity)
+    /// reports the current capacity, doubled at each step.
+    ///
+    /// The false-positive rate given holds at every size: fingerprints
+    /// start with spare bits (7 by default: 128 times the first capacity),
+    /// and each doubling spends one on telling the two halves of the larger
+    /// table apart, so a fingerprint never has fewer bits than the rate
+    /// needs. The cost, against a filter built for the final count
+    /// (docs/design.md, "Growth"): at 8 times the first capacity, about 1.4
+    /// times its bits per item and lookups about 1.5 times as long. Not
+    /// with semi-sorted buckets, nor with fingerprints wider than 32 bits
+    /// less the spare bits.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::builder()
+    ///     .capacity(1000)
+    ///     .false_positive_rate(0.01)
+    ///     .growable(true)
+    ///     .build()?;
+    /// for k in 0..20_000u64 {
+    ///     filter.insert(&k)?; // never Full: the filter doubles as it fills
+    /// }
+    /// assert!(filter.capacity() >= 20_000);
+    /// assert!((0..20_000u64).all(|k| filter.contains(&k)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use = "a builder method returns the changed builder"]
+    pub fn growable(mut self, enabled: bool) -> Self {
+        self.growable = enabled;
+        self
+    }
+
+    /// The capacity past which a growable filter stops growing: it grows
+    /// while its capacity is below `items` (so it ends at `items` or up to
+    /// twice that), then inserts may return
+    /// [`InsertError::Full`](crate::InsertError::Full). Default: 128 times
+    /// the capacity. Each doubling needs one spare fingerprint bit, so a
+    /// lower maximum saves memory (a filter allowed to grow 4 times stores
+    /// 2 spare bits, not 7) and a higher one costs it.
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, InsertError};
+    /// let filter = CuckooFilter::builder()
+    ///     .capacity(1000)
+    ///     .growable(true)
+    ///     .max_capacity(4000)
+    ///     .build()?;
+    /// let refused = (0..100_000u64).find_map(|k| filter.insert(&k).err());
+    /// assert!(matches!(refused, Some(InsertError::Full { .. })));
+    /// assert_eq!(filter.capacity(), 4000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`build`](Self::build) refuses, with
+    /// [`BuildError::InvalidMaxCapacity`], a maximum without
+    /// `growable(true)`, one below the capacity, and one that needs more
+    /// spare bits than the fingerprint has room for.
+    #[must_use = "a builder method returns the changed builder"]
+    pub fn max_capacity(mut self, items: usize) -> Self {
+        self.max_capacity = Some(items);
+        self
+    }
+
     /// Sets the exact bucket count instead of deriving it from the capacity
     /// (for tests and models that need a tiny table). Unstable: only with
     /// the `internals` feature.
@@ -231,7 +308,19 @@ impl Builder {
             self.fingerprint_bits.unwrap_or(16),
             self.semi_sorted,
         )?;
-        let (b, f) = self.choose()?;
+        let spare = self.spare_bits(capacity)?;
+        if let Some(spare) = spare {
+            // The width given, or the narrowest a rate could pick.
+            let f = self.fingerprint_bits.unwrap_or(*FINGERPRINT_BITS.start());
+            self.check_room_for_spare(f, spare)?;
+        }
+        if spare.is_some() && self.semi_sorted {
+            return Err(BuildError::GrowableSemiSorted);
+        }
+        let (b, f) = self.choose(32 - spare.unwrap_or(0))?;
+        if let Some(spare) = spare {
+            self.check_room_for_spare(f, spare)?;
+        }
         let alpha = design_load(b, f);
         let buckets = match self.buckets {
             Some(m) => m.max(1),
@@ -264,22 +353,75 @@ impl Builder {
             Some(_) => ((buckets * b) as f64 * alpha) as usize,
             None => capacity,
         };
+        let growth = spare.map(|spare| Growth {
+            key_bits: f,
+            spare,
+            depth: 0,
+        });
         Ok(Config {
             bucket_size: b,
-            fingerprint_bits: f,
+            // A growable filter's first generation stores the key and
+            // every spare bit.
+            fingerprint_bits: growth.map_or(f, |g| g.width()),
             buckets,
             capacity: sized_for,
             seed: self.seed,
             huge_pages: !self.no_huge_pages,
             semi_sorted: self.semi_sorted,
+            growth,
+        })
+    }
+
+    /// The spare fingerprint bits of a growable filter (`None` for a fixed
+    /// one): one per doubling until the capacity reaches the maximum.
+    fn spare_bits(&self, capacity: usize) -> Result<Option<u32>, BuildError> {
+        let invalid = |max_capacity, reason| BuildError::InvalidMaxCapacity {
+            max_capacity,
+            reason,
+        };
+        match (self.growable, self.max_capacity) {
+            (false, None) => Ok(None),
+            (false, Some(m)) => Err(invalid(
+                m,
+                "only a growable filter has a maximum capacity: call Builder::growable(true)",
+            )),
+            (true, None) => Ok(Some(SPARE_BITS)),
+            (true, Some(m)) if m < capacity => Err(invalid(m, "below the capacity")),
+            (true, Some(m)) => {
+                // Doublings until the capacity reaches `m` (at least one:
+                // a generation needs a spare bit to have a next).
+                let doublings = (1..32)
+                    .find(|&d| (capacity.max(1) as u128) << d >= m as u128)
+                    .unwrap_or(32);
+                Ok(Some(doublings))
+            }
+        }
+    }
+
+    /// Refuses a growable filter whose keys of `key_bits` bits leave no
+    /// room for `spare` bits in a 32-bit fingerprint.
+    fn check_room_for_spare(&self, key_bits: u32, spare: u32) -> Result<(), BuildError> {
+        if key_bits + spare <= 32 {
+            return Ok(());
+        }
+        Err(match self.max_capacity {
+            Some(max_capacity) => BuildError::InvalidMaxCapacity {
+                max_capacity,
+                reason: "more doublings than the fingerprints have spare bits for",
+            },
+            None => BuildError::GrowableFingerprintTooWide {
+                bits: key_bits,
+                max: 32 - spare,
+            },
         })
     }
 
     /// Picks (bucket size, fingerprint bits): the ones given, else, among
     /// every bucket size and width (semi-sorted ones only, with
     /// `semi_sorted(true)`), the fewest bits per item at the design load
-    /// that meets the rate at capacity.
-    fn choose(&self) -> Result<(usize, u32), BuildError> {
+    /// that meets the rate at capacity, of at most `max_bits` bits (a
+    /// growable filter's keys leave room for its spare bits).
+    fn choose(&self, max_bits: u32) -> Result<(usize, u32), BuildError> {
         let Some(rate) = self.false_positive_rate else {
             let b = self.bucket_size.unwrap_or(4);
             return Ok((b, self.fingerprint_bits.unwrap_or(16)));
@@ -291,6 +433,7 @@ impl Builder {
                 if self.bucket_size.is_some_and(|x| x != b)
                     || self.fingerprint_bits.is_some_and(|x| x != f)
                     || (self.semi_sorted && b != 4)
+                    || f > max_bits
                 {
                     continue;
                 }

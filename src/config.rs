@@ -99,6 +99,31 @@ pub(crate) struct Config {
     pub(crate) seed: u64,
     pub(crate) huge_pages: bool,
     pub(crate) semi_sorted: bool,
+    /// A growable filter's generation (`grow/`); `None` for a fixed one.
+    /// Then `buckets`, `capacity` and `fingerprint_bits` are the current
+    /// generation's: `local << depth` buckets, the first capacity doubled
+    /// `depth` times, fingerprints of `key_bits + spare - depth` bits.
+    pub(crate) growth: Option<Growth>,
+}
+
+/// How a growable filter's generation stores its items
+/// ([`Nested`](crate::table::Nested) addressing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Growth {
+    /// Bits of each item's key: what the false-positive rate needs.
+    pub(crate) key_bits: u32,
+    /// Spare bits the first generation stores beyond the key: the
+    /// doublings the filter can take.
+    pub(crate) spare: u32,
+    /// Doublings taken.
+    pub(crate) depth: u32,
+}
+
+impl Growth {
+    /// The stored fingerprint's width at this depth.
+    pub(crate) fn width(&self) -> u32 {
+        self.key_bits + self.spare - self.depth
+    }
 }
 
 impl Config {
@@ -140,7 +165,8 @@ impl Config {
 
 /// The configuration accessors [`CuckooFilter`](crate::CuckooFilter) and
 /// [`FilterView`](crate::FilterView) share, written once: an `impl` block
-/// of a type with a `config: Config` field and a `len()` method.
+/// of a type with a `config: Config` field, a `current_config()` method (a
+/// growable filter's current generation) and a `len()` method.
 macro_rules! config_accessors {
     ($example:literal) => {
         /// The number of items the filter was sized for: the capacity asked
@@ -156,7 +182,7 @@ macro_rules! config_accessors {
         /// ```
         #[must_use]
         pub fn capacity(&self) -> usize {
-            self.config.capacity
+            self.current_config().capacity
         }
 
         /// Fingerprint slots in the table (buckets x bucket size).
@@ -167,7 +193,7 @@ macro_rules! config_accessors {
         /// ```
         #[must_use]
         pub fn slots(&self) -> usize {
-            self.config.slots()
+            self.current_config().slots()
         }
 
         /// Buckets in the table.
@@ -178,7 +204,7 @@ macro_rules! config_accessors {
         /// ```
         #[must_use]
         pub fn buckets(&self) -> usize {
-            self.config.buckets
+            self.current_config().buckets
         }
 
         /// Fingerprints per bucket (2, 4 or 8).
@@ -200,7 +226,7 @@ macro_rules! config_accessors {
         /// ```
         #[must_use]
         pub fn fingerprint_bits(&self) -> u32 {
-            self.config.fingerprint_bits
+            self.current_config().fingerprint_bits
         }
 
         /// True if the buckets are semi-sorted
@@ -249,7 +275,8 @@ macro_rules! config_accessors {
         /// ```
         #[must_use]
         pub fn expected_false_positive_rate(&self) -> f64 {
-            self.config.false_positive_rate(self.load_factor())
+            self.current_config()
+                .false_positive_rate(self.load_factor())
         }
 
         /// The false-positive rate expected once the filter holds
@@ -261,7 +288,8 @@ macro_rules! config_accessors {
         /// ```
         #[must_use]
         pub fn expected_false_positive_rate_at_capacity(&self) -> f64 {
-            self.config.false_positive_rate(self.config.design_load())
+            let config = self.current_config();
+            config.false_positive_rate(config.design_load())
         }
     };
 }

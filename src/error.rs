@@ -75,6 +75,16 @@ pub enum BuildError {
         /// The widest a growable filter allows.
         max: u32,
     },
+    /// [`Builder::max_capacity`](crate::Builder::max_capacity) was given
+    /// without [`Builder::growable`](crate::Builder::growable)`(true)`, or
+    /// below the capacity, or so far above it that the fingerprints cannot
+    /// hold the spare bits its doublings need.
+    InvalidMaxCapacity {
+        /// The maximum capacity asked for.
+        max_capacity: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -88,6 +98,10 @@ impl fmt::Display for BuildError {
                 f,
                 "a growable filter's fingerprints are at most {max} bits (it keeps spare bits for its doublings); {bits} were asked for"
             ),
+            BuildError::InvalidMaxCapacity {
+                max_capacity,
+                reason,
+            } => write!(f, "maximum capacity {max_capacity}: {reason}"),
             BuildError::NoCapacity => write!(
                 f,
                 "no capacity given: call Builder::capacity with the number of items the filter must hold"

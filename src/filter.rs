@@ -5,9 +5,11 @@
 use crate::builder::Builder;
 use crate::config::{config_accessors, Config};
 use crate::error::{BatchInsertError, BuildError, InsertError, LengthMismatch, MergeError};
+use crate::grow::with_growable;
 use crate::hash::StableHasher;
 use crate::persist::FilterView;
 use crate::shape::{with_table, Inner};
+use crate::table::Nested;
 use crate::table::{check_lengths, Copies, DEFAULT_DISTANCE};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -200,7 +202,7 @@ impl CuckooFilter {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.insert(i1, fp, Copies::Any).map(|_| ())
-        })
+        }, g => g.insert(hash, Copies::Any).map(|_| ()))
     }
 
     /// [`insert_unique`](Self::insert_unique) for a pre-hashed key.
@@ -221,7 +223,7 @@ impl CuckooFilter {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.insert(i1, fp, Copies::Unique)
-        })
+        }, g => g.insert(hash, Copies::Unique))
     }
 
     /// [`contains`](Self::contains) for a pre-hashed key.
@@ -237,7 +239,7 @@ impl CuckooFilter {
     #[inline(always)]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        with_table!(&self.inner, t => t.contains_hash(hash))
+        with_table!(&self.inner, t => t.contains_hash(hash), g => g.contains(hash))
     }
 
     /// [`remove`](Self::remove) for a pre-hashed key.
@@ -256,7 +258,7 @@ impl CuckooFilter {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.remove(i1, fp)
-        })
+        }, g => g.remove(hash))
     }
 
     /// Looks up many items at once: `out[k]` says whether `items[k]` is
@@ -316,10 +318,14 @@ impl CuckooFilter {
     /// crate was compiled.
     #[inline(always)]
     fn lookup_batch(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
-        if with_table!(&self.inner, t => t.wide_batches()) {
+        if with_table!(&self.inner, t => t.wide_batches(), _g => false) {
             return self.lookup_batch_wide(n, hash_at, out);
         }
-        with_table!(&self.inner, t => t.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out))
+        with_table!(
+            &self.inner,
+            t => t.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out),
+            g => g.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out)
+        )
     }
 
     #[inline(never)]
@@ -329,7 +335,11 @@ impl CuckooFilter {
         hash_at: impl Fn(usize) -> u64,
         out: &mut [bool],
     ) -> usize {
-        with_table!(&self.inner, t => t.contains_many_wide::<DEFAULT_DISTANCE>(n, hash_at, out))
+        with_table!(
+            &self.inner,
+            t => t.contains_many_wide::<DEFAULT_DISTANCE>(n, hash_at, out),
+            g => g.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out)
+        )
     }
 
     /// Inserts many items, in order, overlapping their memory accesses.
@@ -350,10 +360,13 @@ impl CuckooFilter {
     /// items between their two buckets before it gave up (each is still
     /// found; nothing is dropped, `len` counts only what went in).
     pub fn insert_batch<T: Hash>(&self, items: &[T]) -> Result<(), BatchInsertError> {
-        with_table!(&self.inner, t => {
-            let seeded = self.seeded();
-            t.insert_many::<{ DEFAULT_DISTANCE }>(items.len(), |k| hash_from(&seeded, &items[k]))
-        })
+        let seeded = self.seeded();
+        let hash_at = |k: usize| hash_from(&seeded, &items[k]);
+        with_table!(
+            &self.inner,
+            t => t.insert_many::<{ DEFAULT_DISTANCE }>(items.len(), hash_at),
+            g => g.insert_many(items.len(), hash_at)
+        )
     }
 
     /// [`insert_batch`](Self::insert_batch) for pre-hashed keys.
@@ -373,9 +386,11 @@ impl CuckooFilter {
     /// # Errors
     /// As [`insert_batch`](Self::insert_batch).
     pub fn insert_batch_hash(&self, hashes: &[u64]) -> Result<(), BatchInsertError> {
-        with_table!(&self.inner, t => {
-            t.insert_many::<{ DEFAULT_DISTANCE }>(hashes.len(), |k| hashes[k])
-        })
+        with_table!(
+            &self.inner,
+            t => t.insert_many::<{ DEFAULT_DISTANCE }>(hashes.len(), |k| hashes[k]),
+            g => g.insert_many(hashes.len(), |k| hashes[k])
+        )
     }
 
     /// Items in the filter (inserts minus removes). Exact when no write is
@@ -392,7 +407,7 @@ impl CuckooFilter {
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        with_table!(&self.inner, t => t.len())
+        with_table!(&self.inner, t => t.len(), g => g.len())
     }
 
     /// True if the filter holds no items.
@@ -409,6 +424,30 @@ impl CuckooFilter {
         self.len() == 0
     }
 
+    /// The configuration as of now: a growable filter's current generation
+    /// (its buckets, capacity and stored width), else the one built.
+    pub(crate) fn current_config(&self) -> Config {
+        match &self.inner {
+            Inner::Growable(any) => with_growable!(any, g => g.config_now(&self.config)),
+            _ => self.config,
+        }
+    }
+
+    /// True if the filter grows when full
+    /// ([`Builder::growable`](crate::Builder::growable)).
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// assert!(!CuckooFilter::with_capacity(100).is_growable());
+    /// let growable = CuckooFilter::builder().capacity(100).growable(true).build()?;
+    /// assert!(growable.is_growable());
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn is_growable(&self) -> bool {
+        self.config.growth.is_some()
+    }
+
     config_accessors!(
         "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(&1u32)?;"
     );
@@ -422,7 +461,7 @@ impl CuckooFilter {
     /// ```
     #[must_use]
     pub fn memory_usage(&self) -> usize {
-        with_table!(&self.inner, t => t.memory_usage())
+        with_table!(&self.inner, t => t.memory_usage(), g => g.memory_usage())
     }
 
     /// Bits of the bucket table per item at [`capacity`](Self::capacity),
@@ -437,7 +476,7 @@ impl CuckooFilter {
     /// ```
     #[must_use]
     pub fn bits_per_item(&self) -> f64 {
-        let table = with_table!(&self.inner, t => t.table_bytes());
+        let table = with_table!(&self.inner, t => t.table_bytes(), g => g.table_bytes());
         table as f64 * 8.0 / self.capacity() as f64
     }
 
@@ -457,7 +496,7 @@ impl CuckooFilter {
     /// # Ok::<(), cuckoo_nest::InsertError>(())
     /// ```
     pub fn clear(&self) {
-        with_table!(&self.inner, t => t.clear())
+        with_table!(&self.inner, t => t.clear(), g => g.clear())
     }
 
     /// The hash `insert`/`contains` use for `item`. It depends on `T`'s
@@ -578,11 +617,12 @@ impl CuckooFilter {
     /// As [`insert_batch`](Self::insert_batch).
     pub fn insert_batch_bytes<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<(), BatchInsertError> {
         let seed = self.config.seed;
-        with_table!(&self.inner, t => {
-            t.insert_many::<DEFAULT_DISTANCE>(keys.len(), |k| {
-                StableHasher::hash_bytes(seed, keys[k].as_ref())
-            })
-        })
+        let hash_at = |k: usize| StableHasher::hash_bytes(seed, keys[k].as_ref());
+        with_table!(
+            &self.inner,
+            t => t.insert_many::<DEFAULT_DISTANCE>(keys.len(), hash_at),
+            g => g.insert_many(keys.len(), hash_at)
+        )
     }
 
     /// Looks up many byte-string keys at once: `out[k]` says whether
@@ -647,7 +687,7 @@ impl CuckooFilter {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.count(i1, fp)
-        })
+        }, g => g.count(hash))
     }
 
     /// [`count`](Self::count) for a byte-string key.
@@ -696,44 +736,78 @@ impl CuckooFilter {
     /// nothing). Merging `other` again after making room would add the
     /// prefix twice: on `Full`, rebuild or merge into a larger filter.
     pub fn merge(&self, other: &CuckooFilter) -> Result<(), MergeError> {
-        let (a, b) = (&self.config, &other.config);
-        let checks = [
-            ("bucket count", a.buckets as u64, b.buckets as u64),
-            ("bucket size", a.bucket_size as u64, b.bucket_size as u64),
-            (
-                "fingerprint width",
-                a.fingerprint_bits as u64,
-                b.fingerprint_bits as u64,
-            ),
-            ("layout", a.semi_sorted as u64, b.semi_sorted as u64),
-            ("hash seed", a.seed, b.seed),
-        ];
-        if let Some(&(what, ours, theirs)) = checks.iter().find(|(_, x, y)| x != y) {
+        if let Some((what, ours, theirs)) = merge_mismatch(&self.config, &other.config) {
             return Err(MergeError::Mismatch { what, ours, theirs });
         }
         let saved = other.to_bytes();
         let snapshot = FilterView::new_unverified(&saved[..]).expect("a filter's own bytes decode");
         let total = snapshot.len();
+        // A growable filter's fingerprints are placed by their item, which
+        // the saved generation's addressing reads back (both filters may
+        // have grown to different depths).
+        let saved_generation = snapshot.config().growth.map(|g| {
+            let buckets = snapshot.config().buckets;
+            Nested::new(g.depth, buckets >> g.depth, g.key_bits, g.spare)
+        });
         // Buckets a pass: the (bucket, fingerprint) buffer stays small.
         const PASS: usize = 4096;
         let mut pending = Vec::with_capacity(PASS * self.bucket_size());
         let mut merged = 0;
-        for first in (0..self.buckets()).step_by(PASS) {
+        for first in (0..snapshot.buckets()).step_by(PASS) {
             pending.clear();
             snapshot.fingerprints(first, first + PASS, &mut pending);
             for &(i, fp) in &pending {
-                with_table!(&self.inner, t => t.insert(i, fp, Copies::Any)).map_err(|error| {
-                    MergeError::Full {
-                        merged,
-                        total,
-                        error,
-                    }
+                with_table!(&self.inner, t => t.insert(i, fp, Copies::Any).map(|_| ()), g => {
+                    let from = saved_generation.as_ref().expect("merge_mismatch: both growable");
+                    g.insert_stored(from, i, fp)
+                })
+                .map_err(|error| MergeError::Full {
+                    merged,
+                    total,
+                    error,
                 })?;
                 merged += 1;
             }
         }
         Ok(())
     }
+}
+
+/// The first configuration two filters differ in that a merge cannot
+/// bridge, as (what, ours, theirs): fixed filters must match in every
+/// table setting; growable ones in all but their depth (the generation
+/// each has grown to), which the merge translates.
+fn merge_mismatch(a: &Config, b: &Config) -> Option<(&'static str, u64, u64)> {
+    let mut checks = vec![
+        (
+            "growable",
+            a.growth.is_some() as u64,
+            b.growth.is_some() as u64,
+        ),
+        ("bucket size", a.bucket_size as u64, b.bucket_size as u64),
+        ("layout", a.semi_sorted as u64, b.semi_sorted as u64),
+        ("hash seed", a.seed, b.seed),
+    ];
+    match (a.growth, b.growth) {
+        (Some(ga), Some(gb)) => checks.extend([
+            (
+                "first generation's bucket count",
+                (a.buckets >> ga.depth) as u64,
+                (b.buckets >> gb.depth) as u64,
+            ),
+            ("key width", ga.key_bits as u64, gb.key_bits as u64),
+            ("spare bits", ga.spare as u64, gb.spare as u64),
+        ]),
+        _ => checks.extend([
+            ("bucket count", a.buckets as u64, b.buckets as u64),
+            (
+                "fingerprint width",
+                a.fingerprint_bits as u64,
+                b.fingerprint_bits as u64,
+            ),
+        ]),
+    }
+    checks.into_iter().find(|(_, x, y)| x != y)
 }
 
 /// `item`'s hash, from a hasher already seeded ([`CuckooFilter::seeded`]):
@@ -750,7 +824,7 @@ pub(crate) fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u6
 impl fmt::Debug for CuckooFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("CuckooFilter");
-        debug_shape(&mut d, &self.config, self.len())
+        debug_shape(&mut d, &self.current_config(), self.len())
             .field(
                 "memory",
                 &format_args!("{}", crate::error::Bytes(self.memory_usage() as u64)),
@@ -809,8 +883,12 @@ impl fmt::Display for ShapeName<'_> {
 /// ```
 impl PartialEq for CuckooFilter {
     fn eq(&self, other: &Self) -> bool {
-        let (a, b) = (&self.config, &other.config);
-        if a.shape() != b.shape() || a.buckets != b.buckets || a.seed != b.seed {
+        let (a, b) = (self.current_config(), other.current_config());
+        if a.shape() != b.shape()
+            || a.buckets != b.buckets
+            || a.seed != b.seed
+            || a.growth != b.growth
+        {
             return false;
         }
         self.table_snapshot() == other.table_snapshot()

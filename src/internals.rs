@@ -30,14 +30,14 @@ impl CuckooFilter {
                 16 => t.contains_many::<16>(n, h, out),
                 32 => t.contains_many::<32>(n, h, out),
                 _ => t.contains_many::<64>(n, h, out),
-            }),
+            }, g => g.contains_many::<{ crate::table::DEFAULT_DISTANCE }>(n, h, out)),
         )
     }
 
     /// Address and length in bytes of the bucket table; only for
     /// tests/huge_pages.rs, which checks how the kernel backs it.
     pub fn debug_table_ptr(&self) -> (usize, usize) {
-        with_table!(&self.inner, t => t.words_range())
+        with_table!(&self.inner, t => t.words_range(), g => g.words_range())
     }
 
     /// Primary bucket, alternate bucket and fingerprint of a hash (for tests
@@ -46,20 +46,21 @@ impl CuckooFilter {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             (i1, t.alt(i1, fp), fp)
-        })
+        }, g => g.locate(hash))
     }
 
     /// The `k`-th hash whose primary bucket is `i1` and fingerprint `fp`
-    /// (`None` past the last, or for a bucket or fingerprint out of range):
-    /// for tests and models that aim several items at one bucket pair with
-    /// one fingerprint.
+    /// (`None` past the last, or for a bucket or fingerprint out of range,
+    /// or on a growable filter): for tests and models that aim several
+    /// items at one bucket pair with one fingerprint.
     pub fn debug_hash_for(&self, i1: usize, fp: u32, k: u32) -> Option<u64> {
-        with_table!(&self.inner, t => t.unlocate(i1, fp, k))
+        with_table!(&self.inner, t => t.unlocate(i1, fp, k), _g => None)
     }
 
-    /// The fingerprints in bucket `i` (0 = empty), for tests.
+    /// The fingerprints in bucket `i` (0 = empty; of the current
+    /// generation of a growable filter), for tests.
     pub fn debug_bucket(&self, i: usize) -> Vec<u32> {
-        with_table!(&self.inner, t => t.bucket_fingerprints(i))
+        with_table!(&self.inner, t => t.bucket_fingerprints(i), g => g.bucket_fingerprints(i))
     }
 
     /// [`save_to_path`](Self::save_to_path) whose rename fails with
@@ -74,9 +75,11 @@ impl CuckooFilter {
     }
 }
 
-/// The growth engine (src/grow/) on its own, for the tests, loom models and
-/// measurements that come before `Builder::growable` puts it behind
-/// [`CuckooFilter`]: hashes in, answers out. Unstable.
+/// The growth engine (src/grow/) on its own, as
+/// [`Builder::growable`](crate::Builder::growable) puts it behind
+/// [`CuckooFilter`], with hooks the loom models and stress tests need
+/// (depth, stored width, aiming at buckets): hashes in, answers out.
+/// Unstable.
 pub struct GrowableFilter {
     inner: crate::grow::AnyGrowable,
 }
@@ -87,7 +90,7 @@ impl GrowableFilter {
     /// rate), growing by doubling, up to 128 times that capacity.
     pub fn new(builder: crate::Builder) -> Result<Self, crate::BuildError> {
         Ok(GrowableFilter {
-            inner: crate::grow::AnyGrowable::new(&builder.config()?)?,
+            inner: crate::grow::AnyGrowable::new(&builder.growable(true).config()?)?,
         })
     }
 

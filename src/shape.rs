@@ -3,13 +3,15 @@
 //! A table is monomorphised per (bucket size, layout), so a hot path's
 //! shifts and masks are constants where they can be; one well-predicted
 //! `match` per call picks the variant. [`Inner`] holds an owned table of
-//! any shape, [`ViewShape`] the same shapes' lookups over a saved filter's
-//! bytes; `with_table!` and `with_view!` run a body on the concrete one.
+//! any shape or a growable filter's tables, [`ViewShape`] the same shapes'
+//! lookups over a saved filter's bytes; `with_table!` and `with_view!` run
+//! a body on the concrete one.
 
 use crate::config::Config;
-use crate::error::BuildError;
+use crate::error::{BuildError, DecodeError};
+use crate::grow::AnyGrowable;
 use crate::layout::{Fixed, Packed, SemiSorted};
-use crate::table::{Table, ViewTable};
+use crate::table::{Nested, Table, ViewTable};
 
 /// Every shape: name, bucket size, layout type, the (bucket size, width,
 /// semi-sorted) it serves, and how its layout is made. The first matching
@@ -40,17 +42,23 @@ macro_rules! shapes {
 
 macro_rules! declare_shapes {
     ($($name:ident: $b:literal, $layout:ty, $shape:pat => $make:expr;)*) => {
-        /// An owned table of any shape.
+        /// An owned table of any shape, or a growable filter's tables.
         pub(crate) enum Inner {
             $($name(Table<$b, $layout>),)*
+            Growable(AnyGrowable),
         }
 
         /// Runs `$body` with `$t` bound to the concrete table of an
-        /// [`Inner`].
+        /// [`Inner`], or `$grow` with `$g` bound to the concrete
+        /// [`Growable`](crate::grow::Growable) (one `match` for a fixed
+        /// table; a growable filter's bucket size is a second).
         macro_rules! with_table {
-            ($inner:expr, $t:ident => $body:expr) => {
+            ($inner:expr, $t:ident => $body:expr, $g:ident => $grow:expr) => {
                 match $inner {
                     $($crate::shape::Inner::$name($t) => $body,)*
+                    $crate::shape::Inner::Growable(any) => {
+                        $crate::grow::with_growable!(any, $g => $grow)
+                    }
                 }
             };
         }
@@ -59,6 +67,9 @@ macro_rules! declare_shapes {
         impl Inner {
             /// The table for a validated configuration.
             pub(crate) fn new(config: &Config) -> Result<Self, BuildError> {
+                if config.growth.is_some() {
+                    return Ok(Inner::Growable(AnyGrowable::new(config)?));
+                }
                 let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
                 Ok(match config.shape() {
                     $($shape => Inner::$name(Table::new($make, m, n, hp)?),)*
@@ -70,12 +81,15 @@ macro_rules! declare_shapes {
 
             /// The table of a validated saved header, holding `len` items,
             /// whose words are `parts` one after another (exactly as long
-            /// as the header says), not yet audited.
+            /// as the header says), not yet audited ([`Inner::audit`]).
             pub(crate) fn from_le_bytes(
                 config: &Config,
                 len: usize,
                 parts: &[&[u8]],
             ) -> Result<Self, BuildError> {
+                if config.growth.is_some() {
+                    return Ok(Inner::Growable(AnyGrowable::from_le_bytes(config, len, parts)?));
+                }
                 let (m, hp) = (config.buckets, config.huge_pages);
                 Ok(match config.shape() {
                     $($shape => Inner::$name(Table::from_le_bytes($make, m, len, hp, parts)?),)*
@@ -84,12 +98,22 @@ macro_rules! declare_shapes {
                     ),
                 })
             }
+
+            /// The occupied slots of a table loaded from saved bytes, or
+            /// the first thing in it no writer stores.
+            pub(crate) fn audit(&self) -> Result<usize, DecodeError> {
+                with_table!(self, t => t.audit(), g => g.audit())
+            }
         }
 
-        /// The same shapes' lookups over a saved filter's bytes.
+        /// The same shapes' lookups over a saved filter's bytes, and a
+        /// growable filter's saved generation.
         #[derive(Clone)]
         pub(crate) enum ViewShape {
             $($name(ViewTable<$b, $layout>),)*
+            NestedB2(ViewTable<2, Packed, Nested>),
+            NestedB4(ViewTable<4, Packed, Nested>),
+            NestedB8(ViewTable<8, Packed, Nested>),
         }
 
         /// Runs `$body` with `$t` bound to the concrete view table of a
@@ -98,6 +122,9 @@ macro_rules! declare_shapes {
             ($view:expr, $t:ident => $body:expr) => {
                 match $view {
                     $($crate::shape::ViewShape::$name($t) => $body,)*
+                    $crate::shape::ViewShape::NestedB2($t) => $body,
+                    $crate::shape::ViewShape::NestedB4($t) => $body,
+                    $crate::shape::ViewShape::NestedB8($t) => $body,
                 }
             };
         }
@@ -107,6 +134,15 @@ macro_rules! declare_shapes {
             /// The view table of a validated saved header.
             pub(crate) fn new(config: &Config) -> Self {
                 let m = config.buckets;
+                if let Some(g) = config.growth {
+                    let addr = Nested::new(g.depth, m >> g.depth, g.key_bits, g.spare);
+                    let layout = |b| Packed::new(b, addr.width());
+                    return match config.bucket_size {
+                        2 => ViewShape::NestedB2(ViewTable::with_addressing(layout(2), addr, m)),
+                        4 => ViewShape::NestedB4(ViewTable::with_addressing(layout(4), addr, m)),
+                        _ => ViewShape::NestedB8(ViewTable::with_addressing(layout(8), addr, m)),
+                    };
+                }
                 match config.shape() {
                     $($shape => ViewShape::$name(ViewTable::new($make, m)),)*
                     (b, f, semi) => unreachable!(

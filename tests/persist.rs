@@ -214,12 +214,12 @@ fn errors_say_what_is_wrong() {
         DecodeError::SizeMismatch { .. }
     ));
     let mut future = bytes.clone();
-    future[8] = 3;
+    future[8] = 4;
     assert!(matches!(
-        check(&future, "unsupported format version 3"),
+        check(&future, "unsupported format version 4"),
         DecodeError::UnsupportedVersion {
-            version: 3,
-            supported: 2
+            version: 4,
+            supported: 3
         }
     ));
     let mut flipped = bytes.clone();
@@ -276,7 +276,10 @@ fn headers_with_valid_checksums_but_bad_configurations_are_refused() {
             }),
         ),
         ("unknown flags", Box::new(|h| h[12] = 4)),
-        ("unknown hash algorithm 9", Box::new(|h| h[13] = 9)),
+        (
+            "hash algorithm 9 in a version 1 header",
+            Box::new(|h| h[13] = 9),
+        ),
         ("reserved", Box::new(|h| h[15] = 1)),
         (
             "0 buckets",

@@ -53,16 +53,17 @@ mod current;
 mod gate;
 
 use crate::broken;
-use crate::error::{BuildError, InsertError};
+use crate::error::{BatchInsertError, BuildError, InsertError};
 use crate::layout::Packed;
-use crate::sync::{AtomicI64, AtomicU64, AtomicU8, Ordering, Spin};
-use crate::table::{Copies, Nested, Table};
+use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering, Spin};
+use crate::table::{Copies, Nested, NestedItem, Table};
 use current::{pin, Current, Guard};
 use gate::Gate;
 use std::sync::Arc;
 
-/// Spare fingerprint bits a growable filter starts with: doublings it can
-/// take (128x its first capacity) with the false-positive rate held.
+/// Spare fingerprint bits a growable filter starts with unless a maximum
+/// capacity says otherwise: doublings it can take (128x its first
+/// capacity) with the false-positive rate held.
 pub(crate) const SPARE_BITS: u32 = 7;
 
 /// Times a growth step looks (yielding between) for the sections that
@@ -153,6 +154,13 @@ struct State<const B: usize> {
 /// A growable table of `B`-slot buckets: see the module docs.
 pub(crate) struct Growable<const B: usize> {
     state: Current<State<B>>,
+    /// The first generation's addressing: what turns a hash into the
+    /// [`NestedItem`] every generation places.
+    first: Nested,
+    /// Set while a save holds the growth lock: inserts then make room by
+    /// displacement past the design load rather than wait for a growth
+    /// step (see [`Growable::save_chunks`]).
+    saving: AtomicBool,
     gate: Gate,
     /// Held by the one growth step under way (and by `clear`).
     grow_lock: crate::sync::Mutex<()>,
@@ -162,27 +170,37 @@ pub(crate) struct Growable<const B: usize> {
 }
 
 impl<const B: usize> Growable<B> {
-    /// A filter whose first generation has `local` buckets and keys of
-    /// `key_bits` bits (the caller checked `key_bits + SPARE_BITS <= 32`).
+    /// A filter whose first generation has `local` buckets, keys of
+    /// `key_bits` bits and `spare` spare bits (the caller checked
+    /// `key_bits + spare <= 32`).
     pub(crate) fn new(
         local: usize,
         key_bits: u32,
+        spare: u32,
         capacity: usize,
         huge_pages: bool,
     ) -> Result<Self, BuildError> {
-        debug_assert!(key_bits >= 1 && key_bits + SPARE_BITS <= 32);
-        let addr = Nested::new(0, local, key_bits, SPARE_BITS);
+        let addr = Nested::new(0, local, key_bits, spare);
         let first = Generation::new(addr, capacity, huge_pages)?;
-        Ok(Growable {
+        Ok(Self::with_generation(first, capacity, huge_pages))
+    }
+
+    /// A filter whose current generation is `generation` (a saved one
+    /// loaded back), first sized for `capacity` items.
+    fn with_generation(generation: Generation<B>, capacity: usize, huge_pages: bool) -> Self {
+        let a = generation.addr;
+        Growable {
+            first: Nested::new(0, a.local, a.key_bits, a.spare),
+            saving: AtomicBool::new(false),
             state: Current::new(State {
-                cur: Arc::new(first),
+                cur: Arc::new(generation),
                 migration: None,
             }),
             gate: Gate::new(),
             grow_lock: crate::sync::Mutex::new(()),
             capacity,
             huge_pages,
-        })
+        }
     }
 
     /// True if `hash`'s item is (probably) in the filter. Lock-free: loads
@@ -206,9 +224,192 @@ impl<const B: usize> Growable<B> {
         }
     }
 
+    /// Looks up `n` keys (key `k` hashes to `hash_at(k)`) in one section:
+    /// the current generation's pipelined batch loop, then, while a growth
+    /// step is under way, the frozen generation for the keys it missed.
+    /// Returns how many were found.
+    pub(crate) fn contains_many<const D: usize>(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        let mut found = state.cur.table.contains_many::<D>(n, &hash_at, out);
+        if let Some(m) = &state.migration {
+            if !broken::GROW_LOOKUP_SKIPS_FROZEN {
+                for (k, hit) in out[..n].iter_mut().enumerate() {
+                    if !*hit && m.from.table.contains_hash(hash_at(k)) {
+                        *hit = true;
+                        found += 1;
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// Inserts `n` keys in order; stops at the first that fails.
+    pub(crate) fn insert_many(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+    ) -> Result<(), BatchInsertError> {
+        for k in 0..n {
+            self.insert(hash_at(k), Copies::Any)
+                .map_err(|error| BatchInsertError { inserted: k, error })?;
+        }
+        Ok(())
+    }
+
+    /// Inserts the item whose fingerprint `fp` generation `from` (of a
+    /// filter with the same local bucket count, key width and spare bits)
+    /// stores in bucket `i`: how a merge moves a fingerprint between
+    /// filters of different depths.
+    pub(crate) fn insert_stored(
+        &self,
+        from: &Nested,
+        i: usize,
+        fp: u32,
+    ) -> Result<(), InsertError> {
+        self.insert_item(from.item_at(i, fp), Copies::Any)
+            .map(|_| ())
+    }
+
+    /// `config` (the filter's configuration as built or loaded) as of the
+    /// current generation: its depth, buckets, capacity and width.
+    pub(crate) fn config_now(&self, config: &crate::config::Config) -> crate::config::Config {
+        let guard = pin();
+        let addr = self.state.load(&guard).cur.addr;
+        Self::config_at(config, &addr, self.capacity << addr.depth)
+    }
+
+    fn config_at(
+        config: &crate::config::Config,
+        addr: &Nested,
+        capacity: usize,
+    ) -> crate::config::Config {
+        crate::config::Config {
+            fingerprint_bits: addr.width(),
+            buckets: addr.local << addr.depth,
+            capacity,
+            growth: Some(crate::config::Growth {
+                key_bits: addr.key_bits,
+                spare: addr.spare,
+                depth: addr.depth,
+            }),
+            ..*config
+        }
+    }
+
+    /// Saves the current generation a chunk at a time, as a fixed table
+    /// saves (`table/save.rs`: writers keep writing), and returns its item
+    /// count and `config` as of that generation. Under the growth lock, so
+    /// no growth step starts meanwhile; one under way is finished first.
+    /// While the save runs, an insert that finds the generation at its
+    /// design load makes room by displacement instead of growing it (a
+    /// table takes a few points more than its design load), and waits for
+    /// the save only when that fails. If a growth step's copy could not be
+    /// finished (only with crafted keys: a pair asked for more than `2b`
+    /// copies of one fingerprint, see [`Self::copy_chunk`]), the save holds
+    /// the current generation without the copies that did not fit.
+    pub(crate) fn save_chunks<E>(
+        &self,
+        config: &crate::config::Config,
+        out: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(usize, crate::config::Config), E> {
+        let _lock = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let guard = pin();
+            let state = self.state.load(&guard);
+            if let Some(m) = &state.migration {
+                let _ = self.finish(state, m, &guard);
+            }
+        }
+        // The frozen generation, retired by the finish, is freed before
+        // the save rather than held through it.
+        self.state.reclaim(RECLAIM_ROUNDS);
+        struct Saving<'a>(&'a AtomicBool);
+        impl Drop for Saving<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::Relaxed);
+            }
+        }
+        self.saving.store(true, Ordering::Relaxed);
+        let _saving = Saving(&self.saving);
+        let guard = pin();
+        let cur = &self.state.load(&guard).cur;
+        let items = cur.table.save_chunks(out)?;
+        Ok((
+            items,
+            Self::config_at(config, &cur.addr, self.capacity << cur.addr.depth),
+        ))
+    }
+
+    /// A filter whose current generation is the saved table in `parts`
+    /// (exactly as long as `config`'s header says), holding `len` items,
+    /// not yet audited ([`Self::audit`]).
+    pub(crate) fn from_le_bytes(
+        config: &crate::config::Config,
+        growth: crate::config::Growth,
+        len: usize,
+        parts: &[&[u8]],
+    ) -> Result<Self, BuildError> {
+        let local = config.buckets >> growth.depth;
+        let addr = Nested::new(growth.depth, local, growth.key_bits, growth.spare);
+        let table = Table::from_le_bytes_addressed(
+            Packed::new(B, addr.width()),
+            addr,
+            config.buckets,
+            len,
+            config.huge_pages,
+            parts,
+        )?;
+        let first_capacity = config.capacity >> growth.depth;
+        Ok(Self::with_generation(
+            Generation { table, addr },
+            first_capacity,
+            config.huge_pages,
+        ))
+    }
+
+    /// The occupied slots of the current generation, or the first thing in
+    /// it no writer stores (for a filter just loaded).
+    pub(crate) fn audit(&self) -> Result<usize, crate::error::DecodeError> {
+        let guard = pin();
+        self.state.load(&guard).cur.table.audit()
+    }
+
+    /// Address and length of the current generation's words (for tests).
+    #[cfg(feature = "internals")]
+    pub(crate) fn words_range(&self) -> (usize, usize) {
+        let guard = pin();
+        self.state.load(&guard).cur.table.words_range()
+    }
+
+    /// The fingerprints in bucket `i` of the current generation (for
+    /// tests).
+    #[cfg(feature = "internals")]
+    pub(crate) fn bucket_fingerprints(&self, i: usize) -> Vec<u32> {
+        let guard = pin();
+        self.state.load(&guard).cur.table.bucket_fingerprints(i)
+    }
+
+    /// Bytes of the current generation's table: what a save writes.
+    pub(crate) fn current_table_bytes(&self) -> usize {
+        let guard = pin();
+        self.state.load(&guard).cur.table.table_bytes()
+    }
+
     /// Inserts `hash`'s item; growing the filter when it is full. `Full`
-    /// only once the last generation ([`SPARE_BITS`] doublings) is full.
+    /// only once the last generation (one doubling per spare bit) is full.
     pub(crate) fn insert(&self, hash: u64, copies: Copies) -> Result<bool, InsertError> {
+        self.insert_item(self.first.item(hash), copies)
+    }
+
+    /// [`Self::insert`] of an item already placed ([`Nested::item`]).
+    fn insert_item(&self, item: NestedItem, copies: Copies) -> Result<bool, InsertError> {
         loop {
             // The generation found full, by address: the section that saw
             // it ends before the growth step, which frees retired states.
@@ -221,7 +422,7 @@ impl<const B: usize> Growable<B> {
                 };
                 let state = self.state.load(&guard);
                 if let Some(m) = &state.migration {
-                    self.copy_chunks_of(state, m, hash, &guard)?;
+                    self.copy_chunks_of(state, m, item, &guard)?;
                     if m.budget.fetch_sub(1, Ordering::Relaxed) <= 0 {
                         // The copy must finish before more new items go in.
                         m.budget.fetch_add(1, Ordering::Relaxed);
@@ -230,7 +431,7 @@ impl<const B: usize> Growable<B> {
                         continue;
                     }
                 }
-                let result = self.insert_into(&state.cur, hash, copies);
+                let result = self.insert_into(&state.cur, item, copies);
                 if let Some(m) = &state.migration {
                     if result != Ok(true) {
                         // Nothing new went in: give the budget back.
@@ -256,14 +457,17 @@ impl<const B: usize> Growable<B> {
     fn insert_into(
         &self,
         g: &Generation<B>,
-        hash: u64,
+        item: NestedItem,
         copies: Copies,
     ) -> Result<bool, InsertError> {
-        let (i1, i2, fp) = g.table.locate_pair(hash);
+        let (i1, i2, fp) = g.addr.place(item);
         if let Some(stored) = g.table.insert_if_room(i1, i2, fp, copies)? {
             return Ok(stored);
         }
-        if g.addr.depth < SPARE_BITS && self.near_full(g, i1, i2) {
+        if g.addr.depth < g.addr.spare
+            && !self.saving.load(Ordering::Relaxed)
+            && self.near_full(g, i1, i2)
+        {
             return Err(InsertError::Full {
                 len: g.table.len(),
                 slots: g.buckets() * B,
@@ -287,6 +491,7 @@ impl<const B: usize> Growable<B> {
 
     /// Removes one copy of `hash`'s fingerprint, if there is one.
     pub(crate) fn remove(&self, hash: u64) -> bool {
+        let item = self.first.item(hash);
         let guard = pin();
         let (pass, state) = self.enter(&guard);
         if let Some(m) = &state.migration {
@@ -294,10 +499,10 @@ impl<const B: usize> Growable<B> {
             // item may still be only in the frozen generation: the remove
             // then finds nothing here and says so; nothing is lost.
             if !broken::GROW_REMOVE_SKIPS_COPY {
-                let _ = self.copy_chunks_of(state, m, hash, &guard);
+                let _ = self.copy_chunks_of(state, m, item, &guard);
             }
         }
-        let (i1, fp) = state.cur.table.locate(hash);
+        let (i1, _, fp) = state.cur.addr.place(item);
         let removed = state.cur.table.remove(i1, fp);
         drop(pass);
         removed
@@ -305,14 +510,15 @@ impl<const B: usize> Growable<B> {
 
     /// How many copies of `hash`'s fingerprint its buckets hold.
     pub(crate) fn count(&self, hash: u64) -> usize {
+        let item = self.first.item(hash);
         let guard = pin();
         let (_pass, state) = self.enter(&guard);
-        let (i1, fp) = state.cur.table.locate(hash);
+        let (i1, _, fp) = state.cur.addr.place(item);
         match &state.migration {
-            Some(m) if self.copy_chunks_of(state, m, hash, &guard).is_err() => {
+            Some(m) if self.copy_chunks_of(state, m, item, &guard).is_err() => {
                 // A chunk could not be copied: its items are still in the
                 // frozen generation, those copied since in the current one.
-                let (j1, fq) = m.from.table.locate(hash);
+                let (j1, _, fq) = m.from.addr.place(item);
                 let in_frozen = m.from.table.count(j1, fq);
                 state.cur.table.count(i1, fp).max(in_frozen)
             }
@@ -435,11 +641,10 @@ impl<const B: usize> Growable<B> {
         &self,
         state: &State<B>,
         m: &Migration<B>,
-        hash: u64,
+        item: NestedItem,
         guard: &Guard,
     ) -> Result<(), InsertError> {
-        let (j1, fp) = m.from.table.locate(hash);
-        let j2 = m.from.table.alt(j1, fp);
+        let (j1, j2, _) = m.from.addr.place(item);
         self.copy_chunk(state, m, j1 / CHUNK_BUCKETS, guard)?;
         self.copy_chunk(state, m, j2 / CHUNK_BUCKETS, guard)
     }
@@ -599,7 +804,7 @@ impl<const B: usize> Growable<B> {
             return self.finish(state, m, guard);
         }
         let cur = &state.cur;
-        if cur.addr.depth == SPARE_BITS {
+        if cur.addr.depth == cur.addr.spare {
             return Err(InsertError::Full {
                 len: self.len(),
                 slots: cur.buckets() * B,
@@ -673,28 +878,32 @@ macro_rules! with_growable {
 pub(crate) use with_growable;
 
 impl AnyGrowable {
-    /// The growable table for a validated configuration (not semi-sorted;
-    /// keys of at most `32 - SPARE_BITS` bits).
+    /// The growable table for a validated configuration with
+    /// [`Config::growth`](crate::config::Config::growth) at depth 0 (the
+    /// builder checked the width and the layout).
     pub(crate) fn new(config: &crate::config::Config) -> Result<Self, BuildError> {
-        let (m, f, n, hp) = (
-            config.buckets,
-            config.fingerprint_bits,
-            config.capacity,
-            config.huge_pages,
-        );
-        if config.semi_sorted {
-            return Err(BuildError::GrowableSemiSorted);
-        }
-        if f + SPARE_BITS > 32 {
-            return Err(BuildError::GrowableFingerprintTooWide {
-                bits: f,
-                max: 32 - SPARE_BITS,
-            });
-        }
+        let growth = config.growth.expect("a growable configuration");
+        let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
+        let (f, spare) = (growth.key_bits, growth.spare);
         Ok(match config.bucket_size {
-            2 => AnyGrowable::B2(Growable::new(m, f, n, hp)?),
-            4 => AnyGrowable::B4(Growable::new(m, f, n, hp)?),
-            _ => AnyGrowable::B8(Growable::new(m, f, n, hp)?),
+            2 => AnyGrowable::B2(Growable::new(m, f, spare, n, hp)?),
+            4 => AnyGrowable::B4(Growable::new(m, f, spare, n, hp)?),
+            _ => AnyGrowable::B8(Growable::new(m, f, spare, n, hp)?),
+        })
+    }
+
+    /// A growable filter loaded from a saved table (see
+    /// [`Growable::from_le_bytes`]).
+    pub(crate) fn from_le_bytes(
+        config: &crate::config::Config,
+        len: usize,
+        parts: &[&[u8]],
+    ) -> Result<Self, BuildError> {
+        let growth = config.growth.expect("a growable header");
+        Ok(match config.bucket_size {
+            2 => AnyGrowable::B2(Growable::from_le_bytes(config, growth, len, parts)?),
+            4 => AnyGrowable::B4(Growable::from_le_bytes(config, growth, len, parts)?),
+            _ => AnyGrowable::B8(Growable::from_le_bytes(config, growth, len, parts)?),
         })
     }
 }
@@ -710,7 +919,7 @@ mod tests {
     #[test]
     fn grows_through_every_generation_and_loses_nothing() {
         // 64 buckets of 4 at first: 128x that is 32k slots.
-        let g = Growable::<4>::new(64, 12, 240, false).unwrap();
+        let g = Growable::<4>::new(64, 12, SPARE_BITS, 240, false).unwrap();
         // Under miri, to depth 3 only (each insert costs it thousands of
         // times more).
         let n = if cfg!(miri) { 240 * 8 } else { 240 * 100 };
@@ -736,7 +945,7 @@ mod tests {
 
     #[test]
     fn the_last_generation_full_is_full() {
-        let g = Growable::<2>::new(4, 8, 6, false).unwrap();
+        let g = Growable::<2>::new(4, 8, SPARE_BITS, 6, false).unwrap();
         let err = keys(1 << 20, 2)
             .find_map(|h| g.insert(h, Copies::Any).err())
             .expect("a bounded filter fills");
@@ -746,7 +955,7 @@ mod tests {
 
     #[test]
     fn unique_inserts_and_counts_see_copies_across_a_growth_step() {
-        let g = Growable::<4>::new(16, 12, 60, false).unwrap();
+        let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false).unwrap();
         let hs: Vec<u64> = keys(2000, 3).collect();
         for &h in &hs {
             g.insert(h, Copies::Any).unwrap();
@@ -762,7 +971,7 @@ mod tests {
 
     #[test]
     fn clear_empties_every_generation() {
-        let g = Growable::<4>::new(16, 12, 60, false).unwrap();
+        let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false).unwrap();
         for h in keys(1000, 4) {
             g.insert(h, Copies::Any).unwrap();
         }

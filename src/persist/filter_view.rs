@@ -455,6 +455,17 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         self.items == 0
     }
 
+    /// The saved configuration (a growable filter's as of its saved
+    /// generation): what the configuration accessors report.
+    fn current_config(&self) -> Config {
+        self.config
+    }
+
+    /// The saved filter's configuration.
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
     config_accessors!(
         "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(&1u32)?;\nlet bytes = filter.to_bytes();\nlet filter = cuckoo_nest::FilterView::new(&bytes)?;"
     );

@@ -3,16 +3,18 @@
 //! version 2) the caller's metadata in a checksummed block. Decoding checks
 //! everything it says before anyone allocates what it claims.
 
-use crate::config::{bucket_bits, Config, MAX_BUCKETS};
+use crate::config::{bucket_bits, Config, Growth, MAX_BUCKETS};
 use crate::error::{BuildError, DecodeError};
 use crate::table::table_words;
 
 /// The first 8 bytes of every saved filter.
 pub(crate) const MAGIC: [u8; 8] = *b"CUCKNEST";
 /// The newest format version this build reads and writes: 2 adds the
-/// metadata block. A filter saved without metadata is written as version 1,
-/// byte for byte as before, so readers of version 1 still open it.
-pub(crate) const FORMAT_VERSION: u16 = 2;
+/// metadata block, 3 growable filters (hash algorithm [`HASH_NESTED_V1`],
+/// key width and depth in bytes 30 and 31, metadata optional). A fixed
+/// filter is written as version 1 without metadata and 2 with, byte for
+/// byte as before, so readers of those versions still open it.
+pub(crate) const FORMAT_VERSION: u16 = 3;
 /// Bytes of caller metadata a saved filter can carry.
 pub const MAX_METADATA: usize = 1024;
 /// Bytes before the table (the table starts 64-byte aligned).
@@ -21,6 +23,11 @@ pub(crate) const HEADER_LEN: usize = 64;
 /// `spread`/`split`/`alt_index` (src/hash.rs) from hash to buckets and
 /// fingerprint.
 pub(crate) const HASH_STABLE_V1: u8 = 1;
+/// Hash algorithm 2 (version 3, growable filters): [`StableHasher`](crate::StableHasher)
+/// for keys, then `spread` and the nested addressing of a generation
+/// (src/table/addressing.rs, `Nested`): a local bucket, a key and spare
+/// bits, the low `depth` of them picking the block.
+pub(crate) const HASH_NESTED_V1: u8 = 2;
 /// Flag bit 0: semi-sorted buckets.
 const FLAG_SEMI_SORTED: u8 = 1;
 
@@ -81,7 +88,11 @@ impl Header {
         debug_assert!(metadata.len() <= MAX_METADATA);
         let mut h = vec![0u8; HEADER_LEN + block_len(metadata.len())];
         h[0..8].copy_from_slice(&MAGIC);
-        let version: u16 = if metadata.is_empty() { 1 } else { 2 };
+        let version: u16 = match (config.growth, metadata.is_empty()) {
+            (Some(_), _) => 3,
+            (None, true) => 1,
+            (None, false) => 2,
+        };
         h[8..10].copy_from_slice(&version.to_le_bytes());
         h[10] = config.bucket_size as u8;
         h[11] = config.fingerprint_bits as u8;
@@ -90,11 +101,21 @@ impl Header {
         } else {
             0
         };
-        h[13] = HASH_STABLE_V1;
-        // 14..16: the metadata's length (version 2), zero in version 1.
+        h[13] = if config.growth.is_some() {
+            HASH_NESTED_V1
+        } else {
+            HASH_STABLE_V1
+        };
+        // 14..16: the metadata's length (versions 2 and 3), zero in version 1.
         h[14..16].copy_from_slice(&(metadata.len() as u16).to_le_bytes());
         h[16..24].copy_from_slice(&config.seed.to_le_bytes());
         h[24..32].copy_from_slice(&(config.buckets as u64).to_le_bytes());
+        if let Some(g) = config.growth {
+            // Version 3: the bucket count in 48 bits (at most 2^48 - 1),
+            // then the key width and the depth.
+            h[30] = g.key_bits as u8;
+            h[31] = g.depth as u8;
+        }
         h[32..40].copy_from_slice(&(items as u64).to_le_bytes());
         h[40..48].copy_from_slice(&(config.capacity as u64).to_le_bytes());
         h[48..56].copy_from_slice(&table_checksum.to_le_bytes());
@@ -143,9 +164,14 @@ impl Header {
             });
         }
         let (b, f, flags, hash) = (h[10] as usize, h[11] as u32, h[12], h[13]);
-        if hash != HASH_STABLE_V1 {
+        let want = if version == 3 {
+            HASH_NESTED_V1
+        } else {
+            HASH_STABLE_V1
+        };
+        if hash != want {
             return Err(invalid(format!(
-                "unknown hash algorithm {hash} (this build knows {HASH_STABLE_V1})"
+                "hash algorithm {hash} in a version {version} header (which has {want})"
             )));
         }
         if flags & !FLAG_SEMI_SORTED != 0 {
@@ -161,12 +187,23 @@ impl Header {
                     "{metadata_len} bytes of metadata (version 2 carries 1 to {MAX_METADATA})"
                 )));
             }
+            3 if metadata_len > MAX_METADATA => {
+                return Err(invalid(format!(
+                    "{metadata_len} bytes of metadata (at most {MAX_METADATA})"
+                )));
+            }
             _ => {}
         }
         let semi_sorted = flags & FLAG_SEMI_SORTED != 0;
         Config::check_shape(b, f, semi_sorted)?;
-        let (seed, buckets, items, capacity) =
+        let (seed, mut buckets, items, capacity) =
             (u64_at(h, 16), u64_at(h, 24), u64_at(h, 32), u64_at(h, 40));
+        let growth = if version == 3 {
+            buckets &= (1 << 48) - 1;
+            Some(decode_growth(h, f, semi_sorted, buckets)?)
+        } else {
+            None
+        };
         if buckets == 0 || buckets > MAX_BUCKETS as u64 {
             return Err(invalid(format!(
                 "{buckets} buckets (must be 1 to {MAX_BUCKETS})"
@@ -196,6 +233,7 @@ impl Header {
                 seed,
                 huge_pages: true,
                 semi_sorted,
+                growth,
             },
             items: items as usize,
             table_checksum: u64_at(h, 48),
@@ -285,6 +323,34 @@ impl Header {
         }
         Ok(())
     }
+}
+
+/// A version 3 header's growth: key width (byte 30) and depth (byte 31),
+/// checked against the stored width `f` and the bucket count as a writer
+/// makes them (docs/format.md).
+fn decode_growth(h: &[u8], f: u32, semi_sorted: bool, buckets: u64) -> Result<Growth, DecodeError> {
+    let (key_bits, depth) = (h[30] as u32, h[31] as u32);
+    if semi_sorted {
+        return Err(invalid("a growable filter with semi-sorted buckets".into()));
+    }
+    // Stored width = key + spare - depth, with 1 <= spare <= 31, depth <=
+    // spare and key + spare <= 32.
+    let spare = (f + depth).saturating_sub(key_bits);
+    if key_bits == 0 || spare == 0 || depth > spare || key_bits + spare > 32 {
+        return Err(invalid(format!(
+            "a growable filter's key of {key_bits} bits at depth {depth} in {f}-bit fingerprints"
+        )));
+    }
+    if buckets == 0 || !buckets.is_multiple_of(1 << depth) {
+        return Err(invalid(format!(
+            "{buckets} buckets are not 2^{depth} blocks of equal size"
+        )));
+    }
+    Ok(Growth {
+        key_bits,
+        spare,
+        depth,
+    })
 }
 
 impl From<BuildError> for DecodeError {

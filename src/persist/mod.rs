@@ -15,6 +15,7 @@ mod serde;
 
 pub use filter_view::FilterView;
 
+use crate::config::Config;
 use crate::error::DecodeError;
 use crate::filter::CuckooFilter;
 use crate::shape::{with_table, Inner};
@@ -59,16 +60,26 @@ fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
 const FIRST_CHUNK: usize = 64 << 10;
 
 impl CuckooFilter {
-    /// Bytes of the table's words.
+    /// Bytes of the table's words (a growable filter's current
+    /// generation's: what a save writes).
     fn table_len(&self) -> usize {
-        with_table!(&self.inner, t => t.table_bytes())
+        with_table!(&self.inner, t => t.table_bytes(), g => g.current_table_bytes())
     }
 
     /// Copies the table a chunk (about 16 KiB) at a time, each under its
     /// stripe's lock and handed to `out` with none held (table/save.rs);
-    /// returns the item count of the copy.
-    fn save_chunks<E>(&self, out: impl FnMut(&[u8]) -> Result<(), E>) -> Result<usize, E> {
-        with_table!(&self.inner, t => t.save_chunks(out))
+    /// returns the item count of the copy and the configuration its header
+    /// says (a growable filter's as of the generation saved, see
+    /// `Growable::save_chunks`).
+    fn save_chunks<E>(
+        &self,
+        out: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(usize, Config), E> {
+        with_table!(
+            &self.inner,
+            t => t.save_chunks(out).map(|items| (items, self.config)),
+            g => g.save_chunks(&self.config, out)
+        )
     }
 
     /// The table's saved bytes, copied as `to_bytes` copies them.
@@ -76,14 +87,15 @@ impl CuckooFilter {
         self.table_snapshot_counted().0
     }
 
-    /// The table's saved bytes and the item count they hold.
-    fn table_snapshot_counted(&self) -> (Vec<u8>, usize) {
+    /// The table's saved bytes, the item count they hold and their
+    /// configuration.
+    fn table_snapshot_counted(&self) -> (Vec<u8>, usize, Config) {
         let mut table = Vec::with_capacity(self.table_len());
-        let Ok(items) = self.save_chunks(|chunk| {
+        let Ok((items, config)) = self.save_chunks(|chunk| {
             table.extend_from_slice(chunk);
             Ok::<(), Infallible>(())
         });
-        (table, items)
+        (table, items, config)
     }
 
     /// The filter in the saved format (docs/format.md): a 64-byte header
@@ -145,11 +157,11 @@ impl CuckooFilter {
         let prefix = header::block_len(metadata.len()) + HEADER_LEN;
         let mut out = Vec::with_capacity(prefix + self.table_len());
         out.resize(prefix, 0);
-        let Ok(items) = self.save_chunks(|chunk| {
+        let Ok((items, config)) = self.save_chunks(|chunk| {
             out.extend_from_slice(chunk);
             Ok::<(), Infallible>(())
         });
-        let head = Header::encode(&self.config, items, checksum(&out[prefix..]), metadata);
+        let head = Header::encode(&config, items, checksum(&out[prefix..]), metadata);
         out[..prefix].copy_from_slice(&head);
         Ok(out)
     }
@@ -214,13 +226,8 @@ impl CuckooFilter {
     /// written.
     pub fn write_to_with_metadata<W: Write>(&self, mut w: W, metadata: &[u8]) -> io::Result<()> {
         check_metadata(metadata).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let (table, items) = self.table_snapshot_counted();
-        w.write_all(&Header::encode(
-            &self.config,
-            items,
-            checksum(&table),
-            metadata,
-        ))?;
+        let (table, items, config) = self.table_snapshot_counted();
+        w.write_all(&Header::encode(&config, items, checksum(&table), metadata))?;
         w.write_all(&table)?;
         w.flush()
     }
@@ -279,18 +286,13 @@ impl CuckooFilter {
         let prefix = header::block_len(metadata.len()) + HEADER_LEN;
         w.write_all(&vec![0u8; prefix])?;
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        let items = self.save_chunks(|chunk| {
+        let (items, config) = self.save_chunks(|chunk| {
             hasher.update(chunk);
             w.write_all(chunk)
         })?;
         let end = w.stream_position()?;
         w.seek(SeekFrom::Start(start))?;
-        w.write_all(&Header::encode(
-            &self.config,
-            items,
-            hasher.digest(),
-            metadata,
-        ))?;
+        w.write_all(&Header::encode(&config, items, hasher.digest(), metadata))?;
         w.seek(SeekFrom::Start(end))?;
         w.flush()
     }
@@ -528,7 +530,7 @@ impl CuckooFilter {
     /// table holds) before anyone can write to it.
     fn from_table(header: &Header, parts: &[&[u8]]) -> Result<CuckooFilter, DecodeError> {
         let inner = Inner::from_le_bytes(&header.config, header.items, parts)?;
-        header.check_items(with_table!(&inner, t => t.audit())?)?;
+        header.check_items(inner.audit()?)?;
         Ok(CuckooFilter {
             inner,
             config: header.config,
@@ -557,13 +559,10 @@ impl CuckooFilter {
 /// ```
 impl Clone for CuckooFilter {
     fn clone(&self) -> Self {
-        let (table, items) = self.table_snapshot_counted();
-        let inner = Inner::from_le_bytes(&self.config, items, &[&table])
+        let (table, items, config) = self.table_snapshot_counted();
+        let inner = Inner::from_le_bytes(&config, items, &[&table])
             .unwrap_or_else(|e| panic!("CuckooFilter::clone: {e}"));
-        CuckooFilter {
-            inner,
-            config: self.config,
-        }
+        CuckooFilter { inner, config }
     }
 }
 

@@ -190,13 +190,57 @@ unsafe impl Addressing for Nested {
 
     #[inline(always)]
     fn locate_pair(&self, hash: u64, _buckets: usize, _fp_max: u32) -> (usize, usize, u32) {
+        self.place(self.item(hash))
+    }
+}
+
+/// An item as every generation of a growable filter sees it: a local
+/// bucket, its key and its spare bits. [`Nested::place`] puts it in one
+/// generation; [`Nested::item_at`] reads it back from what a generation
+/// stores, so an item moves between generations of different depths (a
+/// merge) without its hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NestedItem {
+    /// One of the item's two local buckets (either: `alt_index` maps each
+    /// to the other).
+    pub(crate) local: usize,
+    pub(crate) key: u32,
+    /// The spare bits, `spare` of them.
+    pub(crate) x: u32,
+}
+
+impl Nested {
+    /// `hash`'s item: the same in every generation.
+    #[inline(always)]
+    pub(crate) fn item(&self, hash: u64) -> NestedItem {
         let h = spread(hash);
-        let l1 = fast_range(h, self.local as u64) as usize;
+        let local = fast_range(h, self.local as u64) as usize;
         let (key, x) = self.key_and_spare(h);
+        NestedItem { local, key, x }
+    }
+
+    /// Both buckets and the stored fingerprint of `item` in this
+    /// generation: the block is the low `depth` bits of `x`, the stored
+    /// fingerprint the key with the rest of `x` above it.
+    #[inline(always)]
+    pub(crate) fn place(&self, item: NestedItem) -> (usize, usize, u32) {
+        let NestedItem { local: l1, key, x } = item;
         let l2 = alt_index(l1, key, self.local);
         let base = (x & self.block_mask) as usize * self.local;
         let fp = key | ((x >> self.depth) << self.key_bits);
         (base + l1, base + l2, fp)
+    }
+
+    /// The item whose fingerprint `fp` this generation stores in bucket
+    /// `i` (`i` below its bucket count): the inverse of [`Nested::place`].
+    pub(crate) fn item_at(&self, i: usize, fp: u32) -> NestedItem {
+        let block = self.block_of(i);
+        let rest = fp >> self.key_bits;
+        NestedItem {
+            local: i - block * self.local,
+            key: fp & self.key_mask,
+            x: (block as u32) | (rest << self.depth),
+        }
     }
 }
 
@@ -221,6 +265,24 @@ mod tests {
                 assert!(i2 < buckets);
                 assert_eq!(a.alt(i2, fp, buckets), i1);
                 assert_eq!(a.locate_pair(hash, buckets, 0), (i1, i2, fp));
+            }
+        }
+    }
+
+    #[test]
+    fn an_item_read_back_from_any_generation_places_alike() {
+        for hash in (0..3000u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k << 7)) {
+            let item = generation(0).item(hash);
+            for depth in 0..=7 {
+                let a = generation(depth);
+                let (i1, i2, fp) = a.place(item);
+                for i in [i1, i2] {
+                    let back = a.item_at(i, fp);
+                    assert_eq!((back.key, back.x), (item.key, item.x), "depth {depth}");
+                    assert_eq!(a.place(back).2, fp);
+                    let (j1, j2, _) = a.place(back);
+                    assert!((j1, j2) == (i1, i2) || (j1, j2) == (i2, i1));
+                }
             }
         }
     }

@@ -23,7 +23,7 @@ mod stripes;
 mod view;
 mod words;
 
-pub(crate) use addressing::{Addressing, Nested, Plain};
+pub(crate) use addressing::{Addressing, Nested, NestedItem, Plain};
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
 pub(crate) use insert::Copies;
 pub(crate) use view::ViewTable;
@@ -146,6 +146,21 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         huge_pages: bool,
         parts: &[&[u8]],
     ) -> Result<Self, BuildError> {
+        Self::from_le_bytes_addressed(layout, Plain, buckets, len, huge_pages, parts)
+    }
+}
+
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// [`Table::from_le_bytes`] addressed by `addressing` (a growable
+    /// filter's generation).
+    pub(crate) fn from_le_bytes_addressed(
+        layout: L,
+        addressing: A,
+        buckets: usize,
+        len: usize,
+        huge_pages: bool,
+        parts: &[&[u8]],
+    ) -> Result<Self, BuildError> {
         let total: usize = parts.iter().map(|p| p.len()).sum();
         // The lookup path reads without bounds checks on this length.
         assert_eq!(
@@ -159,7 +174,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         Ok(Table {
             kernel: Native::default(),
             layout,
-            addressing: Plain,
+            addressing,
             words: Words::from_le_bytes(parts, PADDING_WORDS, huge_pages)?,
             saved_words: total / 8,
             buckets,

@@ -3,34 +3,36 @@
 //! another [`WordSource`], without the stripe versions (bytes that cannot
 //! change need no validation), and the same pipelined batch loop.
 
+use super::addressing::{Addressing, Plain};
 use super::batch::{self, prefetch_bucket, Located, Probe};
 use crate::error::DecodeError;
-use crate::hash::{alt_index, split};
 use crate::layout::{audit_table, Layout, WordSource};
 use cuckoo_nest_simd::Native;
 
-/// One shape's lookup over borrowed words.
+/// One shape's lookup over borrowed words, addressed by `A`.
 #[derive(Clone)]
-pub(crate) struct ViewTable<const B: usize, L> {
+pub(crate) struct ViewTable<const B: usize, L, A = Plain> {
     layout: L,
     kernel: Native,
+    addressing: A,
     buckets: usize,
 }
 
 /// A view table with the words it reads: what the batch loop runs over.
-struct Over<'a, const B: usize, L, W: ?Sized> {
-    table: &'a ViewTable<B, L>,
+struct Over<'a, const B: usize, L, A, W: ?Sized> {
+    table: &'a ViewTable<B, L, A>,
     words: &'a W,
     /// The words' first byte, for prefetching.
     base: *const u64,
 }
 
-impl<const B: usize, L: Layout<B>, W: WordSource + ?Sized> Probe for Over<'_, B, L, W> {
+impl<const B: usize, L: Layout<B>, A: Addressing, W: WordSource + ?Sized> Probe
+    for Over<'_, B, L, A, W>
+{
     #[inline(always)]
     fn locate_and_prefetch(&self, hash: u64) -> Located {
         let t = self.table;
-        let (i1, fp) = split(hash, t.buckets, t.layout.fp_max());
-        let i2 = alt_index(i1, fp, t.buckets);
+        let (i1, i2, fp) = t.addressing.locate_pair(hash, t.buckets, t.layout.fp_max());
         prefetch_bucket(&t.layout, self.base, i1, W::SLACK);
         prefetch_bucket(&t.layout, self.base, i2, W::SLACK);
         Located { i1, i2, fp }
@@ -47,9 +49,18 @@ impl<const B: usize, L: Layout<B>, W: WordSource + ?Sized> Probe for Over<'_, B,
 
 impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
     pub(crate) fn new(layout: L, buckets: usize) -> Self {
+        Self::with_addressing(layout, Plain, buckets)
+    }
+}
+
+impl<const B: usize, L: Layout<B>, A: Addressing> ViewTable<B, L, A> {
+    /// A view of `buckets` buckets addressed by `addressing` (a growable
+    /// filter's saved generation).
+    pub(crate) fn with_addressing(layout: L, addressing: A, buckets: usize) -> Self {
         ViewTable {
             layout,
             kernel: Native::default(),
+            addressing,
             buckets,
         }
     }
@@ -87,8 +98,9 @@ impl<const B: usize, L: Layout<B>> ViewTable<B, L> {
     /// True if `hash`'s fingerprint is in either of its buckets.
     #[inline(always)]
     pub(crate) fn contains<W: WordSource + ?Sized>(&self, words: &W, hash: u64) -> bool {
-        let (i1, fp) = split(hash, self.buckets, self.layout.fp_max());
-        let i2 = alt_index(i1, fp, self.buckets);
+        let (i1, i2, fp) = self
+            .addressing
+            .locate_pair(hash, self.buckets, self.layout.fp_max());
         self.layout.probe(self.kernel, words, i1, i2, fp)
     }
 

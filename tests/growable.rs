@@ -1,0 +1,241 @@
+//! The public face of a growable filter (`Builder::growable(true)`): every
+//! method on a filter that has grown, the builder's refusals, and the
+//! saved format (version 3) through every way in and out. The concurrent
+//! contract (threads inserting through growth while others remove and look
+//! up) is tests/growth.rs's; the interleavings are loom-tests/tests/growth.rs's.
+
+use cuckoo_nest::{
+    BuildError, CuckooFilter, DecodeError, FilterView, InsertError, MergeError, StableHasher,
+};
+
+fn growable(capacity: usize) -> CuckooFilter {
+    CuckooFilter::builder()
+        .capacity(capacity)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .build()
+        .unwrap()
+}
+
+/// Distinct well-mixed hashes, `salt` picking the set.
+fn hashes(n: usize, salt: u64) -> Vec<u64> {
+    (0..n as u64)
+        .map(|k| StableHasher::hash_one(salt, &k))
+        .collect()
+}
+
+#[test]
+fn every_method_works_on_a_grown_filter() {
+    let filter = growable(500);
+    assert!(filter.is_growable());
+    let first_capacity = filter.capacity();
+    let keys = hashes(20_000, 1);
+    filter.insert_batch_hash(&keys[..10_000]).unwrap();
+    for &h in &keys[10_000..] {
+        filter.insert_hash(h).unwrap();
+    }
+    assert_eq!(filter.len(), 20_000);
+    // 40 times the first capacity: five or six doublings.
+    assert!(filter.capacity() >= 20_000, "{}", filter.capacity());
+    assert!(filter.capacity() > first_capacity * 32);
+    assert_eq!(filter.slots(), filter.buckets() * filter.bucket_size());
+    assert!(keys.iter().all(|&h| filter.contains_hash(h)));
+    let mut found = vec![false; keys.len()];
+    assert_eq!(
+        filter.contains_batch_hash(&keys, &mut found),
+        Ok(keys.len())
+    );
+
+    // Unique inserts see every copy, counts count them.
+    assert_eq!(filter.insert_unique_hash(keys[7]), Ok(false));
+    assert!(filter.count_hash(keys[7]) >= 1);
+
+    // Byte keys and their batches.
+    filter.insert_bytes(b"user:42").unwrap();
+    filter
+        .insert_batch_bytes(&[b"a".as_slice(), b"b".as_slice()])
+        .unwrap();
+    assert!(filter.contains_bytes(b"user:42"));
+    assert_eq!(filter.count_bytes(b"a"), 1);
+    let mut two = [false; 2];
+    assert_eq!(filter.contains_batch_bytes(&["a", "b"], &mut two), Ok(2));
+    assert!(filter.remove_bytes(b"user:42"));
+
+    // Removes take one copy each; `len` stays exact.
+    for &h in &keys[..5000] {
+        assert!(filter.remove_hash(h));
+    }
+    assert_eq!(filter.len(), 15_000 + 2);
+    assert!(keys[5000..].iter().all(|&h| filter.contains_hash(h)));
+
+    // The rate the builder promised, at the grown size.
+    let absent = hashes(200_000, 2);
+    let false_positives = absent.iter().filter(|&&h| filter.contains_hash(h)).count();
+    let rate = false_positives as f64 / absent.len() as f64;
+    assert!(rate <= 0.01, "false-positive rate {rate}");
+    assert!(filter.expected_false_positive_rate_at_capacity() <= 0.01);
+
+    filter.clear();
+    assert!(filter.is_empty());
+    assert!(keys.iter().all(|&h| !filter.contains_hash(h)));
+}
+
+#[test]
+fn the_builder_refuses_what_cannot_grow() {
+    let b = || CuckooFilter::builder().capacity(1000);
+    assert_eq!(
+        b().growable(true).semi_sorted(true).build().unwrap_err(),
+        BuildError::GrowableSemiSorted
+    );
+    assert_eq!(
+        b().growable(true).fingerprint_bits(30).build().unwrap_err(),
+        BuildError::GrowableFingerprintTooWide { bits: 30, max: 25 }
+    );
+    for (max, growable) in [(4000, false), (999, true), (1000 << 30, true)] {
+        let err = b()
+            .growable(growable)
+            .max_capacity(max)
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(err, BuildError::InvalidMaxCapacity { max_capacity, .. } if max_capacity == max),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn max_capacity_stops_growth_and_spares_bits() {
+    let bounded = CuckooFilter::builder()
+        .capacity(1000)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .max_capacity(3000)
+        .build()
+        .unwrap();
+    // Two doublings reach 3000: two spare bits instead of seven.
+    let unbounded = growable(1000);
+    assert_eq!(
+        bounded.fingerprint_bits() + 5,
+        unbounded.fingerprint_bits(),
+        "two spare bits, not seven"
+    );
+    let mut inserted = 0;
+    let err = loop {
+        match bounded.insert(&inserted) {
+            Ok(()) => inserted += 1,
+            Err(e) => break e,
+        }
+    };
+    assert!(matches!(err, InsertError::Full { .. }), "{err}");
+    assert_eq!(bounded.capacity(), 4000);
+    assert!(inserted >= 3000, "refused at {inserted}");
+    assert!((0..inserted).all(|k| bounded.contains(&k)));
+}
+
+#[test]
+fn a_grown_filter_saves_loads_views_and_clones() {
+    let filter = growable(300);
+    let keys = hashes(5000, 3);
+    filter.insert_batch_hash(&keys).unwrap();
+    let depth_bits = filter.fingerprint_bits();
+    let bytes = filter.to_bytes();
+    // Version 3: a growable filter's header.
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3);
+
+    let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
+    let read = CuckooFilter::read_from(&bytes[..]).unwrap();
+    let view = FilterView::new(&bytes[..]).unwrap();
+    let clone = filter.clone();
+    for f in [&loaded, &read, &clone] {
+        assert!(f.is_growable());
+        assert_eq!(f.len(), 5000);
+        assert_eq!(f.capacity(), filter.capacity());
+        assert_eq!(f.fingerprint_bits(), depth_bits);
+        assert!(keys.iter().all(|&h| f.contains_hash(h)));
+    }
+    assert_eq!(loaded, filter);
+    assert_eq!(view.len(), 5000);
+    assert_eq!(view.buckets(), filter.buckets());
+    assert!(keys.iter().all(|&h| view.contains_hash(h)));
+    let mut found = vec![false; keys.len()];
+    assert_eq!(view.contains_batch_hash(&keys, &mut found), Ok(keys.len()));
+    // The same answers on absent keys, too.
+    for h in hashes(20_000, 4) {
+        assert_eq!(view.contains_hash(h), filter.contains_hash(h));
+        assert_eq!(loaded.contains_hash(h), filter.contains_hash(h));
+    }
+
+    // A loaded filter keeps growing from where it was saved.
+    let more = hashes(20_000, 5);
+    loaded.insert_batch_hash(&more).unwrap();
+    assert!(loaded.capacity() > filter.capacity());
+    assert!(keys.iter().chain(&more).all(|&h| loaded.contains_hash(h)));
+    let reloaded = CuckooFilter::from_bytes(&loaded.to_bytes_with_metadata(b"m").unwrap()).unwrap();
+    assert_eq!(reloaded.len(), 25_000);
+    assert_eq!(
+        CuckooFilter::read_metadata(&loaded.to_bytes_with_metadata(b"m").unwrap()).unwrap(),
+        b"m"
+    );
+}
+
+#[test]
+fn a_damaged_growth_header_is_refused() {
+    let filter = growable(300);
+    filter.insert_batch_hash(&hashes(2000, 6)).unwrap();
+    let bytes = filter.to_bytes();
+    for (at, value) in [(30usize, 0u8), (30, 40), (31, 40), (13, 1)] {
+        let mut bad = bytes.clone();
+        bad[at] = value;
+        // Re-seal the header so only the field is wrong.
+        let sum = xxhash_rust::xxh3::xxh3_64(&bad[..56]);
+        bad[56..64].copy_from_slice(&sum.to_le_bytes());
+        let err = CuckooFilter::from_bytes(&bad).unwrap_err();
+        assert!(
+            matches!(err, DecodeError::InvalidConfiguration { .. }),
+            "byte {at} = {value}: {err}"
+        );
+    }
+}
+
+#[test]
+fn merge_translates_between_depths() {
+    let small = growable(400);
+    let large = growable(400);
+    let a = hashes(1000, 7);
+    let b = hashes(12_000, 8);
+    small.insert_batch_hash(&a).unwrap();
+    large.insert_batch_hash(&b).unwrap();
+    assert!(large.capacity() > small.capacity());
+    // Into the shallower filter (which grows) and into the deeper one.
+    let into_small = small.clone();
+    into_small.merge(&large).unwrap();
+    large.merge(&small).unwrap();
+    for f in [&into_small, &large] {
+        assert_eq!(f.len(), 13_000);
+        assert!(a.iter().chain(&b).all(|&h| f.contains_hash(h)));
+    }
+    // Growable and fixed filters do not merge.
+    let fixed = CuckooFilter::with_capacity(1000);
+    assert!(matches!(
+        fixed.merge(&small),
+        Err(MergeError::Mismatch {
+            what: "growable",
+            ..
+        })
+    ));
+    let other_seed = CuckooFilter::builder()
+        .capacity(400)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .seed(9)
+        .build()
+        .unwrap();
+    assert!(matches!(
+        small.merge(&other_seed),
+        Err(MergeError::Mismatch {
+            what: "hash seed",
+            ..
+        })
+    ));
+}
