@@ -8,7 +8,8 @@
 //! against the machine's own scaling, and out-of-cache lookups against the core's random
 //! cache-line load rate. Every figure measures its filters side by side in interleaved rounds
 //! (see `cuckoo_nest_bench::stats`). Markdown tables go to stdout; CSV files (median, min, max),
-//! SVG plots (with min-max error bars) and report.md to the output folder.
+//! SVG plots (with min-max error bars) and report.md to the output folder; `--only` runs some
+//! parts alone.
 
 mod cli;
 mod env;
@@ -31,7 +32,7 @@ use std::time::Instant;
 
 use cuckoo_nest_bench::keys;
 
-use cli::{Mode, Options, Parsed};
+use cli::{Mode, Options, Parsed, Part};
 use env::Busy;
 use figures::{Figure, SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
 use progress::Phase;
@@ -142,31 +143,38 @@ fn run(o: &Options) -> Result<(), String> {
         figures: Vec::new(),
         extra_plots: Vec::new(),
     };
-    let phase = Phase::start("keys", 1);
-    // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
-    let keys = keys::Keys::generate(o.seed, 2 * o.items + 1024, o.items);
-    phase.inc();
-    phase.finish(&format!(
-        "{} keys to insert, {} absent keys",
-        keys.present.len(),
-        keys.absent.len()
-    ));
-
-    single_thread(o, &keys, lookups, fpr_target, &mut out)?;
-    let phase = Phase::start("bits per item against false-positive rate", 1);
-    let (table, panel) = space::bits_per_item(&keys.present[..o.items], o.seed);
-    out.tables.push(table);
-    out.extra_plots.push((
-        "space_bits_per_item.svg",
-        "Bits per item against the false-positive rate",
-        panel,
-    ));
-    phase.inc();
-    phase.finish("sizes of every filter at six rates");
-    user_lookups(o, &sizes, &mut out)?;
-    thread_scaling(o, &keys, fpr_target, &sizes, &mut out)?;
+    // The single-thread, space and thread figures share one key set; the other parts make
+    // their own.
+    let keys = [Part::Single, Part::Space, Part::Threads]
+        .iter()
+        .any(|&p| o.runs(p))
+        .then(|| shared_keys(o));
+    let keys_for = |part| keys.as_ref().filter(|_| o.runs(part));
+    if let Some(keys) = keys_for(Part::Single) {
+        single_thread(o, keys, lookups, fpr_target, &mut out)?;
+    }
+    if let Some(keys) = keys_for(Part::Space) {
+        let phase = Phase::start("bits per item against false-positive rate", 1);
+        let (table, panel) = space::bits_per_item(&keys.present[..o.items], o.seed);
+        out.tables.push(table);
+        out.extra_plots.push((
+            "space_bits_per_item.svg",
+            "Bits per item against the false-positive rate",
+            panel,
+        ));
+        phase.inc();
+        phase.finish("sizes of every filter at six rates");
+    }
+    if o.runs(Part::Lookups) {
+        user_lookups(o, &sizes, &mut out)?;
+    }
+    if let Some(keys) = keys_for(Part::Threads) {
+        thread_scaling(o, keys, fpr_target, &sizes, &mut out)?;
+    }
     drop(keys);
-    out_of_cache(o, &sizes, &mut out)?;
+    if o.runs(Part::Memory) {
+        out_of_cache(o, &sizes, &mut out)?;
+    }
 
     let after = Busy::now();
     eprintln!(
@@ -183,6 +191,19 @@ fn run(o: &Options) -> Result<(), String> {
     write_outputs(o, &header, &footer, &out)?;
     eprintln!("total: {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+fn shared_keys(o: &Options) -> keys::Keys {
+    let phase = Phase::start("keys", 1);
+    // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
+    let keys = keys::Keys::generate(o.seed, 2 * o.items + 1024, o.items);
+    phase.inc();
+    phase.finish(&format!(
+        "{} keys to insert, {} absent keys",
+        keys.present.len(),
+        keys.absent.len()
+    ));
+    keys
 }
 
 fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String {

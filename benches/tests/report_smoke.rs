@@ -340,6 +340,7 @@ fn bad_options_exit_with_code_2() {
         &["--no-such-option"],
         &["--configs", "3x7"],
         &["--positive-fraction", "2"],
+        &["--only", "everything"],
     ] {
         let result = Command::new(env!("CARGO_BIN_EXE_report"))
             .args(args)
@@ -371,6 +372,7 @@ fn help_lists_every_option() {
         "--reps",
         "--memory-mib",
         "--seed",
+        "--only",
         "--help",
     ] {
         assert!(help.contains(option), "--help does not list {option}");
