@@ -86,16 +86,19 @@ pub enum Part {
     Lookups,
     /// Thread scaling and the large fill.
     Threads,
+    /// A growable filter from C to 64C against filters built for the count.
+    Growth,
     /// The cache-line rate and out-of-cache lookups.
     Memory,
 }
 
 impl Part {
-    pub const ALL: [Part; 5] = [
+    pub const ALL: [Part; 6] = [
         Part::Single,
         Part::Space,
         Part::Lookups,
         Part::Threads,
+        Part::Growth,
         Part::Memory,
     ];
 
@@ -105,6 +108,7 @@ impl Part {
             Part::Space => "space",
             Part::Lookups => "lookups",
             Part::Threads => "threads",
+            Part::Growth => "growth",
             Part::Memory => "memory",
         }
     }
@@ -440,10 +444,10 @@ mod tests {
     #[test]
     fn only_keeps_report_order() {
         assert_eq!(run(&[]).unwrap().parts, Part::ALL.to_vec());
-        let o = run(&["--only", "memory,single"]).unwrap();
-        assert_eq!(o.parts, vec![Part::Single, Part::Memory]);
-        assert!(o.runs(Part::Memory) && !o.runs(Part::Threads));
-        assert!(run(&["--only", "singel"]).is_err());
+        let o = run(&["--only", "growth,single"]).unwrap();
+        assert_eq!(o.parts, vec![Part::Single, Part::Growth]);
+        assert!(o.runs(Part::Growth) && !o.runs(Part::Memory));
+        assert!(run(&["--only", "growht"]).is_err());
         assert!(run(&["--only", ","]).is_err());
     }
 

@@ -5,15 +5,17 @@
 //! would otherwise pick, from the same pre-generated keys: Table 3 (space, false positives,
 //! construction), Figures 5 to 8 (lookups by share of hits and by occupancy, inserts, deletes),
 //! shuffled hit/miss lookups in and out of cache, lookups beside a writer, thread scaling
-//! against the machine's own scaling, and out-of-cache lookups against the core's random
-//! cache-line load rate. Every figure measures its filters side by side in interleaved rounds
-//! (see `cuckoo_nest_bench::stats`). Markdown tables go to stdout; CSV files (median, min, max),
-//! SVG plots (with min-max error bars) and report.md to the output folder; `--only` runs some
-//! parts alone.
+//! against the machine's own scaling, what growth costs from C to 64C items, and out-of-cache
+//! lookups against the core's random cache-line load rate. Every figure measures its filters
+//! side by side in interleaved rounds (see `cuckoo_nest_bench::stats`). Markdown tables go to
+//! stdout; CSV files (median, min, max), SVG plots (with min-max error bars) and report.md to
+//! the output folder; `--only` runs some parts alone.
 
 mod cli;
 mod env;
 mod figures;
+mod growing;
+mod growth;
 mod lookups;
 mod memory;
 mod plot;
@@ -74,6 +76,12 @@ struct Sizes {
     shuffled_lookups: usize,
     /// Capacity of the filter of the writers' scaling fill.
     large_fill_items: usize,
+    /// First capacity C of the growing filters (filled to 64C).
+    growth_first: usize,
+    /// Lookups per growth measurement.
+    growth_lookups: usize,
+    /// Absent keys for the growing filters' false-positive rate.
+    growth_absent: usize,
 }
 
 impl Sizes {
@@ -86,6 +94,9 @@ impl Sizes {
                 out_of_l3_items: Some(64_000_000),
                 shuffled_lookups: 1 << 20,
                 large_fill_items: 8 << 20,
+                growth_first: 125_000,
+                growth_lookups: 1 << 18,
+                growth_absent: 1_000_000,
             },
             Mode::Quick => Sizes {
                 loads: 8_000_000,
@@ -94,6 +105,9 @@ impl Sizes {
                 out_of_l3_items: None,
                 shuffled_lookups: 1 << 19,
                 large_fill_items: 2 << 20,
+                growth_first: 15_625,
+                growth_lookups: 1 << 16,
+                growth_absent: 200_000,
             },
             Mode::Tiny => Sizes {
                 loads: 64_000,
@@ -102,6 +116,9 @@ impl Sizes {
                 out_of_l3_items: Some(40_000),
                 shuffled_lookups: 20_000,
                 large_fill_items: 40_000,
+                growth_first: 1000,
+                growth_lookups: 1 << 12,
+                growth_absent: 20_000,
             },
         }
     }
@@ -172,6 +189,9 @@ fn run(o: &Options) -> Result<(), String> {
         thread_scaling(o, keys, fpr_target, &sizes, &mut out)?;
     }
     drop(keys);
+    if o.runs(Part::Growth) {
+        growth(o, &sizes, &mut out)?;
+    }
     if o.runs(Part::Memory) {
         out_of_cache(o, &sizes, &mut out)?;
     }
@@ -371,6 +391,26 @@ fn thread_scaling(
         o.threads,
         vs_machine.map_or(0.0, |s| s.median)
     ));
+    Ok(())
+}
+
+/// What growth costs from C to 64C items: a growable filter against filters built for each
+/// count and against the peer that grows.
+fn growth(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), String> {
+    let phase = Phase::start("growth", o.reps as u64);
+    let run = growth::run(
+        sizes.growth_first,
+        sizes.growth_lookups,
+        sizes.growth_absent,
+        o.reps,
+        o.seed ^ 0x6120_3717,
+        &phase,
+    )?;
+    phase.finish(&run.summary);
+    for f in run.figures {
+        out.figure(f);
+    }
+    out.tables.push(run.fpr);
     Ok(())
 }
 
