@@ -94,9 +94,9 @@ impl Sizes {
                 out_of_l3_items: Some(64_000_000),
                 shuffled_lookups: 1 << 20,
                 large_fill_items: 8 << 20,
-                growth_first: 125_000,
+                growth_first: 100_000,
                 growth_lookups: 1 << 18,
-                growth_absent: 1_000_000,
+                growth_absent: 500_000,
             },
             Mode::Quick => Sizes {
                 loads: 8_000_000,
