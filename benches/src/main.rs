@@ -243,33 +243,50 @@ fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String
         m.cpu, m.cores, m.thp
     );
     let _ = writeln!(h, "- before the run: {}", before.describe());
-    let _ = writeln!(
-        h,
-        "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed {}), \
-         hashed by each filter through its own `&T: Hash` API",
-        table::format_value(o.items as f64, Format::Count),
-        o.seed
-    );
-    let _ = writeln!(
-        h,
-        "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% false-positive \
-         target, the rate cuckoo-nest's default (4x16) expects",
-        fpr_target * 100.0
-    );
-    let _ = writeln!(
-        h,
-        "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled for \
-         Figures 7 and 8 and Table 3's construction rate); M ops/s = million operations per \
-         second{}",
-        table::format_value(lookups as f64, Format::Count),
-        o.reps,
-        o.reps.min(FILL_SETS),
-        if o.mode == Mode::Tiny {
-            "\n- TINY MODE: a smoke test, the numbers mean nothing"
-        } else {
-            ""
-        }
-    );
+    if o.parts != Part::ALL {
+        let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
+        let _ = writeln!(h, "- parts run (`--only`): {}", parts.join(", "));
+    }
+    // n, the peers' target and the single-thread rounds are those parts' settings; the growth
+    // and memory figures give their own sizes.
+    if [Part::Single, Part::Space, Part::Lookups, Part::Threads]
+        .iter()
+        .any(|&p| o.runs(p))
+    {
+        let _ = writeln!(
+            h,
+            "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed \
+             {}), hashed by each filter through its own `&T: Hash` API",
+            table::format_value(o.items as f64, Format::Count),
+            o.seed
+        );
+        let _ = writeln!(
+            h,
+            "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% \
+             false-positive target, the rate cuckoo-nest's default (4x16) expects",
+            fpr_target * 100.0
+        );
+    }
+    if o.runs(Part::Single) {
+        let _ = writeln!(
+            h,
+            "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled \
+             for Figures 7 and 8 and Table 3's construction rate); M ops/s = million \
+             operations per second",
+            table::format_value(lookups as f64, Format::Count),
+            o.reps,
+            o.reps.min(FILL_SETS),
+        );
+    } else {
+        let _ = writeln!(
+            h,
+            "- {} interleaved rounds; M ops/s = million operations per second",
+            o.reps
+        );
+    }
+    if o.mode == Mode::Tiny {
+        let _ = writeln!(h, "- TINY MODE: a smoke test, the numbers mean nothing");
+    }
     h
 }
 
