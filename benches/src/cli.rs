@@ -172,7 +172,7 @@ OPTIONS:
                            4x8), `fpr=P` (false-positive target), or `all` (every BxF)
                            [default: {DEFAULT_CONFIGS}]
     --out DIR              folder for CSV files, SVG plots and report.md [default: report-out]
-    --quick                a smaller run of about 20 seconds
+    --quick                a smaller run of about half a minute
     --tiny                 a run of a second or two, for tests (numbers are not meaningful)
     --reps N               interleaved rounds of every measurement (each round measures every
                            filter once), median reported with min and max; single-thread
