@@ -75,6 +75,45 @@ impl NestConfig {
     }
 }
 
+/// A part of the report, as `--only` names it; the report runs them in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Table 3 and Figures 5 to 8.
+    Single,
+    /// Bits per item against the false-positive rate.
+    Space,
+    /// Shuffled lookups in and out of L3, lookups beside a writer.
+    Lookups,
+    /// Thread scaling and the large fill.
+    Threads,
+    /// A growable filter from C to 64C against filters built for the count.
+    Growth,
+    /// The cache-line rate and out-of-cache lookups.
+    Memory,
+}
+
+impl Part {
+    pub const ALL: [Part; 6] = [
+        Part::Single,
+        Part::Space,
+        Part::Lookups,
+        Part::Threads,
+        Part::Growth,
+        Part::Memory,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Single => "single",
+            Part::Space => "space",
+            Part::Lookups => "lookups",
+            Part::Threads => "threads",
+            Part::Growth => "growth",
+            Part::Memory => "memory",
+        }
+    }
+}
+
 /// How big the run is: sets the defaults that `--items` and `--memory-mib` override.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -99,6 +138,14 @@ pub struct Options {
     /// Size of the random-load buffer and of the out-of-cache cuckoo-nest filter.
     pub memory_mib: usize,
     pub seed: u64,
+    /// The parts to run (`--only`), in report order.
+    pub parts: Vec<Part>,
+}
+
+impl Options {
+    pub fn runs(&self, part: Part) -> bool {
+        self.parts.contains(&part)
+    }
 }
 
 /// The default, the paper's shapes (4x8; Table 3's 4x12 and semi-sorted 4x13) and the other
@@ -125,7 +172,7 @@ OPTIONS:
                            4x8), `fpr=P` (false-positive target), or `all` (every BxF)
                            [default: {DEFAULT_CONFIGS}]
     --out DIR              folder for CSV files, SVG plots and report.md [default: report-out]
-    --quick                a smaller run of about 20 seconds
+    --quick                a smaller run of about half a minute
     --tiny                 a run of a second or two, for tests (numbers are not meaningful)
     --reps N               interleaved rounds of every measurement (each round measures every
                            filter once), median reported with min and max; single-thread
@@ -134,9 +181,12 @@ OPTIONS:
     --memory-mib N         size of the random cache-line load buffer and of the out-of-cache
                            cuckoo-nest filter [default: 256; --quick: 128; --tiny: 4]
     --seed N               seed of the key generator [default: 2014]
+    --only LIST            run only these parts, comma-separated: {parts}
+                           [default: all of them]
     -h, --help             print this help
 ",
-        cores = available_cores()
+        cores = available_cores(),
+        parts = Part::ALL.map(Part::name).join(", ")
     )
 }
 
@@ -166,6 +216,7 @@ where
     let mut reps = None;
     let mut memory_mib = None;
     let mut seed = 2014;
+    let mut parts = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Short('h') | Long("help") => return Ok(Parsed::Help),
@@ -199,6 +250,10 @@ where
             Long("reps") => reps = Some(number(&mut parser, "--reps", 1, 101)?),
             Long("memory-mib") => memory_mib = Some(number(&mut parser, "--memory-mib", 1, 65536)?),
             Long("seed") => seed = number(&mut parser, "--seed", 0, usize::MAX)? as u64,
+            Long("only") => {
+                let v = text(&mut parser, "--only")?;
+                parts = Some(parse_parts(&v)?);
+            }
             other => return Err(other.unexpected().to_string()),
         }
     }
@@ -220,6 +275,7 @@ where
         reps: reps.unwrap_or(d_reps),
         memory_mib: memory_mib.unwrap_or(d_mib),
         seed,
+        parts: parts.unwrap_or_else(|| Part::ALL.to_vec()),
     })))
 }
 
@@ -246,6 +302,29 @@ fn number(
             "invalid value '{v}' for {name}: expected a whole number"
         )),
     }
+}
+
+/// `--only`'s list, kept in report order whatever order it is given in.
+fn parse_parts(list: &str) -> Result<Vec<Part>, String> {
+    let mut asked = Vec::new();
+    for token in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        match Part::ALL.into_iter().find(|p| p.name() == token) {
+            Some(p) => asked.push(p),
+            None => {
+                return Err(format!(
+                    "invalid part '{token}' in --only: expected {}",
+                    Part::ALL.map(Part::name).join(", ")
+                ))
+            }
+        }
+    }
+    if asked.is_empty() {
+        return Err("--only needs at least one part".to_string());
+    }
+    Ok(Part::ALL
+        .into_iter()
+        .filter(|p| asked.contains(p))
+        .collect())
 }
 
 pub fn parse_configs(list: &str) -> Result<Vec<NestConfig>, String> {
@@ -360,6 +439,16 @@ mod tests {
         assert!(run(&["--configs", "fpr=2"]).is_err());
         assert!(run(&["--bogus"]).is_err());
         assert!(run(&["--threads"]).is_err());
+    }
+
+    #[test]
+    fn only_keeps_report_order() {
+        assert_eq!(run(&[]).unwrap().parts, Part::ALL.to_vec());
+        let o = run(&["--only", "growth,single"]).unwrap();
+        assert_eq!(o.parts, vec![Part::Single, Part::Growth]);
+        assert!(o.runs(Part::Growth) && !o.runs(Part::Memory));
+        assert!(run(&["--only", "growht"]).is_err());
+        assert!(run(&["--only", ","]).is_err());
     }
 
     #[test]

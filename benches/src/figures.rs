@@ -23,6 +23,10 @@ pub enum At {
 pub enum Ratio {
     /// The row against the line whose label starts with `line`, at one x.
     VsLine { line: &'static str, at: At },
+    /// The row's time per operation against the line's, at one x, in a figure of rates: the
+    /// line's rate over the row's (1.5: the row's operations take 1.5 times as long), for
+    /// targets set in time.
+    TimeVsLine { line: &'static str, at: At },
     /// The row at `num` over the row at `den`: a speedup, or a slowdown.
     Within {
         name: &'static str,
@@ -175,6 +179,9 @@ impl Figure {
     fn ratio_what(&self, r: Ratio) -> String {
         match r {
             Ratio::VsLine { line, at } => format!("vs {line} at {}", self.x_label(at)),
+            Ratio::TimeVsLine { line, at } => {
+                format!("time vs {line} at {}", self.x_label(at))
+            }
             Ratio::Within { name, num, den } => {
                 format!("{name} {} / {}", self.x_label(num), self.x_label(den))
             }
@@ -199,6 +206,12 @@ impl Figure {
                 let (o, x) = (self.line_index(other)?, self.x_index(at)?);
                 (vec![&line.cells[x], &self.lines[o].cells[x]], |v| {
                     v[0] / v[1]
+                })
+            }
+            Ratio::TimeVsLine { line: other, at } => {
+                let (o, x) = (self.line_index(other)?, self.x_index(at)?);
+                (vec![&line.cells[x], &self.lines[o].cells[x]], |v| {
+                    v[1] / v[0]
                 })
             }
             Ratio::Within { num, den, .. } => {
@@ -502,6 +515,78 @@ pub static THREADS_FILL: FigureSpec = FigureSpec {
     plot: None,
 };
 
+/// The fixed filter the growth figures compare with, by the start of its line's label.
+pub const GROWTH_BASE: &str = "cuckoo-nest fixed";
+
+const GROWTH_PLOT: &str = "growth.svg";
+const GROWTH_TITLE: &str = "Growth: from C to 64C items, against a filter built for the count";
+const GROWTH_X: &str = "k (items = 2^k C)";
+
+/// Ratios against the fixed filter at 8x (x = 3, where the growth issue sets its targets) and
+/// at 64x.
+const GROWTH_TIME: &[Ratio] = &[
+    Ratio::TimeVsLine {
+        line: GROWTH_BASE,
+        at: At::Value(3.0),
+    },
+    Ratio::TimeVsLine {
+        line: GROWTH_BASE,
+        at: At::Last,
+    },
+];
+
+pub static GROWTH_LOOKUPS: FigureSpec = FigureSpec {
+    name: "growth_lookups",
+    title: "Growth: shuffled lookups (M lookups/s, one thread, 50% hits) by items inserted",
+    unit: "M lookups/s",
+    label: "filter",
+    ratios: GROWTH_TIME,
+    plot: Some(PlotSpec {
+        file: GROWTH_PLOT,
+        title: GROWTH_TITLE,
+        panel: "lookups, 50% hits shuffled",
+        x_label: GROWTH_X,
+    }),
+};
+
+pub static GROWTH_BITS: FigureSpec = FigureSpec {
+    name: "growth_bits_per_item",
+    title: "Growth: memory (bits per item) by items inserted",
+    unit: "bits/item",
+    label: "filter",
+    ratios: &[
+        Ratio::VsLine {
+            line: GROWTH_BASE,
+            at: At::Value(3.0),
+        },
+        Ratio::VsLine {
+            line: GROWTH_BASE,
+            at: At::Last,
+        },
+    ],
+    plot: Some(PlotSpec {
+        file: GROWTH_PLOT,
+        title: GROWTH_TITLE,
+        panel: "bits per item (all memory / items)",
+        x_label: GROWTH_X,
+    }),
+};
+
+pub static GROWTH_INSERTS: FigureSpec = FigureSpec {
+    name: "growth_inserts",
+    title:
+        "Growth: inserts from empty (M inserts/s, one thread, growth included) by items inserted",
+    unit: "M inserts/s",
+    label: "filter",
+    ratios: GROWTH_TIME,
+    plot: Some(PlotSpec {
+        file: GROWTH_PLOT,
+        title: GROWTH_TITLE,
+        panel: "inserts from empty",
+        x_label: GROWTH_X,
+    }),
+};
+
 /// Groups the figures' panels by plot file, in the order the figures come.
 pub fn plots(figures: &[&Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>)> {
     let mut out: Vec<(&'static str, &'static str, Vec<Panel>)> = Vec::new();
@@ -576,5 +661,28 @@ mod tests {
             "{csv}"
         );
         assert!(csv.contains("mine,9,4,10,2.25,1,3\n"), "{csv}");
+    }
+
+    /// A ratio of times in a figure of rates: the line's rate over the row's, per round too.
+    #[test]
+    fn time_ratio_is_the_inverse_rate_ratio() {
+        let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
+        let mut a = Line::new("mine", Rgb(0, 0, 0), 1);
+        let mut b = Line::new("base", Rgb(0, 0, 0), 1);
+        for (round, (x, y)) in [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)]
+            .into_iter()
+            .enumerate()
+        {
+            a.cells[0].push(round, Some(x));
+            b.cells[0].push(round, Some(y));
+        }
+        f.lines = vec![a, b];
+        let time = Ratio::TimeVsLine {
+            line: "base",
+            at: At::First,
+        };
+        let r = f.ratio(time, 0).unwrap();
+        assert_eq!((r.median, r.min, r.max), (4.0 / 9.0, 1.0 / 3.0, 1.0));
+        assert_eq!(f.ratio_what(time), "time vs base at x");
     }
 }

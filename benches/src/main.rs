@@ -5,14 +5,17 @@
 //! would otherwise pick, from the same pre-generated keys: Table 3 (space, false positives,
 //! construction), Figures 5 to 8 (lookups by share of hits and by occupancy, inserts, deletes),
 //! shuffled hit/miss lookups in and out of cache, lookups beside a writer, thread scaling
-//! against the machine's own scaling, and out-of-cache lookups against the core's random
-//! cache-line load rate. Every figure measures its filters side by side in interleaved rounds
-//! (see `cuckoo_nest_bench::stats`). Markdown tables go to stdout; CSV files (median, min, max),
-//! SVG plots (with min-max error bars) and report.md to the output folder.
+//! against the machine's own scaling, what growth costs from C to 64C items, and out-of-cache
+//! lookups against the core's random cache-line load rate. Every figure measures its filters
+//! side by side in interleaved rounds (see `cuckoo_nest_bench::stats`). Markdown tables go to
+//! stdout; CSV files (median, min, max), SVG plots (with min-max error bars) and report.md to
+//! the output folder; `--only` runs some parts alone.
 
 mod cli;
 mod env;
 mod figures;
+mod growing;
+mod growth;
 mod lookups;
 mod memory;
 mod plot;
@@ -31,7 +34,7 @@ use std::time::Instant;
 
 use cuckoo_nest_bench::keys;
 
-use cli::{Mode, Options, Parsed};
+use cli::{Mode, Options, Parsed, Part};
 use env::Busy;
 use figures::{Figure, SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
 use progress::Phase;
@@ -73,6 +76,12 @@ struct Sizes {
     shuffled_lookups: usize,
     /// Capacity of the filter of the writers' scaling fill.
     large_fill_items: usize,
+    /// First capacity C of the growing filters (filled to 64C).
+    growth_first: usize,
+    /// Lookups per growth measurement.
+    growth_lookups: usize,
+    /// Absent keys for the growing filters' false-positive rate.
+    growth_absent: usize,
 }
 
 impl Sizes {
@@ -85,6 +94,9 @@ impl Sizes {
                 out_of_l3_items: Some(64_000_000),
                 shuffled_lookups: 1 << 20,
                 large_fill_items: 8 << 20,
+                growth_first: 100_000,
+                growth_lookups: 1 << 18,
+                growth_absent: 500_000,
             },
             Mode::Quick => Sizes {
                 loads: 8_000_000,
@@ -93,6 +105,9 @@ impl Sizes {
                 out_of_l3_items: None,
                 shuffled_lookups: 1 << 19,
                 large_fill_items: 2 << 20,
+                growth_first: 15_625,
+                growth_lookups: 1 << 16,
+                growth_absent: 200_000,
             },
             Mode::Tiny => Sizes {
                 loads: 64_000,
@@ -101,6 +116,9 @@ impl Sizes {
                 out_of_l3_items: Some(40_000),
                 shuffled_lookups: 20_000,
                 large_fill_items: 40_000,
+                growth_first: 1000,
+                growth_lookups: 1 << 12,
+                growth_absent: 20_000,
             },
         }
     }
@@ -142,31 +160,41 @@ fn run(o: &Options) -> Result<(), String> {
         figures: Vec::new(),
         extra_plots: Vec::new(),
     };
-    let phase = Phase::start("keys", 1);
-    // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
-    let keys = keys::Keys::generate(o.seed, 2 * o.items + 1024, o.items);
-    phase.inc();
-    phase.finish(&format!(
-        "{} keys to insert, {} absent keys",
-        keys.present.len(),
-        keys.absent.len()
-    ));
-
-    single_thread(o, &keys, lookups, fpr_target, &mut out)?;
-    let phase = Phase::start("bits per item against false-positive rate", 1);
-    let (table, panel) = space::bits_per_item(&keys.present[..o.items], o.seed);
-    out.tables.push(table);
-    out.extra_plots.push((
-        "space_bits_per_item.svg",
-        "Bits per item against the false-positive rate",
-        panel,
-    ));
-    phase.inc();
-    phase.finish("sizes of every filter at six rates");
-    user_lookups(o, &sizes, &mut out)?;
-    thread_scaling(o, &keys, fpr_target, &sizes, &mut out)?;
+    // The single-thread, space and thread figures share one key set; the other parts make
+    // their own.
+    let keys = [Part::Single, Part::Space, Part::Threads]
+        .iter()
+        .any(|&p| o.runs(p))
+        .then(|| shared_keys(o));
+    let keys_for = |part| keys.as_ref().filter(|_| o.runs(part));
+    if let Some(keys) = keys_for(Part::Single) {
+        single_thread(o, keys, lookups, fpr_target, &mut out)?;
+    }
+    if let Some(keys) = keys_for(Part::Space) {
+        let phase = Phase::start("bits per item against false-positive rate", 1);
+        let (table, panel) = space::bits_per_item(&keys.present[..o.items], o.seed);
+        out.tables.push(table);
+        out.extra_plots.push((
+            "space_bits_per_item.svg",
+            "Bits per item against the false-positive rate",
+            panel,
+        ));
+        phase.inc();
+        phase.finish("sizes of every filter at six rates");
+    }
+    if o.runs(Part::Lookups) {
+        user_lookups(o, &sizes, &mut out)?;
+    }
+    if let Some(keys) = keys_for(Part::Threads) {
+        thread_scaling(o, keys, fpr_target, &sizes, &mut out)?;
+    }
     drop(keys);
-    out_of_cache(o, &sizes, &mut out)?;
+    if o.runs(Part::Growth) {
+        growth(o, &sizes, &mut out)?;
+    }
+    if o.runs(Part::Memory) {
+        out_of_cache(o, &sizes, &mut out)?;
+    }
 
     let after = Busy::now();
     eprintln!(
@@ -183,6 +211,19 @@ fn run(o: &Options) -> Result<(), String> {
     write_outputs(o, &header, &footer, &out)?;
     eprintln!("total: {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+fn shared_keys(o: &Options) -> keys::Keys {
+    let phase = Phase::start("keys", 1);
+    // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
+    let keys = keys::Keys::generate(o.seed, 2 * o.items + 1024, o.items);
+    phase.inc();
+    phase.finish(&format!(
+        "{} keys to insert, {} absent keys",
+        keys.present.len(),
+        keys.absent.len()
+    ));
+    keys
 }
 
 fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String {
@@ -202,33 +243,50 @@ fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String
         m.cpu, m.cores, m.thp
     );
     let _ = writeln!(h, "- before the run: {}", before.describe());
-    let _ = writeln!(
-        h,
-        "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed {}), \
-         hashed by each filter through its own `&T: Hash` API",
-        table::format_value(o.items as f64, Format::Count),
-        o.seed
-    );
-    let _ = writeln!(
-        h,
-        "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% false-positive \
-         target, the rate cuckoo-nest's default (4x16) expects",
-        fpr_target * 100.0
-    );
-    let _ = writeln!(
-        h,
-        "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled for \
-         Figures 7 and 8 and Table 3's construction rate); M ops/s = million operations per \
-         second{}",
-        table::format_value(lookups as f64, Format::Count),
-        o.reps,
-        o.reps.min(FILL_SETS),
-        if o.mode == Mode::Tiny {
-            "\n- TINY MODE: a smoke test, the numbers mean nothing"
-        } else {
-            ""
-        }
-    );
+    if o.parts != Part::ALL {
+        let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
+        let _ = writeln!(h, "- parts run (`--only`): {}", parts.join(", "));
+    }
+    // n, the peers' target and the single-thread rounds are those parts' settings; the growth
+    // and memory figures give their own sizes.
+    if [Part::Single, Part::Space, Part::Lookups, Part::Threads]
+        .iter()
+        .any(|&p| o.runs(p))
+    {
+        let _ = writeln!(
+            h,
+            "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed \
+             {}), hashed by each filter through its own `&T: Hash` API",
+            table::format_value(o.items as f64, Format::Count),
+            o.seed
+        );
+        let _ = writeln!(
+            h,
+            "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% \
+             false-positive target, the rate cuckoo-nest's default (4x16) expects",
+            fpr_target * 100.0
+        );
+    }
+    if o.runs(Part::Single) {
+        let _ = writeln!(
+            h,
+            "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled \
+             for Figures 7 and 8 and Table 3's construction rate); M ops/s = million \
+             operations per second",
+            table::format_value(lookups as f64, Format::Count),
+            o.reps,
+            o.reps.min(FILL_SETS),
+        );
+    } else {
+        let _ = writeln!(
+            h,
+            "- {} interleaved rounds; M ops/s = million operations per second",
+            o.reps
+        );
+    }
+    if o.mode == Mode::Tiny {
+        let _ = writeln!(h, "- TINY MODE: a smoke test, the numbers mean nothing");
+    }
     h
 }
 
@@ -350,6 +408,26 @@ fn thread_scaling(
         o.threads,
         vs_machine.map_or(0.0, |s| s.median)
     ));
+    Ok(())
+}
+
+/// What growth costs from C to 64C items: a growable filter against filters built for each
+/// count and against the peer that grows.
+fn growth(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), String> {
+    let phase = Phase::start("growth", o.reps as u64);
+    let run = growth::run(
+        sizes.growth_first,
+        sizes.growth_lookups,
+        sizes.growth_absent,
+        o.reps,
+        o.seed ^ 0x6120_3717,
+        &phase,
+    )?;
+    phase.finish(&run.summary);
+    for f in run.figures {
+        out.figure(f);
+    }
+    out.tables.push(run.fpr);
     Ok(())
 }
 

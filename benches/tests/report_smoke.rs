@@ -1,12 +1,13 @@
 //! Runs the report binary in tiny mode and checks that every table and plot it promises is
 //! written, that every figure in the CSV files is a finite, positive number (or an empty
 //! cell, for an operation the filter cannot do), that measured cells carry their spread
-//! (min <= median <= max), and that the thread tables have the machine's reference row.
+//! (min <= median <= max), that ratio columns recompute from their cells, and that the thread
+//! tables have the machine's reference row; and that `--only` runs only the parts it names.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const CSV_FILES: [&str; 16] = [
+const CSV_FILES: [&str; 20] = [
     "table3_space_and_construction",
     "space_bits_per_item",
     "fig5_lookup_vs_positive_share",
@@ -22,7 +23,28 @@ const CSV_FILES: [&str; 16] = [
     "threads_mixed_90_10",
     "threads_mixed_50_50",
     "threads_fill_large",
+    "growth_lookups",
+    "growth_bits_per_item",
+    "growth_inserts",
+    "growth_false_positive_rate",
     "cache_line_rate_and_out_of_cache",
+];
+
+/// The tables counted or computed once, not measured in rounds: every other CSV has a min and
+/// a max beside its cells.
+const COUNTED_FILES: [&str; 4] = [
+    "table3_space_and_construction",
+    "space_bits_per_item",
+    "growth_false_positive_rate",
+    "cache_line_rate_and_out_of_cache",
+];
+
+/// What `--only growth` writes.
+const GROWTH_FILES: [&str; 4] = [
+    "growth_lookups",
+    "growth_bits_per_item",
+    "growth_inserts",
+    "growth_false_positive_rate",
 ];
 
 /// Tables whose rows include the machine's own scaling as a reference.
@@ -34,13 +56,14 @@ const SCALING_FILES: [&str; 5] = [
     "threads_fill_large",
 ];
 
-const SVG_FILES: [&str; 6] = [
+const SVG_FILES: [&str; 7] = [
     "space_bits_per_item",
     "fig5_lookup_vs_positive_share",
     "fig6_lookup_vs_occupancy",
     "fig7_insert_vs_occupancy",
     "fig8_delete_vs_occupancy",
     "threads_scaling",
+    "growth",
 ];
 
 /// Columns that may hold a measured zero: a false-positive rate on a few thousand absent keys,
@@ -155,19 +178,36 @@ fn check_csv(path: &Path) -> usize {
     numbers
 }
 
+/// Every CSV of `names` with figures, and with their spread unless it is counted once.
+fn check_tables(out: &Path, names: &[&str]) {
+    for name in names {
+        let numbers = check_csv(&out.join(format!("{name}.csv")));
+        assert!(numbers > 0, "{name}.csv has no figures");
+        if !COUNTED_FILES.contains(name) {
+            let columns = check_spread(&out.join(format!("{name}.csv")));
+            assert!(columns > 0, "{name}.csv has no min/max columns");
+        }
+    }
+}
+
+/// An SVG with lines.
+fn check_svg(out: &Path, name: &str) {
+    let path = out.join(format!("{name}.svg"));
+    let svg = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        svg.contains("<svg") && svg.contains("</svg>"),
+        "{name}.svg is not an SVG"
+    );
+    assert!(
+        svg.contains("<polyline") || svg.contains("<path"),
+        "{name}.svg has no lines"
+    );
+}
+
 /// Every CSV with figures (and spread, and the machine's row where promised), every SVG with
 /// lines.
 fn check_files(out: &Path) {
-    for name in CSV_FILES {
-        let numbers = check_csv(&out.join(format!("{name}.csv")));
-        assert!(numbers > 0, "{name}.csv has no figures");
-    }
-    // Every figure other than Table 3, the sizes and the out-of-cache table is measured in
-    // rounds.
-    for name in &CSV_FILES[2..CSV_FILES.len() - 1] {
-        let columns = check_spread(&out.join(format!("{name}.csv")));
-        assert!(columns > 0, "{name}.csv has no min/max columns");
-    }
+    check_tables(out, &CSV_FILES);
     for name in SCALING_FILES {
         let text = std::fs::read_to_string(out.join(format!("{name}.csv"))).unwrap();
         assert!(
@@ -180,17 +220,7 @@ fn check_files(out: &Path) {
         );
     }
     for name in SVG_FILES {
-        let path = out.join(format!("{name}.svg"));
-        let svg =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(
-            svg.contains("<svg") && svg.contains("</svg>"),
-            "{name}.svg is not an SVG"
-        );
-        assert!(
-            svg.contains("<polyline") || svg.contains("<path"),
-            "{name}.svg has no lines"
-        );
+        check_svg(out, name);
     }
 }
 
@@ -256,6 +286,7 @@ fn check_ratios(out: &Path) {
             assert_close(cell(&h, row, speedup), want, &format!("{name} {}", row[0]));
         }
     }
+    check_growth_ratios(out);
     let (h, rows) = read_csv(&out.join("cache_line_rate_and_out_of_cache.csv"));
     let bound = rows
         .iter()
@@ -268,6 +299,50 @@ fn check_ratios(out: &Path) {
             want,
             &format!("% of bound, {}", row[0]),
         );
+    }
+}
+
+/// The growth figures' ratios against the fixed filter at 8x and 64x: of times (its rate over
+/// the row's) for lookups and inserts, of bits per item for memory.
+fn check_growth_ratios(out: &Path) {
+    for (name, unit, time) in [
+        ("growth_lookups", "m_lookups_s", true),
+        ("growth_inserts", "m_inserts_s", true),
+        ("growth_bits_per_item", "bits_item", false),
+    ] {
+        let (h, rows) = read_csv(&out.join(format!("{name}.csv")));
+        let base = rows
+            .iter()
+            .find(|r| r[0].starts_with("cuckoo-nest fixed"))
+            .unwrap_or_else(|| panic!("{name}: no fixed-filter row"));
+        assert_eq!(rows.len(), 3, "{name}: growable, fixed and scalable rows");
+        for at in ["8x", "64x"] {
+            let column = format!("{at}_{unit}");
+            let ratio = if time {
+                format!("ratio_time_vs_cuckoo_nest_fixed_at_{at}")
+            } else {
+                format!("ratio_vs_cuckoo_nest_fixed_at_{at}")
+            };
+            for row in &rows {
+                let (mine, theirs) = (cell(&h, row, &column), cell(&h, base, &column));
+                let want = if time { theirs / mine } else { mine / theirs };
+                let got = cell(&h, row, &ratio);
+                assert_close(got, want, &format!("{name} {} at {at}", row[0]));
+                let (lo, hi) = (
+                    cell(&h, row, &format!("{ratio}_round_min")),
+                    cell(&h, row, &format!("{ratio}_round_max")),
+                );
+                assert!(
+                    lo <= got && got <= hi,
+                    "{name} {}: {got} outside {lo}-{hi}",
+                    row[0]
+                );
+            }
+        }
+    }
+    let (h, rows) = read_csv(&out.join("growth_false_positive_rate.csv"));
+    for row in &rows {
+        assert_close(cell(&h, row, "fpr_target_pct"), 1.0, "the growth target");
     }
 }
 
@@ -314,6 +389,7 @@ fn tiny_report_writes_every_table_and_plot() {
         "single thread:",
         "shuffled lookups:",
         "thread scaling:",
+        "growth:",
         "cache-line rate:",
         "out-of-cache lookups:",
     ] {
@@ -333,6 +409,48 @@ fn tiny_report_writes_every_table_and_plot() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `--only growth`: the growth tables and plot, no other part's, and none of their phases.
+#[test]
+fn only_growth_writes_only_the_growth_figures() {
+    let out = out_dir().with_extension("only");
+    let _ = std::fs::remove_dir_all(&out);
+    let result = Command::new(env!("CARGO_BIN_EXE_report"))
+        .args(["--tiny", "--only", "growth", "--out"])
+        .arg(&out)
+        .output()
+        .expect("the report binary runs");
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "report failed:\n{stderr}");
+    check_tables(&out, &GROWTH_FILES);
+    check_growth_ratios(&out);
+    check_svg(&out, "growth");
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    let mut want: Vec<String> = GROWTH_FILES.iter().map(|n| format!("{n}.csv")).collect();
+    want.extend(["growth.svg".to_string(), "report.md".to_string()]);
+    want.sort();
+    assert_eq!(written, want);
+    assert_eq!(
+        stdout.matches("\n### ").count(),
+        GROWTH_FILES.len(),
+        "{stdout}"
+    );
+    assert!(stderr.contains("growth:"), "{stderr}");
+    for phase in [
+        "keys:",
+        "single thread:",
+        "thread scaling:",
+        "cache-line rate:",
+    ] {
+        assert!(!stderr.contains(phase), "{phase} ran\n{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn bad_options_exit_with_code_2() {
     for args in [
@@ -340,6 +458,7 @@ fn bad_options_exit_with_code_2() {
         &["--no-such-option"],
         &["--configs", "3x7"],
         &["--positive-fraction", "2"],
+        &["--only", "everything"],
     ] {
         let result = Command::new(env!("CARGO_BIN_EXE_report"))
             .args(args)
@@ -371,6 +490,7 @@ fn help_lists_every_option() {
         "--reps",
         "--memory-mib",
         "--seed",
+        "--only",
         "--help",
     ] {
         assert!(help.contains(option), "--help does not list {option}");

@@ -1,0 +1,365 @@
+//! What growth costs, as a filter grows from its first capacity C to 64C: a growable
+//! cuckoo-nest filter started at C, a fixed cuckoo-nest filter built for each final count, and
+//! `scalable_cuckoo_filter` (the Rust peer that grows) started at C, all at the builder's 1%
+//! false-positive target, from the same keys.
+//!
+//! Inserts cannot be repeated on one filter, so every round fills fresh filters, in lockstep:
+//! at each size (C, 2C, 4C, ... 64C) the growable and the scalable filter take the next keys,
+//! and a fixed filter is built for the size and filled from empty, each timed, in a rotated
+//! order; then the three answer the same shuffled lookups (half hits), rotated again, and
+//! their memory is counted. The insert rate of a growing filter at a size is its rate from
+//! empty to that size, growth included, against the fixed filter's from empty to the same
+//! count. The false-positive rate is counted once, in the first round, on keys never inserted.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use cuckoo_nest_bench::keys::Keys;
+use cuckoo_nest_bench::stats::rotated;
+
+use crate::cli::NestConfig;
+use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
+use crate::growing::{growable_nest, ScalableSubject, GROWABLE_COLOR, SCALABLE_COLOR};
+use crate::progress::Phase;
+use crate::subjects::{build_nest, NestSubject, Subject};
+use crate::table::{Format, Table};
+
+/// Sizes measured, as multiples of the first capacity C.
+pub const MULTIPLES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// The false-positive target every filter is built for: the builder's 1% pick.
+pub const RATE: f64 = 0.01;
+/// Where the growth issue sets its targets: at 8C, lookups and bits per item at most 1.5 times
+/// the fixed filter's.
+const TARGET_MULTIPLE: usize = 8;
+const TARGET_RATIO: f64 = 1.5;
+
+/// The subjects, in line order.
+const GROWABLE: usize = 0;
+const FIXED: usize = 1;
+const SCALABLE: usize = 2;
+const SUBJECTS: usize = 3;
+
+/// What the growth measurements produce.
+pub struct GrowthRun {
+    /// Lookups, bits per item, inserts.
+    pub figures: Vec<Figure>,
+    pub fpr: Table,
+    /// One line for the progress summary.
+    pub summary: String,
+}
+
+fn labels() -> [String; SUBJECTS] {
+    [
+        format!("cuckoo-nest growable from C, {}%", RATE * 100.0),
+        format!("{GROWTH_BASE}, built for the count, {}%", RATE * 100.0),
+        format!("scalable_cuckoo_filter 0.5 from C, {}%", RATE * 100.0),
+    ]
+}
+
+fn mops(ops: usize, secs: f64) -> Option<f64> {
+    (ops > 0 && secs > 0.0).then(|| ops as f64 / secs / 1e6)
+}
+
+/// A growing filter being filled across the sizes, with its insert time so far (its
+/// construction included).
+struct Growing {
+    filter: Box<dyn Subject>,
+    inserted: usize,
+    secs: f64,
+    /// An insert failed: the filter no longer holds every key, and is measured no further.
+    failed: bool,
+}
+
+impl Growing {
+    fn new(build: impl FnOnce() -> Result<Box<dyn Subject>, String>) -> Result<Growing, String> {
+        let t = Instant::now();
+        let filter = build()?;
+        Ok(Growing {
+            filter,
+            inserted: 0,
+            secs: t.elapsed().as_secs_f64(),
+            failed: false,
+        })
+    }
+
+    /// Inserts the next keys up to `goal`; M inserts/s from empty, or `None` after a failure.
+    fn fill_to(&mut self, keys: &[u64], goal: usize) -> Option<f64> {
+        if self.failed {
+            return None;
+        }
+        let batch = &keys[self.inserted..goal];
+        let t = Instant::now();
+        let got = self.filter.insert_all(batch);
+        self.secs += t.elapsed().as_secs_f64();
+        self.inserted += got;
+        self.failed = got < batch.len();
+        (!self.failed).then(|| mops(goal, self.secs)).flatten()
+    }
+}
+
+/// A fixed filter built for `n` and filled from empty; M inserts/s, construction included.
+fn fixed_fill(keys: &[u64], n: usize) -> Result<(Box<dyn Subject>, Option<f64>), String> {
+    let t = Instant::now();
+    let filter = build_nest(NestConfig::FalsePositiveRate(RATE), n)?;
+    let mut filter: Box<dyn Subject> = Box::new(NestSubject {
+        filter,
+        batched: false,
+    });
+    let got = filter.insert_all(&keys[..n]);
+    let rate = (got == n)
+        .then(|| mops(n, t.elapsed().as_secs_f64()))
+        .flatten();
+    Ok((filter, rate))
+}
+
+/// One timed pass of lookups over `queries`, in M lookups/s.
+fn lookup_rate(filter: &dyn Subject, queries: &[u64]) -> Option<f64> {
+    let t = Instant::now();
+    black_box(filter.count_hits(black_box(queries)));
+    mops(queries.len(), t.elapsed().as_secs_f64())
+}
+
+/// The x axis: k for 2^k C, labelled "1x" to "64x".
+fn axis() -> (Vec<f64>, Vec<String>, Vec<String>) {
+    let xs = MULTIPLES
+        .iter()
+        .map(|m| f64::from(m.trailing_zeros()))
+        .collect();
+    let labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
+    (xs, labels.clone(), labels)
+}
+
+/// Runs the growth measurements: first capacity `first` (C), `lookups` per measurement,
+/// `rounds` rounds, the false-positive rate on `absent` keys never inserted.
+pub fn run(
+    first: usize,
+    lookups: usize,
+    absent: usize,
+    rounds: usize,
+    seed: u64,
+    phase: &Phase,
+) -> Result<GrowthRun, String> {
+    let rounds = rounds.max(1);
+    let last = first * MULTIPLES[MULTIPLES.len() - 1];
+    phase.message(format!("{last} keys"));
+    let keys = Keys::generate(seed, last, absent);
+    let queries: Vec<Vec<u64>> = MULTIPLES
+        .iter()
+        .enumerate()
+        .map(|(i, m)| keys.queries(lookups, m * first, 0.5, 700 + i as u64))
+        .collect();
+    let labels = labels();
+    let colors = [
+        GROWABLE_COLOR,
+        NestConfig::FalsePositiveRate(RATE).color(),
+        SCALABLE_COLOR,
+    ];
+    let (xs, x_labels, x_csv) = axis();
+    let mut figs: Vec<Figure> = [&GROWTH_LOOKUPS, &GROWTH_BITS, &GROWTH_INSERTS]
+        .into_iter()
+        .map(|spec| {
+            let mut f = Figure::new(spec, xs.clone(), (x_labels.clone(), x_csv.clone()));
+            f.lines = labels
+                .iter()
+                .zip(colors)
+                .map(|(l, c)| Line::new(l, c, MULTIPLES.len()))
+                .collect();
+            f
+        })
+        .collect();
+    // The first growable filter of a process registers the process for `membarrier` (its
+    // lookups' read-side sections rely on it), once per process, not per filter: paid here,
+    // untimed, so each round's inserts cost what a filter's own inserts cost.
+    let t = Instant::now();
+    drop(growable_nest(first, RATE)?);
+    let first_build = t.elapsed().as_secs_f64();
+    // False positives at each size, counted in the first round.
+    let mut fpr: Vec<Vec<Option<f64>>> = vec![vec![None; MULTIPLES.len()]; SUBJECTS];
+    for r in 0..rounds {
+        let mut growable = Growing::new(|| growable_nest(first, RATE))?;
+        let mut scalable =
+            Growing::new(|| Ok(Box::new(ScalableSubject::new(first, RATE)) as Box<dyn Subject>))?;
+        for (i, &m) in MULTIPLES.iter().enumerate() {
+            let goal = m * first;
+            phase.message(format!("round {}: {m}x C = {goal} items", r + 1));
+            let mut fixed = None;
+            for s in rotated(r + i, SUBJECTS) {
+                let rate = match s {
+                    GROWABLE => growable.fill_to(&keys.present, goal),
+                    SCALABLE => scalable.fill_to(&keys.present, goal),
+                    FIXED => {
+                        let (filter, rate) = fixed_fill(&keys.present, goal)?;
+                        fixed = rate.map(|_| filter);
+                        rate
+                    }
+                    _ => unreachable!("three subjects"),
+                };
+                figs[2].lines[s].cells[i].push(r, rate);
+            }
+            let subjects: [Option<&dyn Subject>; SUBJECTS] = [
+                (!growable.failed).then_some(&*growable.filter),
+                fixed.as_deref(),
+                (!scalable.failed).then_some(&*scalable.filter),
+            ];
+            for s in rotated(r + i, SUBJECTS) {
+                let Some(f) = subjects[s] else { continue };
+                figs[0].lines[s].cells[i].push(r, lookup_rate(f, &queries[i]));
+                let bits = f.memory_bytes() as f64 * 8.0 / goal as f64;
+                figs[1].lines[s].cells[i].push(r, Some(bits));
+                if r == 0 {
+                    let hits = f.count_hits(&keys.absent);
+                    fpr[s][i] = Some(hits as f64 / keys.absent.len() as f64);
+                }
+            }
+        }
+        phase.inc();
+    }
+    let notes = [
+        format!(
+            "C = {first} items, the first capacity of both growing filters; the fixed filter \
+             is built for each count with `capacity(count).false_positive_rate({RATE})`. \
+             Columns: items inserted, from C to {last}. {rounds} rounds, each filling fresh \
+             filters and measuring the three at every size in a rotated order. Keys hashed as \
+             each filter's `&T: Hash` API hashes them (the growable filter, for now the \
+             `GrowableFilter` test hook, as `CuckooFilter::insert` does)."
+        ),
+        format!(
+            "The growth issue's targets at {TARGET_MULTIPLE}x: lookups at most {TARGET_RATIO} \
+             times the fixed filter's time, bits per item at most {TARGET_RATIO} times its."
+        ),
+    ];
+    figs[0].notes = vec![
+        notes[0].clone(),
+        format!(
+            "{lookups} lookups per measurement: hits drawn uniformly from the keys inserted so \
+             far, misses never inserted, shuffled together. `time vs`: the fixed filter's \
+             rate / the row's (1.5 = each lookup takes 1.5 times as long)."
+        ),
+        notes[1].clone(),
+    ];
+    figs[1].notes = vec![
+        notes[0].clone(),
+        "Bits per item = all the filter's memory x 8 / items inserted: cuckoo-nest's tables \
+         (two during a growth step) and their lock stripes; scalable_cuckoo_filter's own count \
+         of its bits."
+            .to_string(),
+        notes[1].clone(),
+    ];
+    figs[2].notes = vec![
+        notes[0].clone(),
+        "Column kx: M inserts/s filling from empty to kx C, construction included: the \
+         growing filters grow on the way, the fixed one is built for kx C. `time vs`: the \
+         fixed filter's rate / the row's."
+            .to_string(),
+        format!(
+            "Built before the rounds, untimed: the process's first growable filter, which \
+             registers the process for `membarrier` once for all its growable filters ({:.1} ms \
+             here).",
+            first_build * 1e3
+        ),
+    ];
+    let fpr_table = fpr_table(&labels, &fpr, first, keys.absent.len());
+    let summary = summary(&figs, &fpr[GROWABLE]);
+    Ok(GrowthRun {
+        figures: figs,
+        fpr: fpr_table,
+        summary,
+    })
+}
+
+/// The false-positive rates counted in the first round, in %, with the target beside them.
+fn fpr_table(
+    labels: &[String; SUBJECTS],
+    fpr: &[Vec<Option<f64>>],
+    first: usize,
+    probes: usize,
+) -> Table {
+    let worst = |row: &[Option<f64>]| row.iter().flatten().copied().fold(None, max_of);
+    let growable = worst(&fpr[GROWABLE]);
+    let verdict = match growable {
+        Some(w) if w <= RATE => format!(
+            "at or under the {}% target at every size (highest {:.4}%)",
+            RATE * 100.0,
+            w * 100.0
+        ),
+        Some(w) => format!(
+            "OVER the {}% target (highest {:.4}%)",
+            RATE * 100.0,
+            w * 100.0
+        ),
+        None => "not measured".to_string(),
+    };
+    let mut t = Table::new(
+        "growth_false_positive_rate",
+        "Growth: false-positive rate (%) by items inserted",
+        "filter",
+    )
+    .note(format!(
+        "Counted once, in the first round, on {probes} keys never inserted; C = {first}. The \
+         growth issue asks the growable filter to stay at or under its {}% target at every \
+         size from 1x to 64x: measured {verdict}.",
+        RATE * 100.0
+    ));
+    for m in MULTIPLES {
+        t = t.column(
+            &format!("{m}x"),
+            &format!("fpr_measured_{m}x_pct"),
+            Format::Significant,
+        );
+    }
+    t = t.column("target", "fpr_target_pct", Format::Significant);
+    for (label, row) in labels.iter().zip(fpr) {
+        let mut v: Vec<Option<f64>> = row.iter().map(|r| r.map(|r| r * 100.0)).collect();
+        v.push(Some(RATE * 100.0));
+        t.row_exact(label.clone(), v);
+    }
+    t
+}
+
+fn max_of(a: Option<f64>, b: f64) -> Option<f64> {
+    Some(a.map_or(b, |a| a.max(b)))
+}
+
+/// The growable filter against the fixed one at the issue's size (each figure's first ratio
+/// column), and its highest false-positive rate.
+fn summary(figs: &[Figure], fpr: &[Option<f64>]) -> String {
+    let ratio = |f: &Figure| {
+        f.ratio(f.spec.ratios[0], GROWABLE)
+            .map_or("-".to_string(), |s| format!("{:.2}x", s.median))
+    };
+    let worst = fpr.iter().flatten().copied().fold(None, max_of);
+    format!(
+        "growable at {TARGET_MULTIPLE}x C against the fixed filter: lookups {} its time, {} its \
+         bits per item, inserts {} its time; false positives at most {:.3}% (target {}%)",
+        ratio(&figs[0]),
+        ratio(&figs[1]),
+        ratio(&figs[2]),
+        worst.unwrap_or(f64::NAN) * 100.0,
+        RATE * 100.0
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::{At, Ratio};
+
+    /// The notes and the summary name `TARGET_MULTIPLE`; the figures' first ratio columns read
+    /// the x value k of 2^k C, which must be the same size.
+    #[test]
+    fn first_ratio_columns_sit_at_the_target_size() {
+        for spec in [&GROWTH_LOOKUPS, &GROWTH_BITS, &GROWTH_INSERTS] {
+            let k = match spec.ratios[0] {
+                Ratio::VsLine {
+                    at: At::Value(k), ..
+                }
+                | Ratio::TimeVsLine {
+                    at: At::Value(k), ..
+                } => k,
+                other => panic!("{}: {other:?}", spec.name),
+            };
+            assert_eq!(1usize << k as u32, TARGET_MULTIPLE, "{}", spec.name);
+            assert!(axis().0.contains(&k));
+        }
+    }
+}
