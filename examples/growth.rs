@@ -9,7 +9,8 @@
 //!   inserted), against the rate the fixed filter expects at capacity;
 //! - at 8x C, in alternating rounds (growable, then fixed, then growable...)
 //!   with medians and ranges: ns per insert including growth, ns per
-//!   lookup at 50% hits (shuffled), bits per item, and the ratios;
+//!   lookup at 50% hits (shuffled), one at a time and in batches of 1024,
+//!   bits per item, and the ratios;
 //! - the longest lookups while one thread inserts through growth steps and
 //!   another looks up: maximum and 99.9th percentile, in microseconds.
 
@@ -17,7 +18,7 @@
 mod common;
 
 use common::{keys, median, shuffle};
-use cuckoo_nest::{Builder, CuckooFilter, GrowableFilter};
+use cuckoo_nest::{Builder, CuckooFilter};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -43,11 +44,33 @@ fn ns_per(n: usize, start: Instant) -> f64 {
 struct Round {
     insert_ns: f64,
     lookup_ns: f64,
+    batch_ns: f64,
     bits_per_item: f64,
 }
 
+fn growable(c: usize) -> CuckooFilter {
+    builder(c).growable(true).build().expect("growable filter")
+}
+
+/// Table bits per item held (both tables while a growth step is under way).
+fn bits_per_item(f: &CuckooFilter) -> f64 {
+    f.bits_per_item() * f.capacity() as f64 / f.len() as f64
+}
+
+/// ns per lookup through `contains_batch_hash`, 1024 keys a call.
+fn batch_ns(f: &CuckooFilter, probe: &[u64]) -> f64 {
+    let mut out = [false; 1024];
+    let start = Instant::now();
+    let hits: usize = probe
+        .chunks(1024)
+        .map(|c| f.contains_batch_hash(c, &mut out[..c.len()]).unwrap())
+        .sum();
+    black_box(hits);
+    ns_per(probe.len(), start)
+}
+
 fn growable_round(c: usize, present: &[u64], probe: &[u64]) -> Round {
-    let g = GrowableFilter::new(builder(c)).expect("growable filter");
+    let g = growable(c);
     let start = Instant::now();
     for &k in present {
         g.insert_hash(k)
@@ -61,7 +84,8 @@ fn growable_round(c: usize, present: &[u64], probe: &[u64]) -> Round {
     Round {
         insert_ns,
         lookup_ns,
-        bits_per_item: g.table_bytes() as f64 * 8.0 / g.len() as f64,
+        batch_ns: batch_ns(&g, probe),
+        bits_per_item: bits_per_item(&g),
     }
 }
 
@@ -76,11 +100,11 @@ fn fixed_round(n: usize, present: &[u64], probe: &[u64]) -> Round {
     let hits = probe.iter().filter(|&&k| f.contains_hash(k)).count();
     let lookup_ns = ns_per(probe.len(), start);
     black_box(hits);
-    let table_bits = f.bits_per_item() * f.capacity() as f64;
     Round {
         insert_ns,
         lookup_ns,
-        bits_per_item: table_bits / f.len() as f64,
+        batch_ns: batch_ns(&f, probe),
+        bits_per_item: bits_per_item(&f),
     }
 }
 
@@ -120,13 +144,13 @@ fn main() {
         .build()
         .expect("fixed filter")
         .expected_false_positive_rate_at_capacity();
-    let g = GrowableFilter::new(builder(c)).expect("growable filter");
+    let g = growable(c);
     let first = g.capacity();
     let all = keys(64 * first, 1);
     let never = keys(1_000_000, 2);
     let mut inserted = 0;
     println!("\nfalse-positive rate (1M keys never inserted; a fixed filter expects {promised:.4} at capacity)");
-    println!("  size  items      depth  stored bits  rate      bits/item");
+    println!("  size  items      capacity   stored bits  rate      bits/item");
     for size in [1usize, 2, 4, 8, 16, 32, 64] {
         while inserted < first * size {
             g.insert_hash(all[inserted]).expect("growable");
@@ -134,11 +158,11 @@ fn main() {
         }
         let fp = never.iter().filter(|&&k| g.contains_hash(k)).count();
         println!(
-            "  {size:3}x  {inserted:9}  {:5}  {:11}  {:.5}   {:.2}",
-            g.depth(),
-            g.stored_bits(),
+            "  {size:3}x  {inserted:9}  {:9}  {:11}  {:.5}   {:.2}",
+            g.capacity(),
+            g.fingerprint_bits(),
             fp as f64 / never.len() as f64,
-            g.table_bytes() as f64 * 8.0 / g.len() as f64
+            bits_per_item(&g)
         );
     }
     drop(g);
@@ -148,25 +172,28 @@ fn main() {
     let present = &all[..n];
     let absent = keys(n, 3);
     let probe = half_hits(present, &absent, 4);
-    let (mut gi, mut gl, mut gb) = (vec![], vec![], vec![]);
-    let (mut fi, mut fl, mut fb) = (vec![], vec![], vec![]);
+    let (mut gi, mut gl, mut gt, mut gb) = (vec![], vec![], vec![], vec![]);
+    let (mut fi, mut fl, mut ft, mut fb) = (vec![], vec![], vec![], vec![]);
     for _ in 0..rounds {
         let r = growable_round(c, present, &probe);
         gi.push(r.insert_ns);
         gl.push(r.lookup_ns);
+        gt.push(r.batch_ns);
         gb.push(r.bits_per_item);
         let r = fixed_round(n, present, &probe);
         fi.push(r.insert_ns);
         fl.push(r.lookup_ns);
+        ft.push(r.batch_ns);
         fb.push(r.bits_per_item);
     }
     let ratio = |a: &mut Vec<f64>, b: &mut Vec<f64>| {
         let mut r: Vec<f64> = a.iter().zip(b.iter()).map(|(x, y)| x / y).collect();
         summary(&mut r)
     };
-    let (ri, rl, rb) = (
+    let (ri, rl, rt, rb) = (
         ratio(&mut gi, &mut fi),
         ratio(&mut gl, &mut fl),
+        ratio(&mut gt, &mut ft),
         ratio(&mut gb, &mut fb),
     );
     println!("\nat 8x ({n} items; {rounds} alternating rounds; median (min-max))");
@@ -182,13 +209,18 @@ fn main() {
         summary(&mut fl)
     );
     println!(
+        "  ns per batched   {}  {}  {rt}",
+        summary(&mut gt),
+        summary(&mut ft)
+    );
+    println!(
         "  bits per item    {}  {}  {rb}",
         summary(&mut gb),
         summary(&mut fb)
     );
 
     // Lookups while another thread grows the filter.
-    let g = GrowableFilter::new(builder(c)).expect("growable filter");
+    let g = growable(c);
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (mut times, steps) = std::thread::scope(|s| {
         let reader = s.spawn(|| {
@@ -206,11 +238,11 @@ fn main() {
         for &k in &all[..first / 2] {
             g.insert_hash(k).expect("growable");
         }
-        let before = g.depth();
+        let before = g.capacity();
         for &k in &all[first / 2..16 * first] {
             g.insert_hash(k).expect("growable");
         }
-        let steps = g.depth() - before;
+        let steps = (g.capacity() / before).ilog2();
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         (reader.join().unwrap(), steps)
     });

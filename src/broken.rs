@@ -70,6 +70,10 @@ pub(crate) const GROW_NO_GATE: bool = cfg!(cuckoo_broken_grow_no_gate);
 pub(crate) const GROW_PUBLISH_EARLY: bool = cfg!(cuckoo_broken_grow_publish_early);
 /// A remove during a growth step skips copying its item's chunks first.
 pub(crate) const GROW_REMOVE_SKIPS_COPY: bool = cfg!(cuckoo_broken_grow_remove_skips_copy);
+/// A growable filter's save neither takes the growth lock nor finishes a
+/// step under way: it saves the new generation while the frozen one still
+/// holds items not yet copied (tests/growable.rs catches it).
+pub(crate) const GROW_SAVE_UNLOCKED: bool = cfg!(cuckoo_broken_grow_save_unlocked);
 
 /// A read-side section of a growable filter enters without its fence (on
 /// the reader's side of the asymmetric pair: `grow/current.rs`).

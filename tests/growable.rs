@@ -239,3 +239,46 @@ fn merge_translates_between_depths() {
         })
     ));
 }
+
+/// Saves, clones and merges taken while a writer inserts through growth
+/// steps: each holds every key acknowledged before it began (the save
+/// finishes a step under way and holds off the next; writers keep going).
+#[test]
+fn saves_while_a_writer_grows_the_filter_hold_every_acknowledged_key() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let filter = growable(10_000);
+    let keys = hashes(if cfg!(miri) { 3000 } else { 1_000_000 }, 10);
+    let acknowledged = AtomicUsize::new(0);
+    let mut checks = 0;
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            for (k, &h) in keys.iter().enumerate() {
+                filter.insert_hash(h).unwrap();
+                acknowledged.store(k + 1, Ordering::Release);
+            }
+        });
+        // Until the writer ends (a writer that panics ends the loop too).
+        while !writer.is_finished() || checks < 3 {
+            let before = acknowledged.load(Ordering::Acquire);
+            let copy: CuckooFilter = match checks % 3 {
+                0 => CuckooFilter::from_bytes(&filter.to_bytes()).unwrap(),
+                1 => filter.clone(),
+                _ => {
+                    let into = growable(10_000);
+                    into.merge(&filter).unwrap();
+                    into
+                }
+            };
+            let lost = keys[..before]
+                .iter()
+                .filter(|&&h| !copy.contains_hash(h))
+                .count();
+            assert_eq!(lost, 0, "copy {checks} lost {lost} of {before} keys");
+            assert!(copy.len() >= before);
+            checks += 1;
+        }
+    });
+    assert!(filter.capacity() >= keys.len());
+    assert!(keys.iter().all(|&h| filter.contains_hash(h)));
+    println!("{checks} copies checked while the filter grew");
+}

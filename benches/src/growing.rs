@@ -2,7 +2,7 @@
 //! behind the same [`Subject`] adapter as the single-thread filters (the fixed cuckoo-nest it
 //! is compared with is a plain [`NestSubject`](crate::subjects::NestSubject)).
 
-use cuckoo_nest::{CuckooFilter as Nest, GrowableFilter, StableHasher};
+use cuckoo_nest::CuckooFilter as Nest;
 
 use crate::plot::Rgb;
 use crate::subjects::{Growth, Subject};
@@ -14,47 +14,38 @@ pub const SCALABLE_COLOR: Rgb = Rgb(0x94, 0x67, 0xbd);
 // --- cuckoo-nest growable: doubles its table when full, while other threads use it ----------
 
 /// The growable cuckoo-nest filter, started at `capacity` with the shape the builder picks for
-/// `fpr`: the one place it is built. The growth engine is reachable only through the
-/// `GrowableFilter` test hook for now; once `Builder::growable` is public this becomes
-/// `Nest::builder().capacity(capacity).false_positive_rate(fpr).growable(true).build()` in a
-/// `NestSubject { filter, batched: false }`, and [`GrowableSubject`] goes.
+/// `fpr`: the one place it is built.
 pub fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, String> {
-    let builder = Nest::builder()
+    let filter = Nest::builder()
         .capacity(capacity)
         .false_positive_rate(fpr)
-        .seed(SEED);
-    let filter = GrowableFilter::new(builder).map_err(|e| format!("growable cuckoo-nest: {e}"))?;
+        .growable(true)
+        .build()
+        .map_err(|e| format!("growable cuckoo-nest: {e}"))?;
     Ok(Box::new(GrowableSubject { filter, fpr }))
 }
 
-/// The builder's default seed, so the growable filter's keys hash exactly as
-/// `CuckooFilter::insert` hashes the fixed filter's: hashing costs both the same.
-const SEED: u64 = 0;
-
-/// The test hook takes hashes; the adapter hashes each key as `CuckooFilter`'s `&T: Hash`
-/// methods do (`StableHasher` with the filter's seed), so it is timed as a user would call it.
+/// A growable `CuckooFilter`, called as a user calls it (`&T: Hash` keys, hashed as the fixed
+/// filter's are); it differs from a [`NestSubject`](crate::subjects::NestSubject) only in what
+/// it reports: it is filled to the count asked for (it never refuses an insert), and keeps the
+/// false-positive rate it was built for at every size.
 pub struct GrowableSubject {
-    filter: GrowableFilter,
+    filter: Nest,
     fpr: f64,
-}
-
-#[inline]
-fn hash(key: &u64) -> u64 {
-    StableHasher::hash_one(SEED, key)
 }
 
 impl Subject for GrowableSubject {
     #[inline]
     fn insert_key(&mut self, key: &u64) -> bool {
-        self.filter.insert_hash(hash(key)).is_ok()
+        self.filter.insert(key).is_ok()
     }
     #[inline]
     fn contains_key(&self, key: &u64) -> bool {
-        self.filter.contains_hash(hash(key))
+        self.filter.contains(key)
     }
     #[inline]
     fn remove_key(&mut self, key: &u64) -> Option<bool> {
-        Some(self.filter.remove_hash(hash(key)))
+        Some(self.filter.remove(key))
     }
     fn memory_bytes(&self) -> usize {
         self.filter.memory_usage()
@@ -72,6 +63,10 @@ impl Subject for GrowableSubject {
     }
     fn can_remove(&self) -> bool {
         true
+    }
+    // BATCHED LOOKUPS: the same `contains_batch` the fixed filter's batched line uses.
+    fn count_hits_batched(&self, keys: &[u64]) -> Option<usize> {
+        Some(crate::subjects::nest_contains_batched(&self.filter, keys))
     }
 }
 

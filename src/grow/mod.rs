@@ -319,11 +319,16 @@ impl<const B: usize> Growable<B> {
         config: &crate::config::Config,
         out: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(usize, crate::config::Config), E> {
-        let _lock = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _lock = (!broken::GROW_SAVE_UNLOCKED)
+            .then(|| self.grow_lock.lock().unwrap_or_else(|e| e.into_inner()));
         {
             let guard = pin();
             let state = self.state.load(&guard);
-            if let Some(m) = &state.migration {
+            if let Some(m) = state
+                .migration
+                .as_ref()
+                .filter(|_| !broken::GROW_SAVE_UNLOCKED)
+            {
                 let _ = self.finish(state, m, &guard);
             }
         }
