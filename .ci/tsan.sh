@@ -5,7 +5,8 @@
 # through insert and remove while readers look up one that stays;
 # tests/save_while_writing.rs: saves, with chunks copied ahead by inserts,
 # while writers displace near full; tests/growth.rs: writers grow a
-# growable filter 32x while readers look up and writers remove). Nightly
+# growable filter 32x while readers look up and writers remove;
+# tests/growable.rs: saves, clones and merges while a writer grows one). Nightly
 # only: -Zsanitizer=thread, with std rebuilt instrumented (-Zbuild-std, needs
 # the rust-src component), in its own target directory so the flags never
 # touch other builds.
@@ -53,7 +54,7 @@ tsan_test() {
         cargo +nightly test -Zbuild-std --target "$host" -p cuckoo-nest --test "$test" "$@"
 }
 
-for test in stress collisions save_while_writing growth; do
+for test in stress collisions save_while_writing growth growable; do
     echo "ThreadSanitizer: tests/$test.rs on $host, CUCKOO_STRESS_MS=$CUCKOO_STRESS_MS"
     bin=$(tsan_test "$test" --no-run --message-format=json |
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1) ||

@@ -584,17 +584,27 @@ mod tests {
 
     #[test]
     fn small_round_trip_through_every_path() {
-        for (b, f, semi) in [(4usize, 16u32, false), (2, 7, false), (4, 13, true)] {
+        // The last is growable: 200 items take it to its third generation
+        // (version 3, nested addressing).
+        for (b, f, semi, growable) in [
+            (4usize, 16u32, false, false),
+            (2, 7, false, false),
+            (4, 13, true, false),
+            (4, 12, false, true),
+        ] {
             let filter = CuckooFilter::builder()
                 .buckets(20)
                 .bucket_size(b)
                 .fingerprint_bits(f)
                 .semi_sorted(semi)
+                .growable(growable)
                 .build()
                 .unwrap();
-            for k in 0..20u32 {
+            let n = if growable { 200 } else { 20 };
+            for k in 0..n {
                 filter.insert(&k).unwrap();
             }
+            assert_eq!(filter.capacity() > 200, growable, "grown past its 76 items");
             let bytes = filter.to_bytes();
             let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
             let mut streamed = Vec::new();
@@ -610,16 +620,18 @@ mod tests {
             ];
             assert!(views[0].is_aligned());
             assert!(!views[1].is_aligned());
-            for k in 0..40u32 {
+            for k in 0..2 * n {
                 let want = filter.contains(&k);
                 assert_eq!(loaded.contains(&k), want);
                 for v in &views {
                     assert_eq!(v.contains(&k), want);
                 }
             }
-            loaded.insert(&99u32).unwrap();
-            assert!(loaded.contains(&99u32));
-            assert_eq!(loaded.len(), 21);
+            assert_eq!(loaded.len(), n as usize);
+            assert_eq!(loaded.capacity(), filter.capacity());
+            loaded.insert(&999u32).unwrap();
+            assert!(loaded.contains(&999u32));
+            assert_eq!(loaded.len(), n as usize + 1);
         }
     }
 }
