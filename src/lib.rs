@@ -58,6 +58,11 @@
 //! - **Removing an item never inserted** may remove another item that has
 //!   the same fingerprint in the same buckets (as in the paper): only remove
 //!   what you inserted.
+//! - **A growable filter** ([`Builder::growable`]) keeps all of the above
+//!   while it doubles its table: lookups never wait for the copy (they look
+//!   in the old table too until it is done), writers wait at most for the
+//!   moment of the switch and for a 256-bucket chunk's copy, and the
+//!   false-positive rate asked for holds at every size.
 //! - **Bad input is a typed error** ([`BuildError`], [`InsertError`]), never
 //!   a panic.
 //!
@@ -111,12 +116,7 @@ pub struct ReadmeDoctests;
 // layouts (and the `simd` crate's kernels under them). Beside them: the
 // configuration, the hash, the saved format.
 mod filter;
-// Reached only through the test hooks (`internals`) until
-// `Builder::growable` puts it behind `CuckooFilter` (issue: growth).
-#[cfg_attr(
-    not(feature = "internals"),
-    allow(dead_code, unused_macros, unused_imports)
-)]
+// Growable filters (`Builder::growable`): an `Inner` arm beside the shapes.
 mod grow;
 mod layout;
 mod shape;

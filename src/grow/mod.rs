@@ -554,6 +554,7 @@ impl<const B: usize> Growable<B> {
 
     /// The current generation's capacity: the first one's, doubled at each
     /// growth step.
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn capacity(&self) -> usize {
         let guard = pin();
         self.capacity << self.state.load(&guard).cur.addr.depth
@@ -561,6 +562,7 @@ impl<const B: usize> Growable<B> {
 
     /// The current generation's two buckets and stored fingerprint for
     /// `hash` (for tests).
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn locate(&self, hash: u64) -> (usize, usize, u32) {
         let guard = pin();
         let table = &self.state.load(&guard).cur.table;
@@ -569,18 +571,21 @@ impl<const B: usize> Growable<B> {
     }
 
     /// Growth steps taken (the current generation's depth).
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn depth(&self) -> u32 {
         let guard = pin();
         self.state.load(&guard).cur.addr.depth
     }
 
     /// Fingerprint slots of the current generation.
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn slots(&self) -> usize {
         let guard = pin();
         self.state.load(&guard).cur.buckets() * B
     }
 
     /// Width of the fingerprints the current generation stores.
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn stored_bits(&self) -> u32 {
         let guard = pin();
         self.state.load(&guard).cur.addr.width()
