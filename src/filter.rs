@@ -428,7 +428,7 @@ impl CuckooFilter {
     /// (its buckets, capacity and stored width), else the one built.
     pub(crate) fn current_config(&self) -> Config {
         match &self.inner {
-            Inner::Growable(any) => with_growable!(any, g => g.config_now(&self.config)),
+            Inner::Growable(any) => with_growable!(&**any, g => g.config_now(&self.config)),
             _ => self.config,
         }
     }
