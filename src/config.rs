@@ -174,7 +174,9 @@ macro_rules! config_accessors {
         /// design load). That many random inserts always fit; more usually
         /// do, up to the load at which the first insert fails, measured per
         /// shape in docs/design.md (for example 0.97 of
-        /// [`slots`](Self::slots) for 4-slot buckets).
+        /// [`slots`](Self::slots) for 4-slot buckets). A growable filter's
+        /// is its current generation's: the first capacity, doubled at
+        /// each growth step.
         ///
         #[doc = $example]
         /// assert!(filter.capacity() >= 1000);
@@ -218,7 +220,9 @@ macro_rules! config_accessors {
             self.config.bucket_size
         }
 
-        /// Fingerprint width in bits (4 to 32).
+        /// Fingerprint width in bits (4 to 32). A growable filter's is the
+        /// width its current generation stores: the key's bits and the
+        /// spare bits not yet spent, one narrower at each growth step.
         ///
         #[doc = $example]
         /// assert_eq!(filter.fingerprint_bits(), 16);
