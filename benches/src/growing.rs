@@ -5,7 +5,7 @@
 use cuckoo_nest::CuckooFilter as Nest;
 
 use crate::plot::Rgb;
-use crate::subjects::{Growth, Subject};
+use crate::subjects::{Growth, NestSubject, Subject};
 
 /// The growable cuckoo-nest: the red every figure gives the cuckoo-nest line to find.
 pub const GROWABLE_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
@@ -14,7 +14,8 @@ pub const SCALABLE_COLOR: Rgb = Rgb(0x94, 0x67, 0xbd);
 // --- cuckoo-nest growable: doubles its table when full, while other threads use it ----------
 
 /// The growable cuckoo-nest filter, started at `capacity` with the shape the builder picks for
-/// `fpr`: the one place it is built.
+/// `fpr`: the one place it is built. It is a `CuckooFilter` like the fixed one, measured through
+/// the same [`NestSubject`].
 pub fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, String> {
     let filter = Nest::builder()
         .capacity(capacity)
@@ -22,52 +23,10 @@ pub fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, Stri
         .growable(true)
         .build()
         .map_err(|e| format!("growable cuckoo-nest: {e}"))?;
-    Ok(Box::new(GrowableSubject { filter, fpr }))
-}
-
-/// A growable `CuckooFilter`, called as a user calls it (`&T: Hash` keys, hashed as the fixed
-/// filter's are); it differs from a [`NestSubject`](crate::subjects::NestSubject) only in what
-/// it reports: it is filled to the count asked for (it never refuses an insert), and keeps the
-/// false-positive rate it was built for at every size.
-pub struct GrowableSubject {
-    filter: Nest,
-    fpr: f64,
-}
-
-impl Subject for GrowableSubject {
-    #[inline]
-    fn insert_key(&mut self, key: &u64) -> bool {
-        self.filter.insert(key).is_ok()
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.filter.contains(key)
-    }
-    #[inline]
-    fn remove_key(&mut self, key: &u64) -> Option<bool> {
-        Some(self.filter.remove(key))
-    }
-    fn memory_bytes(&self) -> usize {
-        self.filter.memory_usage()
-    }
-    fn slots(&self) -> Option<usize> {
-        Some(self.filter.slots())
-    }
-    fn expected_fpr(&self, _items: usize) -> f64 {
-        // The target it was built for, which it keeps to as it grows.
-        self.fpr
-    }
-    fn growth(&self) -> Growth {
-        // It does not refuse inserts: like a Bloom filter, filled to what it was built for.
-        Growth::Configured
-    }
-    fn can_remove(&self) -> bool {
-        true
-    }
-    // BATCHED LOOKUPS: the same `contains_batch` the fixed filter's batched line uses.
-    fn count_hits_batched(&self, keys: &[u64]) -> Option<usize> {
-        Some(crate::subjects::nest_contains_batched(&self.filter, keys))
-    }
+    Ok(Box::new(NestSubject {
+        filter,
+        batched: false,
+    }))
 }
 
 // --- scalable_cuckoo_filter: a chain of cuckoo filters, each twice the last, SipHash-1-3 -----

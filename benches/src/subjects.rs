@@ -220,7 +220,12 @@ impl Subject for NestSubject {
         self.filter.expected_false_positive_rate()
     }
     fn growth(&self) -> Growth {
-        Growth::UntilFailure
+        // A growable filter never refuses an insert: filled to the count asked for.
+        if self.filter.is_growable() {
+            Growth::Configured
+        } else {
+            Growth::UntilFailure
+        }
     }
     fn can_remove(&self) -> bool {
         true
