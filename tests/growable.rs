@@ -199,6 +199,43 @@ fn a_damaged_growth_header_is_refused() {
 }
 
 #[test]
+fn a_fingerprint_with_a_zero_key_is_refused() {
+    // A one-bucket-pair filter: 4-bit keys, so the stored fingerprints are
+    // 4 + 7 bits; a forged slot holds spare bits over a zero key.
+    let filter = CuckooFilter::builder()
+        .capacity(8)
+        .fingerprint_bits(4)
+        .growable(true)
+        .build()
+        .unwrap();
+    let mut bytes = filter.to_bytes();
+    assert!(bytes[64..].iter().all(|&b| b == 0));
+    // Slot 0 of bucket 0: bits 0..11 of the table; key bits 0..4 zero.
+    bytes[64] = 0b1111_0000;
+    bytes[32..40].copy_from_slice(&1u64.to_le_bytes()); // one item
+    let table = xxhash_rust::xxh3::xxh3_64(&bytes[64..]);
+    bytes[48..56].copy_from_slice(&table.to_le_bytes());
+    let header = xxhash_rust::xxh3::xxh3_64(&bytes[..56]);
+    bytes[56..64].copy_from_slice(&header.to_le_bytes());
+    for err in [
+        CuckooFilter::from_bytes(&bytes).unwrap_err(),
+        FilterView::new(&bytes[..]).map(|_| ()).unwrap_err(),
+    ] {
+        assert!(
+            matches!(err, DecodeError::InvalidBucket { bucket: 0, .. }),
+            "{err}"
+        );
+    }
+    // With a key bit set, the same slot loads.
+    bytes[64] = 0b1111_0001;
+    let table = xxhash_rust::xxh3::xxh3_64(&bytes[64..]);
+    bytes[48..56].copy_from_slice(&table.to_le_bytes());
+    let header = xxhash_rust::xxh3::xxh3_64(&bytes[..56]);
+    bytes[56..64].copy_from_slice(&header.to_le_bytes());
+    assert_eq!(CuckooFilter::from_bytes(&bytes).unwrap().len(), 1);
+}
+
+#[test]
 fn merge_translates_between_depths() {
     let small = growable(400);
     let large = growable(400);

@@ -383,7 +383,24 @@ impl<const B: usize> Growable<B> {
     /// it no writer stores (for a filter just loaded).
     pub(crate) fn audit(&self) -> Result<usize, crate::error::DecodeError> {
         let guard = pin();
-        self.state.load(&guard).cur.table.audit()
+        let cur = &self.state.load(&guard).cur;
+        let occupied = cur.table.audit()?;
+        // A writer's key is never 0 (`Nested::item`): a stored fingerprint
+        // whose key bits are all zero came from no writer.
+        let key_mask = (1u32 << cur.addr.key_bits) - 1;
+        for i in 0..cur.buckets() {
+            let bucket = cur.table.load_bucket(i);
+            if (0..B).any(|j| {
+                let fp = cur.table.lane(&bucket, j);
+                fp != 0 && fp & key_mask == 0
+            }) {
+                return Err(crate::error::DecodeError::InvalidBucket {
+                    bucket: i,
+                    reason: "a growable filter's fingerprint with a zero key",
+                });
+            }
+        }
+        Ok(occupied)
     }
 
     /// Address and length of the current generation's words (for tests).

@@ -186,10 +186,28 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// The occupied slots of the table, or the first thing in it no writer
     /// stores.
     fn audit(&self) -> Result<usize, DecodeError> {
-        match self.words() {
+        let occupied = match self.words() {
             TableBytes::Aligned(w) => with_view!(&self.shape, t => t.audit(w, w.len())),
             TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.audit(&b, b.0.len() / 8)),
+        }?;
+        if let Some(g) = self.config.growth {
+            // A growable filter's writer never stores a zero key
+            // (`Growable::audit` checks the same on load).
+            let key_mask = (1u32 << g.key_bits) - 1;
+            const PASS: usize = 4096;
+            let mut slots = Vec::with_capacity(PASS * self.config.bucket_size);
+            for first in (0..self.config.buckets).step_by(PASS) {
+                slots.clear();
+                self.fingerprints(first, first + PASS, &mut slots);
+                if let Some(&(bucket, _)) = slots.iter().find(|&&(_, fp)| fp & key_mask == 0) {
+                    return Err(DecodeError::InvalidBucket {
+                        bucket,
+                        reason: "a growable filter's fingerprint with a zero key",
+                    });
+                }
+            }
         }
+        Ok(occupied)
     }
 
     /// Appends `(bucket, fingerprint)` for every occupied slot of buckets
