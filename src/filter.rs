@@ -745,10 +745,8 @@ impl CuckooFilter {
         // A growable filter's fingerprints are placed by their item, which
         // the saved generation's addressing reads back (both filters may
         // have grown to different depths).
-        let saved_generation = snapshot.config().growth.map(|g| {
-            let buckets = snapshot.config().buckets;
-            Nested::new(g.depth, buckets >> g.depth, g.key_bits, g.spare)
-        });
+        let config = snapshot.config();
+        let saved_generation = config.growth.map(|g| Nested::of(g, config.buckets));
         // Buckets a pass: the (bucket, fingerprint) buffer stays small.
         const PASS: usize = 4096;
         let mut pending = Vec::with_capacity(PASS * self.bucket_size());

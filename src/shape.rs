@@ -139,7 +139,7 @@ macro_rules! declare_shapes {
             pub(crate) fn new(config: &Config) -> Self {
                 let m = config.buckets;
                 if let Some(g) = config.growth {
-                    let addr = Nested::new(g.depth, m >> g.depth, g.key_bits, g.spare);
+                    let addr = Nested::of(g, m);
                     let layout = |b| Packed::new(b, addr.width());
                     return match config.bucket_size {
                         2 => ViewShape::NestedB2(ViewTable::with_addressing(layout(2), addr, m)),

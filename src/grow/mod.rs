@@ -361,8 +361,7 @@ impl<const B: usize> Growable<B> {
         len: usize,
         parts: &[&[u8]],
     ) -> Result<Self, BuildError> {
-        let local = config.buckets >> growth.depth;
-        let addr = Nested::new(growth.depth, local, growth.key_bits, growth.spare);
+        let addr = Nested::of(growth, config.buckets);
         let table = Table::from_le_bytes_addressed(
             Packed::new(B, addr.width()),
             addr,
@@ -385,14 +384,11 @@ impl<const B: usize> Growable<B> {
         let guard = pin();
         let cur = &self.state.load(&guard).cur;
         let occupied = cur.table.audit()?;
-        // A writer's key is never 0 (`Nested::item`): a stored fingerprint
-        // whose key bits are all zero came from no writer.
-        let key_mask = (1u32 << cur.addr.key_bits) - 1;
         for i in 0..cur.buckets() {
             let bucket = cur.table.load_bucket(i);
             if (0..B).any(|j| {
                 let fp = cur.table.lane(&bucket, j);
-                fp != 0 && fp & key_mask == 0
+                fp != 0 && !cur.addr.is_written(fp)
             }) {
                 return Err(crate::error::DecodeError::InvalidBucket {
                     bucket: i,

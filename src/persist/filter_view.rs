@@ -17,7 +17,7 @@ use crate::filter::{debug_shape, hash_from};
 use crate::hash::StableHasher;
 use crate::layout::LeBytes;
 use crate::shape::{with_view, ViewShape};
-use crate::table::check_lengths;
+use crate::table::{check_lengths, Nested};
 use std::fmt;
 use std::hash::Hash;
 
@@ -191,15 +191,16 @@ impl<B: AsRef<[u8]>> FilterView<B> {
             TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.audit(&b, b.0.len() / 8)),
         }?;
         if let Some(g) = self.config.growth {
-            // A growable filter's writer never stores a zero key
-            // (`Growable::audit` checks the same on load).
-            let key_mask = (1u32 << g.key_bits) - 1;
+            // What `Growable::audit` checks on load: no zero key.
+            let generation = Nested::of(g, self.config.buckets);
             const PASS: usize = 4096;
             let mut slots = Vec::with_capacity(PASS * self.config.bucket_size);
             for first in (0..self.config.buckets).step_by(PASS) {
                 slots.clear();
                 self.fingerprints(first, first + PASS, &mut slots);
-                if let Some(&(bucket, _)) = slots.iter().find(|&&(_, fp)| fp & key_mask == 0) {
+                if let Some(&(bucket, _)) =
+                    slots.iter().find(|&&(_, fp)| !generation.is_written(fp))
+                {
                     return Err(DecodeError::InvalidBucket {
                         bucket,
                         reason: "a growable filter's fingerprint with a zero key",

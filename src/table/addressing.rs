@@ -129,6 +129,24 @@ impl Nested {
         }
     }
 
+    /// The generation a configuration describes: `growth` over `buckets`
+    /// buckets (`local << depth` of them: a validated header or a built
+    /// configuration).
+    pub(crate) fn of(growth: crate::config::Growth, buckets: usize) -> Self {
+        Nested::new(
+            growth.depth,
+            buckets >> growth.depth,
+            growth.key_bits,
+            growth.spare,
+        )
+    }
+
+    /// True if a stored fingerprint could come from a writer: its key is
+    /// never 0 ([`Nested::item`]). Loading refuses a table where it is not.
+    pub(crate) fn is_written(&self, fp: u32) -> bool {
+        fp & self.key_mask != 0
+    }
+
     /// The next generation: one doubling more.
     pub(crate) fn next(&self) -> Self {
         Nested::new(self.depth + 1, self.local, self.key_bits, self.spare)
