@@ -3,8 +3,8 @@
 //! meet the rate.
 
 use crate::config::{
-    bucket_bits, design_load, false_positive_rate, Config, Growth, BUCKET_SIZES, FINGERPRINT_BITS,
-    MAX_BUCKETS,
+    bucket_bits, design_load, false_positive_rate, growth_load, Config, Growth, BUCKET_SIZES,
+    FINGERPRINT_BITS, MAX_BUCKETS,
 };
 use crate::error::BuildError;
 use crate::filter::CuckooFilter;
@@ -323,7 +323,12 @@ impl Builder {
         if let Some(spare) = spare {
             self.check_room_for_spare(f, spare)?;
         }
-        let alpha = design_load(b, f);
+        // A growable filter is sized for the load it grows at.
+        let alpha = if spare.is_some() {
+            growth_load(b, f)
+        } else {
+            design_load(b, f)
+        };
         let buckets = match self.buckets {
             Some(m) => m.max(1),
             None => {

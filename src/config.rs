@@ -45,6 +45,19 @@ pub(crate) fn design_load(b: usize, f: u32) -> f64 {
         .map_or(0.5, |&(_, _, load)| load)
 }
 
+/// The load at which a growable filter's generation grows, and for which
+/// its first generation is sized: 95% of the design load of its keys'
+/// width. A generation fills from half this load to this load; the last
+/// few points before the design load are where displacement costs most
+/// (filling 1M items through three growth steps in 4-slot buckets:
+/// 1,110 instructions an insert growing at the design load, 896 at 95% of
+/// it, 800 at 90%; docs/design.md), and they cost a growable filter
+/// a third of its inserts where a fixed filter fills there only once.
+/// The price is memory: 1/0.95 = 5% more bits per item.
+pub(crate) fn growth_load(b: usize, key_bits: u32) -> f64 {
+    design_load(b, key_bits) * 0.95
+}
+
 /// (bucket size, smallest width, design load), widest first per size.
 /// Loads at the first failed insert, filling 2^16-bucket tables with random
 /// keys (docs/design.md): b = 2: 0.567 at f = 4 (2^18 buckets; 0.664 on

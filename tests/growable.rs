@@ -105,6 +105,49 @@ fn the_builder_refuses_what_cannot_grow() {
 }
 
 #[test]
+fn a_generation_takes_its_capacity_before_it_grows() {
+    // The first generation is sized for the load it grows at: `capacity`
+    // items go in without a growth step, and the step comes before the
+    // table reaches its design load (95% of it, at most).
+    for (b, design_load, capacity) in [
+        (2, 0.85, 3000),
+        (4, 0.95, 1000),
+        (4, 0.95, 50_000),
+        (8, 0.98, 7000),
+    ] {
+        let filter = CuckooFilter::builder()
+            .capacity(capacity)
+            .bucket_size(b)
+            .fingerprint_bits(12)
+            .growable(true)
+            .build()
+            .unwrap();
+        let keys = hashes(4 * capacity, b as u64);
+        let mut grew_at = None;
+        for (n, &h) in keys.iter().enumerate() {
+            filter.insert_hash(h).unwrap();
+            if grew_at.is_none() && filter.capacity() != capacity {
+                grew_at = Some(n + 1);
+            }
+        }
+        let grew_at = grew_at.expect("4x the capacity grows the filter");
+        assert!(
+            grew_at > capacity,
+            "b = {b}: grew at {grew_at} of {capacity}"
+        );
+        // The first generation's slots, at the step: under its design load.
+        let first_slots = filter.slots() >> 2;
+        let load = grew_at as f64 / first_slots as f64;
+        assert!(
+            (0.9 * design_load..0.96 * design_load).contains(&load),
+            "b = {b}: grew at load {load:.3}, design load {design_load}"
+        );
+        assert_eq!(filter.capacity(), 4 * capacity, "b = {b}");
+        assert!(keys.iter().all(|&h| filter.contains_hash(h)));
+    }
+}
+
+#[test]
 fn max_capacity_stops_growth_and_spares_bits() {
     let bounded = CuckooFilter::builder()
         .capacity(1000)

@@ -17,8 +17,9 @@
 //!
 //! A growth step, while other threads go on:
 //!
-//! 1. An insert finds its two buckets full in a generation at its design
-//!    load. Outside its read-side section ([`current`]), under the growth
+//! 1. An insert finds its two buckets full in a generation at the load it
+//!    grows at ([`crate::config::growth_load`]: 95% of the design load).
+//!    Outside its read-side section ([`current`]), under the growth
 //!    lock (one step at a time), it allocates the next generation, empty.
 //! 2. It closes the writers' [`Gate`] and waits for the writes in flight
 //!    to finish (each is one insert or remove: a short wait): the current
@@ -90,6 +91,8 @@ const fn migration_load(b: usize) -> f64 {
 pub(crate) struct Generation<const B: usize> {
     pub(crate) table: Table<B, Packed, Nested>,
     pub(crate) addr: Nested,
+    /// The load it grows at ([`crate::config::growth_load`]).
+    grow_load: f64,
 }
 
 impl<const B: usize> Generation<B> {
@@ -105,7 +108,17 @@ impl<const B: usize> Generation<B> {
             capacity,
             huge_pages,
         )?;
-        Ok(Generation { table, addr })
+        Ok(Generation::of(table, addr))
+    }
+
+    /// `table` addressed by `addr`.
+    fn of(table: Table<B, Packed, Nested>, addr: Nested) -> Self {
+        let grow_load = crate::config::growth_load(B, addr.key_bits);
+        Generation {
+            table,
+            addr,
+            grow_load,
+        }
     }
 
     fn buckets(&self) -> usize {
@@ -158,7 +171,7 @@ pub(crate) struct Growable<const B: usize> {
     /// [`NestedItem`] every generation places.
     first: Nested,
     /// Set while a save holds the growth lock: inserts then make room by
-    /// displacement past the design load rather than wait for a growth
+    /// displacement past the load they grow at rather than wait for a growth
     /// step (see [`Growable::save_chunks`]).
     saving: AtomicBool,
     gate: Gate,
@@ -307,8 +320,8 @@ impl<const B: usize> Growable<B> {
     /// saves (`table/save.rs`: writers keep writing), and returns its item
     /// count and `config` as of that generation. Under the growth lock, so
     /// no growth step starts meanwhile; one under way is finished first.
-    /// While the save runs, an insert that finds the generation at its
-    /// design load makes room by displacement instead of growing it (a
+    /// While the save runs, an insert that finds the generation at the
+    /// load it grows at makes room by displacement instead of growing it (a
     /// table takes a few points more than its design load), and waits for
     /// the save only when that fails. If a growth step's copy could not be
     /// finished (only with crafted keys: a pair asked for more than `2b`
@@ -372,7 +385,7 @@ impl<const B: usize> Growable<B> {
         )?;
         let first_capacity = config.capacity >> growth.depth;
         Ok(Self::with_generation(
-            Generation { table, addr },
+            Generation::of(table, addr),
             first_capacity,
             config.huge_pages,
         ))
@@ -466,11 +479,11 @@ impl<const B: usize> Growable<B> {
     }
 
     /// An insert into generation `g`: into a free slot of the pair if there
-    /// is one; else, in a table short of its design load, by displacement;
-    /// else `Full` (the caller grows the filter). Growing at the design
-    /// load, not at the first failed insert, spares the long displacement
-    /// searches of a table near its maximum load: the table after the step
-    /// is half as full.
+    /// is one; else, in a table short of the load it grows at, by
+    /// displacement; else `Full` (the caller grows the filter). Growing
+    /// below the design load, not at the first failed insert, spares the
+    /// long displacement searches of a table near its maximum load: the
+    /// table after the step is half as full.
     #[inline]
     fn insert_into(
         &self,
@@ -494,12 +507,13 @@ impl<const B: usize> Growable<B> {
         g.table.insert_making_room(i1, i2, fp, copies)
     }
 
-    /// True if generation `g` holds its design load: checked on the stripes
-    /// of `i1` and `i2` first (two loads; each stripe holds thousands of
-    /// slots in a large table), then, if they say so, on the whole count.
+    /// True if generation `g` holds the load it grows at: checked on the
+    /// stripes of `i1` and `i2` first (two loads; each stripe holds
+    /// thousands of slots in a large table), then, if they say so, on the
+    /// whole count.
     #[cold]
     fn near_full(&self, g: &Generation<B>, i1: usize, i2: usize) -> bool {
-        let load = crate::config::design_load(B, g.addr.width());
+        let load = g.grow_load;
         let ((n1, s1), (n2, s2)) = (g.table.stripe_load(i1), g.table.stripe_load(i2));
         if ((n1 + n2) as f64) < load * (s1 + s2) as f64 {
             return false;
