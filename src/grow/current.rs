@@ -1,9 +1,9 @@
 //! The growable filter's current state, swapped whole at each growth step,
 //! and freed once no operation can still be using it.
 //!
-//! Every operation runs in a *read-side section* ([`enter`]): it marks its
-//! thread's slot as inside (an odd sequence number, written by the thread
-//! alone), loads the state, uses it, and marks the slot outside again. A
+//! Every operation runs in a *read-side section* ([`pin`]): it marks its
+//! thread's slot as inside (a word written by the thread alone: see
+//! [`Slot`]), loads the state, uses it, and marks the slot outside again. A
 //! state swapped out is *retired*, not freed; [`Current::reclaim`] frees
 //! the retired states once every thread that was inside a section when
 //! they were unlinked has left it. The two sides are ordered like Dekker's
@@ -33,18 +33,30 @@ use crate::sync::{AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 use std::sync::Arc;
 
-/// One thread's section mark: odd while it is inside a section. Written
-/// by its thread alone, except for the reclaimer's read-modify-writes of
-/// zero in the portable mode (below).
+/// One thread's section mark: a word written by its thread alone, except
+/// for the reclaimer's read-modify-writes of zero in the portable mode
+/// (below). Its low [`DEPTH_BITS`] bits count the sections the thread is
+/// inside (a section nested in another counts too: only when the outermost
+/// one leaves may the reclaimer free what it loaded); the bits above count
+/// the outermost sections left. The thread is inside while the depth is
+/// not 0, and a section the reclaimer saw inside has left once the count
+/// above has moved on. One word, so entering is a load and a store, and
+/// leaving a load, a compare and a store.
 // Under loom only the section model (below) uses the slots.
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) struct Slot {
-    seq: CachePadded<AtomicU64>,
-    /// Sections the owning thread is inside (owner only, relaxed): only the
-    /// outermost marks `seq` (a nested one would turn the mark even while
-    /// the outer one still uses its state).
-    depth: std::sync::atomic::AtomicU32,
+    word: CachePadded<AtomicU64>,
 }
+
+/// Bits of a [`Slot`]'s word that count nested sections: a thread nests a
+/// section only by calling back into the filter from inside one, a stack
+/// frame a level. The 48 bits above count outermost sections left: at one
+/// a nanosecond they wrap after three days, far past a reclaimer's wait.
+const DEPTH_BITS: u32 = 16;
+const DEPTH_MASK: u64 = (1 << DEPTH_BITS) - 1;
+/// What leaving the outermost section adds: the depth back to 0, the
+/// count of sections left one up.
+const OUTERMOST_LEFT: u64 = (1 << DEPTH_BITS) - 1;
 
 /// How sections and the reclaimer order their marks and loads.
 ///
@@ -71,20 +83,21 @@ pub(crate) enum Mode {
 impl Slot {
     fn new() -> Self {
         Slot {
-            seq: CachePadded::new(AtomicU64::new(0)),
-            depth: std::sync::atomic::AtomicU32::new(0),
+            word: CachePadded::new(AtomicU64::new(0)),
         }
     }
 
-    /// Enters a section: the mark, ordered before the loads that follow.
+    /// Enters a section (outermost or nested): the mark, ordered before
+    /// the loads that follow.
     #[inline(always)]
     pub(crate) fn enter(&self, mode: Mode) {
         if mode == Mode::Light || crate::broken::SECTION_NO_FENCE {
-            let s = self.seq.load(Ordering::Relaxed);
-            self.seq.store(s + 1, Ordering::Relaxed);
+            let w = self.word.load(Ordering::Relaxed);
+            debug_assert!(w & DEPTH_MASK < DEPTH_MASK, "sections nested too deep");
+            self.word.store(w + 1, Ordering::Relaxed);
             std::sync::atomic::compiler_fence(Ordering::SeqCst);
         } else {
-            self.seq.fetch_add(1, Ordering::AcqRel);
+            self.word.fetch_add(1, Ordering::AcqRel);
         }
     }
 
@@ -92,19 +105,26 @@ impl Slot {
     /// ordered before a reclaimer's acquire that sees the new mark.
     #[inline(always)]
     pub(crate) fn leave(&self, mode: Mode) {
-        if mode == Mode::Light {
-            let s = self.seq.load(Ordering::Relaxed);
-            self.seq.store(s + 1, Ordering::Release);
+        // Only this thread changes the word (the reclaimer's
+        // read-modify-writes add 0): its own last value.
+        let w = self.word.load(Ordering::Relaxed);
+        let step = if w & DEPTH_MASK == 1 {
+            OUTERMOST_LEFT
         } else {
-            self.seq.fetch_add(1, Ordering::Release);
+            u64::MAX // -1: a nested section left
+        };
+        if mode == Mode::Light {
+            self.word.store(w.wrapping_add(step), Ordering::Release);
+        } else {
+            self.word.fetch_add(step, Ordering::Release);
         }
     }
 
     /// The reclaimer's read of the mark.
     fn read(&self, mode: Mode) -> u64 {
         match mode {
-            Mode::Light => self.seq.load(Ordering::Acquire),
-            Mode::Portable => self.seq.fetch_add(0, Ordering::AcqRel),
+            Mode::Light => self.word.load(Ordering::Acquire),
+            Mode::Portable => self.word.fetch_add(0, Ordering::AcqRel),
         }
     }
 }
@@ -148,20 +168,21 @@ impl Slots {
         slots
             .iter()
             .filter_map(|s| {
-                let seq = s.read(mode);
-                (seq % 2 == 1).then(|| (Arc::clone(s), seq))
+                let word = s.read(mode);
+                (word & DEPTH_MASK != 0).then(|| (Arc::clone(s), word))
             })
             .collect()
     }
 }
 
-/// True once every section in `inside` has been left (its slot's mark
-/// moved on: acquire, pairing with the section's release on leaving).
+/// True once every section in `inside` has been left (its slot's count of
+/// outermost sections left moved on: acquire, pairing with the section's
+/// release on leaving).
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn all_left(inside: &[(Arc<Slot>, u64)]) -> bool {
     inside
         .iter()
-        .all(|(slot, seq)| slot.seq.load(Ordering::Acquire) != *seq)
+        .all(|(slot, word)| slot.word.load(Ordering::Acquire) >> DEPTH_BITS != word >> DEPTH_BITS)
 }
 
 #[cfg(not(loom))]
@@ -258,9 +279,6 @@ mod imp {
         /// as long as the thread can run a section on it (and by the list
         /// in `SLOTS` until then too), or by `owned`.
         slot: *const Slot,
-        /// False for a section nested in another on this thread (the outer
-        /// one holds the mark).
-        outer: bool,
         mode: Mode,
         /// The slot of a section entered after this thread's slot was
         /// destroyed (in another thread-local's destructor).
@@ -273,13 +291,7 @@ mod imp {
             // SAFETY: see the field: the slot outlives the guard (a guard
             // never outlives the call that made it, and `SLOT` is destroyed
             // only when its thread exits, after every such call).
-            let slot = unsafe { &*self.slot };
-            if self.outer {
-                slot.leave(self.mode);
-            }
-            let depth = slot.depth.load(std::sync::atomic::Ordering::Relaxed);
-            slot.depth
-                .store(depth - 1, std::sync::atomic::Ordering::Relaxed);
+            unsafe { &*self.slot }.leave(self.mode);
         }
     }
 
@@ -289,20 +301,14 @@ mod imp {
     /// registered slot for the section: slower, still correct.
     #[inline(always)]
     pub(crate) fn pin() -> Guard {
-        use std::sync::atomic::Ordering::Relaxed;
         let mode = mode();
         let enter = |s: &Arc<Slot>| {
-            let depth = s.depth.load(Relaxed);
-            s.depth.store(depth + 1, Relaxed);
-            if depth == 0 {
-                s.enter(mode);
-            }
-            (Arc::as_ptr(s), depth == 0)
+            s.enter(mode);
+            Arc::as_ptr(s)
         };
         match SLOT.try_with(enter) {
-            Ok((slot, outer)) => Guard {
+            Ok(slot) => Guard {
                 slot,
-                outer,
                 mode,
                 _owned: None,
             },
@@ -310,11 +316,9 @@ mod imp {
                 // This thread's slot is gone: a section of its own, on a
                 // fresh slot, in the portable mode.
                 let s = SLOTS.register();
-                s.depth.store(1, Relaxed);
                 s.enter(Mode::Portable);
                 Guard {
                     slot: Arc::as_ptr(&s),
-                    outer: true,
                     mode: Mode::Portable,
                     _owned: Some(s),
                 }
@@ -568,6 +572,45 @@ mod loom_model {
             }
             freed[0].store(true, Ordering::Relaxed);
             assert!(reader.join().unwrap(), "a section used a freed state");
+        });
+    }
+
+    /// A section with another nested in it (a callback into the filter
+    /// from inside a section): the nested section's entry and exit change
+    /// the slot's word, and the reclaimer must still wait for the outer
+    /// one, which uses its state after the nested one has left.
+    #[test]
+    fn a_nested_section_does_not_end_the_outer_one() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(|| {
+            let slots = Arc::new(Slots::new());
+            let current = Arc::new(AtomicU64::new(0));
+            let freed = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+            let reader = {
+                let (slots, current, freed) =
+                    (Arc::clone(&slots), Arc::clone(&current), Arc::clone(&freed));
+                let slot = slots.register();
+                thread::spawn(move || {
+                    slot.enter(Mode::Portable);
+                    let v = current.load(Ordering::Acquire) as usize;
+                    slot.enter(Mode::Portable);
+                    slot.leave(Mode::Portable);
+                    let ok = !freed[v].load(Ordering::Relaxed);
+                    slot.leave(Mode::Portable);
+                    ok
+                })
+            };
+            current.swap(1, Ordering::AcqRel);
+            let inside = slots.inside(Mode::Portable);
+            while !all_left(&inside) {
+                thread::yield_now();
+            }
+            freed[0].store(true, Ordering::Relaxed);
+            assert!(
+                reader.join().unwrap(),
+                "an outer section used a freed state"
+            );
         });
     }
 }
