@@ -197,6 +197,11 @@ mod imp {
     /// compiler fence). Decided once, before the first growable filter
     /// exists, so every section of every filter sees the final value.
     static MEMBARRIER: OnceLock<bool> = OnceLock::new();
+    /// `MEMBARRIER`'s value, copied out once it is decided: what a section
+    /// reads (one load; the `OnceLock` would be two and two branches).
+    /// Relaxed is enough: the store happens before the filter is built, and
+    /// every section on it happens after that.
+    static LIGHT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
     /// Registers this process for expedited private barriers; true if the
     /// kernel accepted (so later barriers cannot fail).
@@ -222,13 +227,14 @@ mod imp {
     /// Decides, once, how sections are ordered: call before a growable
     /// filter is shared.
     pub(crate) fn init() {
-        MEMBARRIER.get_or_init(membarrier_register);
+        let light = *MEMBARRIER.get_or_init(membarrier_register);
+        LIGHT.store(light, std::sync::atomic::Ordering::Relaxed);
     }
 
     #[inline(always)]
     fn membarrier() -> bool {
         // `init` ran when the filter was built, before any section on it.
-        MEMBARRIER.get().copied().unwrap_or(false)
+        LIGHT.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     #[inline(always)]

@@ -76,6 +76,9 @@ pub(crate) struct Nested {
     key_mask: u32,
     /// `2^depth - 1`: the block's bits of `x`.
     block_mask: u32,
+    /// `2^spare - 1`: `x`'s bits of a spread hash (a field, not computed
+    /// from `spare` on every lookup).
+    spare_mask: u32,
     /// `floor(2^64 / local) + 1`, so `i / local` is the high word of `i *
     /// recip` for every bucket `i` (see [`Nested::block_of`]); 0 where that
     /// does not hold, and `alt` divides.
@@ -110,6 +113,7 @@ impl Nested {
             spare,
             key_mask: ((1u64 << key_bits) - 1) as u32,
             block_mask: ((1u64 << depth) - 1) as u32,
+            spare_mask: ((1u64 << spare) - 1) as u32,
             recip: if fits {
                 (u64::MAX / local as u64) + 1
             } else {
@@ -177,7 +181,7 @@ impl Nested {
     #[inline(always)]
     fn key_and_spare(&self, h: u64) -> (u32, u32) {
         let key = (((h as u32 as u64) * self.key_mask as u64) >> 32) as u32 + 1;
-        let x = ((h >> SPARE_SHIFT) as u32) & ((1 << self.spare) - 1);
+        let x = ((h >> SPARE_SHIFT) as u32) & self.spare_mask;
         (key, x)
     }
 }
