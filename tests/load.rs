@@ -250,12 +250,28 @@ fn check_fpr(shape: Shape) {
 
 #[test]
 fn false_positive_rate_across_widths() {
-    for f in [4, 8, 12, 16, 20, 28, 32] {
+    // Under miri, which checks only that the lookups are sound here (it
+    // asserts no rate: too few probes), a fixed and a packed width and a
+    // semi-sorted shape: the fills took 330 s of it for all eleven shapes.
+    let widths: &[u32] = if cfg!(miri) {
+        &[8, 20]
+    } else {
+        &[4, 8, 12, 16, 20, 28, 32]
+    };
+    for &f in widths {
         check_fpr(Shape {
             b: 4,
             f,
             semi: false,
         });
+    }
+    if cfg!(miri) {
+        check_fpr(Shape {
+            b: 4,
+            f: 13,
+            semi: true,
+        });
+        return;
     }
     check_fpr(Shape {
         b: 2,
