@@ -12,7 +12,9 @@
 //!   lookup at 50% hits (shuffled), one at a time and in batches of 1024,
 //!   bits per item, and the ratios;
 //! - the longest lookups while one thread inserts through growth steps and
-//!   another looks up: maximum and 99.9th percentile, in microseconds.
+//!   another looks up: maximum and 99.9th percentile, in microseconds, per
+//!   run (up to 3), beside the same for a fixed filter built for the count
+//!   (no growth): the machine's own noise floor.
 
 #[path = "common/mod.rs"]
 mod common;
@@ -219,39 +221,73 @@ fn main() {
         summary(&mut fb)
     );
 
-    // Lookups while another thread grows the filter.
-    let g = growable(c);
+    // Lookups while another thread grows the filter, and, as the
+    // machine's own noise floor, while it fills a fixed filter built for
+    // the final count (no growth step), alternating.
+    let writes = &all[..16 * first];
+    let (mut grown, mut floor) = (Vec::new(), Vec::new());
+    let mut steps = 0;
+    for _ in 0..rounds.min(3) {
+        let g = growable(c);
+        let (times, s) = lookups_beside_writer(&g, writes, &all[..first / 2]);
+        steps = s;
+        grown.push(times);
+        let f = builder(writes.len()).build().expect("fixed filter");
+        floor.push(lookups_beside_writer(&f, writes, &all[..first / 2]).0);
+    }
+    let line = |what: &str, runs: &mut [Vec<u64>]| {
+        let cells: Vec<String> = runs
+            .iter_mut()
+            .map(|t| {
+                t.sort_unstable();
+                let p999 = t[t.len() * 999 / 1000];
+                format!(
+                    "p99.9 {:.2} us, max {:.1} us",
+                    p999 as f64 / 1e3,
+                    t[t.len() - 1] as f64 / 1e3
+                )
+            })
+            .collect();
+        println!("  {what}: {}", cells.join("; "));
+    };
+    println!(
+        "\nlongest lookups while another thread inserts {} keys (each run's p99.9 and maximum):",
+        writes.len()
+    );
+    line(
+        &format!("growable, through {steps} growth steps"),
+        &mut grown,
+    );
+    line("fixed, built for the count (no growth)", &mut floor);
+}
+
+/// Times each lookup of one thread while another inserts `writes` into
+/// `filter` (the first `warm` of them before the timing starts): every
+/// lookup's time in ns, and the growth steps taken meanwhile.
+fn lookups_beside_writer(filter: &CuckooFilter, writes: &[u64], warm: &[u64]) -> (Vec<u64>, u32) {
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let (mut times, steps) = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let reader = s.spawn(|| {
             let mut times = Vec::with_capacity(1 << 22);
             let mut i = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let k = all[i % (first / 2)];
+                let k = warm[i % warm.len()];
                 let t = Instant::now();
-                black_box(g.contains_hash(k));
+                black_box(filter.contains_hash(k));
                 times.push(t.elapsed().as_nanos() as u64);
                 i += 1;
             }
             times
         });
-        for &k in &all[..first / 2] {
-            g.insert_hash(k).expect("growable");
+        for &k in warm {
+            filter.insert_hash(k).expect("room for every key");
         }
-        let before = g.capacity();
-        for &k in &all[first / 2..16 * first] {
-            g.insert_hash(k).expect("growable");
+        let before = filter.capacity();
+        for &k in &writes[warm.len()..] {
+            filter.insert_hash(k).expect("room for every key");
         }
-        let steps = (g.capacity() / before).ilog2();
+        let steps = (filter.capacity() / before).ilog2();
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         (reader.join().unwrap(), steps)
-    });
-    times.sort_unstable();
-    let p999 = times[times.len() * 999 / 1000];
-    println!(
-        "\nlookups while another thread inserts through {steps} growth steps: {} lookups, p99.9 {:.2} us, max {:.2} us",
-        times.len(),
-        p999 as f64 / 1e3,
-        times[times.len() - 1] as f64 / 1e3
-    );
+    })
 }
