@@ -202,7 +202,8 @@ impl Builder {
     }
 
     /// A filter that grows instead of filling up (default: no). When its
-    /// table reaches its design load, an insert allocates a table twice as
+    /// table reaches 95% of its design load (the first table is sized for
+    /// that load), an insert allocates a table twice as
     /// large and the filter moves into it while every other thread keeps
     /// using it: lookups never wait (they look in both tables meanwhile),
     /// inserts and removes wait at most for the moment of the switch and
@@ -219,9 +220,9 @@ impl Builder {
     /// and each doubling spends one on telling the two halves of the larger
     /// table apart, so a fingerprint never has fewer bits than the rate
     /// needs. The cost, against a filter built for the final count
-    /// (docs/design.md, "Growth"): at 8 times the first capacity, about 1.4
+    /// (docs/design.md, "Growth"): at 8 times the first capacity, about 1.5
     /// times its bits per item, batch lookups about 1.3 times as long and
-    /// single ones about 1.6 times, inserts (growth included) about 2.3
+    /// single ones about 1.55 times, inserts (growth included) about 1.9
     /// times. Not
     /// with semi-sorted buckets, nor with fingerprints wider than 32 bits
     /// less the spare bits.
