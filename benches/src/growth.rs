@@ -220,8 +220,8 @@ pub fn run(
              is built for each count with `capacity(count).false_positive_rate({RATE})`. \
              Columns: items inserted, from C to {last}. {rounds} rounds, each filling fresh \
              filters and measuring the three at every size in a rotated order. Keys hashed as \
-             each filter's `&T: Hash` API hashes them (the growable filter, for now the \
-             `GrowableFilter` test hook, as `CuckooFilter::insert` does)."
+             each filter's `&T: Hash` API hashes them (the growable filter is a \
+             `CuckooFilter` built with `Builder::growable(true)`)."
         ),
         format!(
             "The growth issue's targets at {TARGET_MULTIPLE}x: lookups at most {TARGET_RATIO} \
