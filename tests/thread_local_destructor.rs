@@ -65,3 +65,48 @@ fn insert_that_displaces_from_a_thread_local_destructor() {
         assert!(filter.contains(&k), "key {k} lost");
     }
 }
+
+thread_local! {
+    static GROW: RefCell<Option<FillOnDrop>> = const { RefCell::new(None) };
+}
+
+/// A growable filter used from a thread-local destructor that runs after
+/// the thread's read-side slot was destroyed: its sections run on slots of
+/// their own, and it still grows and keeps every key.
+#[test]
+fn growth_from_a_thread_local_destructor() {
+    let filter = Arc::new(
+        CuckooFilter::builder()
+            .capacity(100)
+            .false_positive_rate(0.01)
+            .growable(true)
+            .build()
+            .unwrap(),
+    );
+    let report = Arc::new(Mutex::new(None));
+    let (f, r) = (Arc::clone(&filter), Arc::clone(&report));
+    std::thread::spawn(move || {
+        // Registered before the thread's first section registers its
+        // slot, so destroyed after it.
+        GROW.with(|cell| {
+            *cell.borrow_mut() = Some(FillOnDrop {
+                filter: Arc::clone(&f),
+                keys: 1000..2000,
+                report: r,
+            })
+        });
+        for k in 0..50u64 {
+            f.insert(&k).expect("a growable filter takes every key");
+            assert!(f.contains(&k));
+        }
+    })
+    .join()
+    .expect("the thread and its destructors ran without panicking");
+    let result = report.lock().unwrap().take();
+    assert_eq!(result, Some(Ok(())), "the destructor's inserts");
+    assert_eq!(filter.len(), 1050);
+    assert!(filter.capacity() >= 1050, "grew: {}", filter.capacity());
+    for k in (0..50u64).chain(1000..2000) {
+        assert!(filter.contains(&k), "key {k} lost");
+    }
+}

@@ -275,15 +275,33 @@ mod imp {
     }
 
     thread_local! {
-        static SLOT: Arc<Slot> = SLOTS.register();
+        /// This thread's slot once registered, else null: what a section
+        /// reads. Constant-initialized with no destructor, so reading it is
+        /// one thread-relative load, with no check of a lazy state.
+        static FAST: std::cell::Cell<*const Slot> = const { std::cell::Cell::new(std::ptr::null()) };
+        /// Owns this thread's slot (registered on the thread's first
+        /// section) and clears `FAST` before letting it go.
+        static OWNER: SlotOwner = {
+            let slot = SLOTS.register();
+            FAST.with(|f| f.set(Arc::as_ptr(&slot)));
+            SlotOwner(slot)
+        };
+    }
+
+    struct SlotOwner(Arc<Slot>);
+
+    impl Drop for SlotOwner {
+        fn drop(&mut self) {
+            FAST.with(|f| f.set(std::ptr::null()));
+        }
     }
 
     /// A read-side section: the state loaded through it stays alive until
     /// it drops. Not `Send`: it marks its own thread's slot.
     pub(crate) struct Guard {
-        /// This thread's slot: kept alive by the thread-local `SLOT` for
-        /// as long as the thread can run a section on it (and by the list
-        /// in `SLOTS` until then too), or by `owned`.
+        /// This thread's slot: kept alive by the thread-local `OWNER` for
+        /// as long as `FAST` points to it (and by the list in `SLOTS` until
+        /// then too), or by `owned`.
         slot: *const Slot,
         mode: Mode,
         /// The slot of a section entered after this thread's slot was
@@ -295,8 +313,8 @@ mod imp {
         #[inline(always)]
         fn drop(&mut self) {
             // SAFETY: see the field: the slot outlives the guard (a guard
-            // never outlives the call that made it, and `SLOT` is destroyed
-            // only when its thread exits, after every such call).
+            // never outlives the call that made it, and `OWNER` is
+            // destroyed only when its thread exits, after every such call).
             unsafe { &*self.slot }.leave(self.mode);
         }
     }
@@ -308,11 +326,29 @@ mod imp {
     #[inline(always)]
     pub(crate) fn pin() -> Guard {
         let mode = mode();
-        let enter = |s: &Arc<Slot>| {
-            s.enter(mode);
-            Arc::as_ptr(s)
+        let slot = FAST.with(std::cell::Cell::get);
+        if slot.is_null() {
+            return pin_first(mode);
+        }
+        // SAFETY: non-null, `FAST` points to the slot `OWNER` holds, which
+        // it clears before dropping it.
+        unsafe { &*slot }.enter(mode);
+        Guard {
+            slot,
+            mode,
+            _owned: None,
+        }
+    }
+
+    /// [`pin`] on a thread whose slot is not registered yet, or is gone.
+    #[cold]
+    #[inline(never)]
+    fn pin_first(mode: Mode) -> Guard {
+        let enter = |s: &SlotOwner| {
+            s.0.enter(mode);
+            Arc::as_ptr(&s.0)
         };
-        match SLOT.try_with(enter) {
+        match OWNER.try_with(enter) {
             Ok(slot) => Guard {
                 slot,
                 mode,
