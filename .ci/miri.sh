@@ -5,7 +5,10 @@
 # under cfg(miri) inside the tests themselves.
 #
 #   cuckoo-nest:      unit tests (--lib), tests/contract.rs, tests/model.rs,
-#                     tests/load.rs. Not tests/stress.rs (time-boxed: under
+#                     tests/load.rs, tests/growth.rs and
+#                     tests/thread_local_destructor.rs (sections on a slot
+#                     of their own once the thread's is gone). Not
+#                     tests/stress.rs (time-boxed: under
 #                     Miri's clock too few operations happen to reach its
 #                     target load; ThreadSanitizer and loom cover it), nor
 #                     tests/batch.rs (safe code over the same probe, sized
@@ -50,7 +53,7 @@ run() {
     echo "--- ok in $((SECONDS - t0))s"
 }
 
-run -p cuckoo-nest --lib --test contract --test model --test load --test growth
+run -p cuckoo-nest --lib --test contract --test model --test load --test growth --test thread_local_destructor
 run -p cuckoo-nest-simd
 
 printf '\nmiri.sh: passed; wall time %ds\n' $((SECONDS - start))
