@@ -222,7 +222,7 @@ impl Builder {
     /// needs. The cost, against a filter built for the final count
     /// (docs/design.md, "Growth"): at 8 times the first capacity, about 1.5
     /// times its bits per item, batch lookups about 1.3 times as long and
-    /// single ones about 1.55 times, inserts (growth included) about 1.9
+    /// single ones about 1.5 times, inserts (growth included) about 2
     /// times. Not
     /// with semi-sorted buckets, nor with fingerprints wider than 32 bits
     /// less the spare bits.
