@@ -47,13 +47,13 @@ pub(crate) fn design_load(b: usize, f: u32) -> f64 {
 
 /// The load at which a growable filter's generation grows, and for which
 /// its first generation is sized: 95% of the design load of its keys'
-/// width. A generation fills from half this load to this load; the last
-/// few points before the design load are where displacement costs most
-/// (filling 1M items through three growth steps in 4-slot buckets:
-/// 1,110 instructions an insert growing at the design load, 896 at 95% of
-/// it, 800 at 90%; docs/design.md), and they cost a growable filter
-/// a third of its inserts where a fixed filter fills there only once.
-/// The price is memory: 1/0.95 = 5% more bits per item.
+/// width. A generation fills from half this load to this load, so twice
+/// the share of its inserts land near the top as when one table fills
+/// from empty, and the last few points before the design load are where
+/// displacement costs most (filling 1M items through three growth steps
+/// in 4-slot buckets: 1,110 instructions an insert growing at the design
+/// load, 892 at 95% of it, 800 at 90%; docs/design.md). The price is
+/// memory: 1/0.95, 5% more bits per item.
 pub(crate) fn growth_load(b: usize, key_bits: u32) -> f64 {
     design_load(b, key_bits) * 0.95
 }
