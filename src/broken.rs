@@ -79,6 +79,10 @@ pub(crate) const GROW_SAVE_UNLOCKED: bool = cfg!(cuckoo_broken_grow_save_unlocke
 /// the reader's side of the asymmetric pair: `grow/current.rs`).
 pub(crate) const SECTION_NO_FENCE: bool = cfg!(cuckoo_broken_section_no_fence);
 
+/// A read-side section in the portable mode leaves with a plain store, not
+/// a read-modify-write (`grow/current.rs`, `Slot::leave`).
+pub(crate) const SECTION_LEAVE_STORE: bool = cfg!(cuckoo_broken_section_leave_store);
+
 /// Why a write opens a versioned section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Section {

@@ -33,15 +33,16 @@ use crate::sync::{AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 use std::sync::Arc;
 
-/// One thread's section mark: a word written by its thread alone, except
-/// for the reclaimer's read-modify-writes of zero in the portable mode
-/// (below). Its low [`DEPTH_BITS`] bits count the sections the thread is
-/// inside (a section nested in another counts too: only when the outermost
-/// one leaves may the reclaimer free what it loaded); the bits above count
-/// the outermost sections left. The thread is inside while the depth is
-/// not 0, and a section the reclaimer saw inside has left once the count
-/// above has moved on. One word, so entering is a load and a store, and
-/// leaving a load, a compare and a store.
+/// One thread's section mark: a word written by its thread alone (an
+/// orphan slot's, by the one section that claimed it), except for the
+/// reclaimer's read-modify-writes of zero in the portable mode (below). Its
+/// low [`DEPTH_BITS`] bits count the sections the thread is inside (a
+/// section nested in another counts too: only when the outermost one
+/// leaves may the reclaimer free what it loaded); the bits above count the
+/// outermost sections left. The thread is inside while the depth is not 0,
+/// and a section the reclaimer saw inside has left once the count above
+/// has moved on. One word, so entering is a load and a store, and leaving
+/// a load, a compare and a store.
 // Under loom only the section model (below) uses the slots.
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) struct Slot {
@@ -62,7 +63,7 @@ const OUTERMOST_LEFT: u64 = (1 << DEPTH_BITS) - 1;
 ///
 /// `Light` (the reclaimer runs `membarrier`): the mark is a plain load and
 /// store with a compiler fence; the kernel's barrier on every thread orders
-/// it. `Portable` (everywhere else): the mark is a read-modify-write, and
+/// it. `Portable` (everywhere else): entering is a read-modify-write, and
 /// the reclaimer reads marks with read-modify-writes too, after its own
 /// read-modify-write of the state pointer: whichever of the two writes to a
 /// slot comes first in its modification order, the other reads from it, so
@@ -91,33 +92,59 @@ impl Slot {
     /// the loads that follow.
     #[inline(always)]
     pub(crate) fn enter(&self, mode: Mode) {
+        let word = &self.word;
         if mode == Mode::Light || crate::broken::SECTION_NO_FENCE {
-            let w = self.word.load(Ordering::Relaxed);
+            let w = word.load(Ordering::Relaxed);
             debug_assert!(w & DEPTH_MASK < DEPTH_MASK, "sections nested too deep");
-            self.word.store(w + 1, Ordering::Relaxed);
+            word.store(w + 1, Ordering::Relaxed);
             std::sync::atomic::compiler_fence(Ordering::SeqCst);
         } else {
-            self.word.fetch_add(1, Ordering::AcqRel);
+            word.fetch_add(1, Ordering::AcqRel);
         }
     }
 
     /// Leaves the section: release, so everything the section read is
     /// ordered before a reclaimer's acquire that sees the new mark.
+    ///
+    /// In the portable mode, a read-modify-write: the section entered next
+    /// on the slot (a read-modify-write) must read a value in the release
+    /// sequence of the reclaimer's read-modify-write of the mark, so that it
+    /// synchronizes with the reclaimer and loads the state pointer it
+    /// rewrote, never the state it frees once this section has left. A
+    /// plain store here would end that sequence, and the language's memory
+    /// model would then let the next section load the unlinked state (loom
+    /// finds it: `a_second_section_sees_the_state_unlinked` with
+    /// `--cfg cuckoo_broken_section_leave_store`). The light mode's barrier
+    /// orders each section on its own: a plain store.
     #[inline(always)]
     pub(crate) fn leave(&self, mode: Mode) {
-        // Only this thread changes the word (the reclaimer's
+        let word = &self.word;
+        // Only this section changes the word (the reclaimer's
         // read-modify-writes add 0): its own last value.
-        let w = self.word.load(Ordering::Relaxed);
+        let w = word.load(Ordering::Relaxed);
         let step = if w & DEPTH_MASK == 1 {
             OUTERMOST_LEFT
         } else {
             u64::MAX // -1: a nested section left
         };
-        if mode == Mode::Light {
-            self.word.store(w.wrapping_add(step), Ordering::Release);
+        if mode == Mode::Light || crate::broken::SECTION_LEAVE_STORE {
+            word.store(w.wrapping_add(step), Ordering::Release);
         } else {
-            self.word.fetch_add(step, Ordering::Release);
+            word.fetch_add(step, Ordering::Release);
         }
+    }
+
+    /// Enters an outermost section on a slot no section is inside (its
+    /// depth 0), with a read-modify-write: false if one is inside. The
+    /// caller serializes claims (see `ORPHANS`).
+    #[cfg(not(loom))]
+    fn claim(&self) -> bool {
+        let word = &self.word;
+        let w = word.load(Ordering::Relaxed);
+        w & DEPTH_MASK == 0
+            && word
+                .compare_exchange(w, w + 1, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
     }
 
     /// The reclaimer's read of the mark.
@@ -275,15 +302,20 @@ mod imp {
     }
 
     thread_local! {
-        /// This thread's slot once registered, else null: what a section
-        /// reads. Constant-initialized with no destructor, so reading it is
-        /// one thread-relative load, with no check of a lazy state.
+        /// This thread's slot in the light mode once registered, else null:
+        /// what a section reads. Constant-initialized with no destructor,
+        /// so reading it is one thread-relative load, with no check of a
+        /// lazy state. Left null in the portable mode, whose sections take
+        /// [`pin_slow`] (a read-modify-write costs far more than the lazy
+        /// check), so the fast path needs no test of the mode.
         static FAST: std::cell::Cell<*const Slot> = const { std::cell::Cell::new(std::ptr::null()) };
         /// Owns this thread's slot (registered on the thread's first
         /// section) and clears `FAST` before letting it go.
         static OWNER: SlotOwner = {
             let slot = SLOTS.register();
-            FAST.with(|f| f.set(Arc::as_ptr(&slot)));
+            if membarrier() {
+                FAST.with(|f| f.set(Arc::as_ptr(&slot)));
+            }
             SlotOwner(slot)
         };
     }
@@ -296,76 +328,108 @@ mod imp {
         }
     }
 
+    /// Slots for the sections of threads whose own slot is gone (a
+    /// thread-local destructor that runs after `OWNER`'s): each is claimed
+    /// by one section at a time ([`Slot::claim`], under this lock) and
+    /// never freed, so a guard needs no way to give one back. There are as
+    /// many as such sections ever ran at once: a handful.
+    static ORPHANS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
+
     /// A read-side section: the state loaded through it stays alive until
     /// it drops. Not `Send`: it marks its own thread's slot.
     pub(crate) struct Guard {
-        /// This thread's slot: kept alive by the thread-local `OWNER` for
-        /// as long as `FAST` points to it (and by the list in `SLOTS` until
-        /// then too), or by `owned`.
+        /// The section's slot, its address's low bit [`PORTABLE`] if the
+        /// section leaves as the portable mode does (slots are aligned to
+        /// a cache line, so the bit is free): this thread's slot, kept
+        /// alive by the thread-local `OWNER` for as long as `FAST` points
+        /// to it (and by the list in `SLOTS` until then too), or one of
+        /// `ORPHANS`, never freed.
         slot: *const Slot,
-        mode: Mode,
-        /// The slot of a section entered after this thread's slot was
-        /// destroyed (in another thread-local's destructor).
-        _owned: Option<Arc<Slot>>,
+    }
+
+    /// The tag of a [`Guard`] whose section leaves with a read-modify-write
+    /// ([`Slot::leave`]): the portable mode's sections and every orphan
+    /// slot's. One register bit, where a field of the guard or of the slot
+    /// would cost a load on every section's exit.
+    const PORTABLE: usize = 1;
+
+    impl Guard {
+        fn new(slot: *const Slot, mode: Mode) -> Self {
+            debug_assert_eq!(slot.addr() & PORTABLE, 0, "slots are aligned");
+            let tag = if mode == Mode::Portable { PORTABLE } else { 0 };
+            Guard {
+                slot: slot.map_addr(|a| a | tag),
+            }
+        }
     }
 
     impl Drop for Guard {
         #[inline(always)]
         fn drop(&mut self) {
-            // SAFETY: see the field: the slot outlives the guard (a guard
-            // never outlives the call that made it, and `OWNER` is
-            // destroyed only when its thread exits, after every such call).
-            unsafe { &*self.slot }.leave(self.mode);
+            if self.slot.addr() & PORTABLE == 0 {
+                // SAFETY: see the field: the slot outlives the guard (a
+                // guard never outlives the call that made it, and `OWNER`
+                // is destroyed only when its thread exits, after every such
+                // call).
+                unsafe { &*self.slot }.leave(Mode::Light);
+            } else {
+                leave_portable(self.slot);
+            }
         }
     }
 
-    /// Enters a read-side section on this thread's slot (no atomic
-    /// read-modify-write, no reference count). A thread whose slot is gone
-    /// (a thread-local destructor running after it) gets a fresh
-    /// registered slot for the section: slower, still correct.
+    /// A [`Guard`]'s exit tagged [`PORTABLE`].
+    #[cold]
+    #[inline(never)]
+    fn leave_portable(tagged: *const Slot) {
+        let slot = tagged.map_addr(|a| a & !PORTABLE);
+        // SAFETY: as in `Guard::drop`.
+        unsafe { &*slot }.leave(Mode::Portable);
+    }
+
+    /// Enters a read-side section on this thread's slot: in the light mode
+    /// a load and a store (no atomic read-modify-write, no reference
+    /// count, no test of the mode). The portable mode, and a thread
+    /// entering its first section, take [`pin_slow`].
     #[inline(always)]
     pub(crate) fn pin() -> Guard {
-        let mode = mode();
         let slot = FAST.with(std::cell::Cell::get);
         if slot.is_null() {
-            return pin_first(mode);
+            return pin_slow();
         }
         // SAFETY: non-null, `FAST` points to the slot `OWNER` holds, which
         // it clears before dropping it.
-        unsafe { &*slot }.enter(mode);
-        Guard {
-            slot,
-            mode,
-            _owned: None,
-        }
+        unsafe { &*slot }.enter(Mode::Light);
+        Guard::new(slot, Mode::Light)
     }
 
-    /// [`pin`] on a thread whose slot is not registered yet, or is gone.
+    /// [`pin`] in the portable mode, on a thread whose slot is not
+    /// registered yet, or on one whose slot is gone (a section on a claimed
+    /// orphan slot, portable: slower, still correct).
     #[cold]
     #[inline(never)]
-    fn pin_first(mode: Mode) -> Guard {
+    fn pin_slow() -> Guard {
+        let mode = mode();
         let enter = |s: &SlotOwner| {
             s.0.enter(mode);
             Arc::as_ptr(&s.0)
         };
-        match OWNER.try_with(enter) {
-            Ok(slot) => Guard {
-                slot,
-                mode,
-                _owned: None,
-            },
-            Err(_) => {
-                // This thread's slot is gone: a section of its own, on a
-                // fresh slot, in the portable mode.
-                let s = SLOTS.register();
-                s.enter(Mode::Portable);
-                Guard {
-                    slot: Arc::as_ptr(&s),
-                    mode: Mode::Portable,
-                    _owned: Some(s),
-                }
-            }
+        if let Ok(slot) = OWNER.try_with(enter) {
+            return Guard::new(slot, mode);
         }
+        let mut orphans = ORPHANS.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = match orphans.iter().find(|s| s.claim()) {
+            Some(s) => Arc::as_ptr(s),
+            None => {
+                let s = SLOTS.register();
+                let claimed = s.claim();
+                debug_assert!(claimed, "a slot no one has seen is free");
+                let slot = Arc::as_ptr(&s);
+                orphans.push(s);
+                slot
+            }
+        };
+        Guard::new(slot, Mode::Portable)
     }
 
     /// A state that operations load and growth steps replace.
@@ -577,7 +641,9 @@ pub(crate) use imp::{heavy_barrier, light_fence, pin, Current, Guard};
 /// marks and frees the old version once every section it saw has left.
 /// With `--cfg cuckoo_broken_section_no_fence` (the reader's mark a plain
 /// store, as in the light mode but without the kernel's barrier), loom
-/// finds the reader using a freed version.
+/// finds the reader using a freed version in every model; with
+/// `--cfg cuckoo_broken_section_leave_store` (the exit a plain store), in
+/// the model of two sections in turn.
 #[cfg(all(test, loom))]
 mod loom_model {
     use super::*;
@@ -588,8 +654,9 @@ mod loom_model {
     /// current version and which versions are freed; false if it used a
     /// freed one) against the reclaimer: unlink version 0 (a
     /// read-modify-write, as the reclaimer's rewrite of the pointer), read
-    /// the marks, wait for the sections it saw, free.
+    /// the marks, and free it if the sections it saw have left.
     fn reader_against_reclaimer(read: fn(&Slot, &AtomicU64, &[AtomicBool; 2]) -> bool) {
+        const RECLAIM_LOOKS: usize = 3;
         let mut builder = loom::model::Builder::new();
         builder.preemption_bound = Some(3);
         builder.check(move || {
@@ -602,11 +669,17 @@ mod loom_model {
                 thread::spawn(move || read(&slot, &current, &freed))
             };
             current.swap(1, Ordering::AcqRel);
+            // A few looks, yielding between, as a reclaim's rounds: free
+            // once every section seen inside has left, else keep (an
+            // unbounded wait lets loom read the same stale mark forever).
             let inside = slots.inside(Mode::Portable);
-            while !all_left(&inside) {
+            for _ in 0..RECLAIM_LOOKS {
+                if all_left(&inside) {
+                    freed[0].store(true, Ordering::Relaxed);
+                    break;
+                }
                 thread::yield_now();
             }
-            freed[0].store(true, Ordering::Relaxed);
             assert!(reader.join().unwrap(), "a section used a freed state");
         });
     }
@@ -635,6 +708,25 @@ mod loom_model {
             slot.leave(Mode::Portable);
             let ok = !freed[v].load(Ordering::Relaxed);
             slot.leave(Mode::Portable);
+            ok
+        });
+    }
+
+    /// Two sections in turn on one slot (a thread's lookups, or orphan
+    /// sections of two threads): the reclaimer may see the first inside,
+    /// see it leave and free version 0; the second must then load version
+    /// 1. `section_no_fence` fails it, and so does `section_leave_store`
+    /// (the first section leaving with a plain store: [`Slot::leave`]).
+    #[test]
+    fn a_second_section_sees_the_state_unlinked() {
+        reader_against_reclaimer(|slot, current, freed| {
+            let mut ok = true;
+            for _ in 0..2 {
+                slot.enter(Mode::Portable);
+                let v = current.load(Ordering::Acquire) as usize;
+                ok &= !freed[v].load(Ordering::Relaxed);
+                slot.leave(Mode::Portable);
+            }
             ok
         });
     }
