@@ -71,8 +71,8 @@ thread_local! {
 }
 
 /// A growable filter used from a thread-local destructor that runs after
-/// the thread's read-side slot was destroyed: its sections run on slots of
-/// their own, and it still grows and keeps every key.
+/// the thread's read-side slot was destroyed: its sections run on spare
+/// slots they claim one at a time, and it still grows and keeps every key.
 #[test]
 fn growth_from_a_thread_local_destructor() {
     let filter = Arc::new(

@@ -20,14 +20,15 @@
 //! needs only a compiler fence: its mark and its load stay in program order,
 //! and the kernel's barrier orders them against the reclaimer. Where that
 //! is not available (other systems, an older kernel, a seccomp filter, Miri,
-//! loom), both sides use `SeqCst` fences. Reclaiming never blocks: it frees
+//! loom), the marks and the reclaimer's reads of them are read-modify-writes
+//! instead ([`Mode`]). Reclaiming never blocks: it frees
 //! what is safe and keeps the rest for the next try (a section may wait on
 //! a lock the reclaiming thread holds).
 //!
 //! Under loom, which cannot hold thread-local slots across executions,
 //! sections are no-ops and retired states are kept until the filter drops:
 //! the growth models check the growth protocol, and the section protocol
-//! has its own model on [`Slots`] with fences on both sides.
+//! has its own models on [`Slots`], in the portable mode.
 
 use crate::sync::{AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
@@ -383,7 +384,9 @@ mod imp {
     #[inline(never)]
     fn leave_portable(tagged: *const Slot) {
         let slot = tagged.map_addr(|a| a & !PORTABLE);
-        // SAFETY: as in `Guard::drop`.
+        // SAFETY: untagged, this is the slot `Guard::new` was given, which
+        // outlives the guard (the `Guard::slot` field: `OWNER`'s slot, or
+        // one of `ORPHANS`, never freed).
         unsafe { &*slot }.leave(Mode::Portable);
     }
 

@@ -314,7 +314,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             .locate_pair(hash, self.buckets, self.layout.fp_max())
     }
 
-    /// The probe of [`Self::contains`] once both buckets are known (and
+    /// The probe of [`Self::contains_hash`] once both buckets are known (and
     /// prefetched): the batch path calls it directly.
     ///
     /// Seqlock-style, with the versions read up front whatever the outcome:
