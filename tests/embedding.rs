@@ -324,3 +324,95 @@ fn save_to_path_leaves_the_old_file_or_the_new_one() {
     assert_eq!(files(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Several saves to one path at once, from threads of one process: every
+/// save succeeds, and a reader opening the path at any moment finds one
+/// whole filter (each thread saves a filter of its own, so a torn file
+/// would also show as a mix). A leftover temporary file under the old
+/// naming scheme (what a dead process with this pid left) changes nothing.
+/// Runs `CUCKOO_SAVE_RACE_SECS` seconds (default 1).
+#[test]
+fn concurrent_saves_to_one_path_never_tear_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let secs: f64 = std::env::var("CUCKOO_SAVE_RACE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let dir = std::env::temp_dir().join(format!("cuckoo-nest-race-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("filter.bin");
+    let leftover = dir.join(format!(".filter.bin.tmp-{}", std::process::id()));
+    std::fs::write(&leftover, b"left by a crash").unwrap();
+
+    let filters: Vec<CuckooFilter> = (0..3u64)
+        .map(|t| {
+            let f = CuckooFilter::with_capacity(20_000);
+            for k in 0..10_000u64 {
+                f.insert(&(t << 32 | k)).unwrap();
+            }
+            f
+        })
+        .collect();
+    let wholes: Vec<Vec<u8>> = filters.iter().map(|f| f.to_bytes()).collect();
+    filters[0].save_to_path(&path).unwrap();
+    let stop = AtomicBool::new(false);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
+    let (saves, reads) = std::thread::scope(|s| {
+        let savers: Vec<_> = filters
+            .iter()
+            .map(|f| {
+                let (path, stop) = (&path, &stop);
+                s.spawn(move || {
+                    let mut n = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        f.save_to_path(path)
+                            .unwrap_or_else(|e| panic!("save failed: {e}"));
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        let mut reads = 0u64;
+        while std::time::Instant::now() < deadline {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(
+                wholes.contains(&bytes),
+                "read {} bytes that are no whole save (read {reads})",
+                bytes.len()
+            );
+            reads += 1;
+        }
+        stop.store(true, Ordering::Relaxed);
+        let saves: u64 = savers.into_iter().map(|h| h.join().unwrap()).sum();
+        (saves, reads)
+    });
+    println!("{saves} saves and {reads} whole reads in {secs} s, none failed or torn");
+    assert!(saves >= 3 && reads > 0);
+    // Only the final file and the foreign leftover remain.
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [leftover.file_name().unwrap(), path.file_name().unwrap()]
+    );
+    assert_eq!(std::fs::read(&leftover).unwrap(), b"left by a crash");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A failed save's error names the path it was saving to.
+#[test]
+fn a_failed_save_names_its_path() {
+    let path = std::env::temp_dir()
+        .join(format!("cuckoo-nest-no-such-dir-{}", std::process::id()))
+        .join("f.bin");
+    let e = CuckooFilter::with_capacity(100)
+        .save_to_path(&path)
+        .unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+    assert!(e.to_string().contains(&path.display().to_string()), "{e}");
+}

@@ -321,9 +321,18 @@ impl CuckooFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
+    /// Saves may run at once, from any threads or processes, to one path:
+    /// each writes a temporary file of its own (named
+    /// `.<file name>.tmp-<pid>-<random>`), never touches another's, and the
+    /// path always holds one whole save (the last renamed). A temporary file
+    /// left by a crash is never reused or removed by a later save; delete
+    /// such leftovers by hand when no save is running.
+    ///
     /// # Errors
-    /// Any I/O error, after removing the temporary file: the file at `path`
-    /// is then as it was (absent, or the previous save).
+    /// Any I/O error, after removing this call's temporary file: the file
+    /// at `path` is then as it was (absent, or the previous save). The
+    /// error keeps its kind and its message names `path` and the step that
+    /// failed.
     pub fn save_to_path<P: AsRef<Path>>(&self, path: P) -> io::Result<()> {
         self.save_to_path_with(path.as_ref(), &[], |from, to| fs::rename(from, to))
     }
@@ -364,6 +373,12 @@ impl CuckooFilter {
         rename: impl FnOnce(&Path, &Path) -> io::Result<()>,
     ) -> io::Result<()> {
         check_metadata(metadata).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let named = |step: &str, e: io::Error| {
+            io::Error::new(
+                e.kind(),
+                format!("saving the filter to {}: {step}: {e}", path.display()),
+            )
+        };
         let name = path.file_name().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -374,20 +389,21 @@ impl CuckooFilter {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".tmp-{}", std::process::id()));
-        let tmp = dir.join(tmp_name);
+        let (tmp, file) =
+            create_temporary(dir, name).map_err(|e| named("creating a temporary file", e))?;
+        // From here on the temporary file is this call's own: it is removed
+        // on failure, and no other call ever opens, writes or removes it.
         let written = (|| {
-            let file = fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)?;
             let mut out = io::BufWriter::new(file);
-            self.write_to_seekable_with_metadata(&mut out, metadata)?;
-            let file = out.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()?;
-            rename(&tmp, path)
+            self.write_to_seekable_with_metadata(&mut out, metadata)
+                .map_err(|e| named("writing", e))?;
+            let file = out
+                .into_inner()
+                .map_err(|e| named("writing", e.into_error()))?;
+            file.sync_all()
+                .map_err(|e| named("flushing to the device", e))?;
+            drop(file);
+            rename(&tmp, path).map_err(|e| named("renaming the temporary file into place", e))
         })();
         if let Err(e) = written {
             let _ = fs::remove_file(&tmp);
@@ -397,7 +413,9 @@ impl CuckooFilter {
         // every platform can open a directory to sync it; there, the
         // rename alone is what the file system offers.)
         #[cfg(unix)]
-        fs::File::open(dir)?.sync_all()?;
+        fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| named("flushing the directory", e))?;
         Ok(())
     }
 
@@ -564,6 +582,43 @@ impl Clone for CuckooFilter {
             .unwrap_or_else(|e| panic!("CuckooFilter::clone: {e}"));
         CuckooFilter { inner, config }
     }
+}
+
+/// Creates `dir/.<name>.tmp-<pid>-<nonce>`, a name no other save uses: the
+/// nonce comes from a fresh `RandomState` (random keys per thread, a new one
+/// per call), so it tells apart calls in this process on any thread, and
+/// this process from a dead one that had the same id, as happens across
+/// container restarts. Created with `create_new`, so a name that is taken
+/// after all (a leftover of a crashed save) is never opened: the next name
+/// is tried, and the leftover stays as it was for an operator to delete.
+fn create_temporary(
+    dir: &Path,
+    name: &std::ffi::OsStr,
+) -> io::Result<(std::path::PathBuf, fs::File)> {
+    use std::hash::BuildHasher;
+    const TRIES: u32 = 16;
+    let pid = std::process::id();
+    let mut taken = None;
+    for _ in 0..TRIES {
+        let clock = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let nonce = std::collections::hash_map::RandomState::new().hash_one((pid, clock));
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".tmp-{pid}-{nonce:016x}"));
+        let tmp = dir.join(tmp_name);
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => taken = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(taken.unwrap_or_else(|| io::Error::other("no free temporary name")))
 }
 
 #[cfg(test)]
