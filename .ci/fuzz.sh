@@ -28,14 +28,15 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 cargo fuzz --version
 
-# Seed corpus: the golden saved filters, each in both modes (the target's
-# first byte: even = as is, odd = checksums recomputed).
+# Seed corpus: the golden saved filters and the growable (version 3)
+# seeds of fuzz/seeds, each in both modes (the target's first byte: even =
+# as is, odd = checksums recomputed).
 corpus=fuzz/corpus/decode
 mkdir -p "$corpus"
-for f in tests/data/*.cnf; do
+for f in tests/data/*.cnf fuzz/seeds/*.cnf; do
     name=$(basename "$f" .cnf)
-    { printf '\x00'; cat "$f"; } >"$corpus/golden-$name-raw"
-    { printf '\x01'; cat "$f"; } >"$corpus/golden-$name-fixed"
+    { printf '\x00'; cat "$f"; } >"$corpus/seed-$name-raw"
+    { printf '\x01'; cat "$f"; } >"$corpus/seed-$name-fixed"
 done
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}/fuzz

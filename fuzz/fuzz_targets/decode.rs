@@ -2,8 +2,10 @@
 //! `FilterView::new` and `new_unverified`. Each must return a filter that
 //! works or a `DecodeError`; a panic or undefined behaviour is a bug. A
 //! filter that loads must keep every item inserted after loading (through
-//! removes of others) and save to bytes that load again: loading refuses
-//! any table a writer would not store (docs/format.md).
+//! removes of others), save to bytes that load again (loading refuses any
+//! table or configuration a writer would not store, docs/format.md) and
+//! merge without a panic. Growable filters (version 3) are seeded from
+//! fuzz/seeds/ and grow under the inserts here.
 //!
 //! The first input byte picks a mode: even, the bytes as given (the
 //! checksums stop nearly everything at the door); odd, the rest with both
@@ -56,8 +58,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(streamed.is_ok());
         assert!(f.len() <= f.slots() && f.load_factor() <= 1.0);
         // Whatever loaded keeps what is inserted after loading.
+        // Enough keys for a small growable filter (version 3) to grow.
         let mut inserted = Vec::new();
-        for k in 0..16u32 {
+        for k in 0..200u32 {
             if f.insert(&k).is_ok() {
                 inserted.push(k);
             }
@@ -77,6 +80,14 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(g.len(), f.len());
         for k in inserted.iter().skip(1).step_by(2) {
             assert!(g.contains(k));
+        }
+        // And merges without a panic, into itself and into its reload
+        // (a merge may refuse for lack of room, never lose or crash).
+        let copy = f.clone();
+        let _ = f.merge(&copy);
+        let _ = g.merge(&f);
+        for k in inserted.iter().skip(1).step_by(2) {
+            assert!(f.contains(k) && g.contains(k), "{k} lost in a merge");
         }
     }
 });

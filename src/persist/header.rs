@@ -3,7 +3,7 @@
 //! version 2) the caller's metadata in a checksummed block. Decoding checks
 //! everything it says before anyone allocates what it claims.
 
-use crate::config::{bucket_bits, Config, Growth, MAX_BUCKETS};
+use crate::config::{bucket_bits, Config, Growth, FINGERPRINT_BITS, MAX_BUCKETS};
 use crate::error::{BuildError, DecodeError};
 use crate::table::table_words;
 
@@ -335,8 +335,12 @@ fn decode_growth(h: &[u8], f: u32, semi_sorted: bool, buckets: u64) -> Result<Gr
     }
     // Stored width = key + spare - depth, with 1 <= spare <= 31, depth <=
     // spare and key + spare <= 32.
+    // Keys are a width a builder makes (4 to 32 bits): a generation's
+    // fingerprints narrow to the key as it grows, and must stay a width
+    // this format stores.
     let spare = (f + depth).saturating_sub(key_bits);
-    if key_bits == 0 || spare == 0 || depth > spare || key_bits + spare > 32 {
+    if !FINGERPRINT_BITS.contains(&key_bits) || spare == 0 || depth > spare || key_bits + spare > 32
+    {
         return Err(invalid(format!(
             "a growable filter's key of {key_bits} bits at depth {depth} in {f}-bit fingerprints"
         )));
