@@ -5,6 +5,12 @@
 //! `CuckooFilter` answers "certainly not stored" so a lookup of an absent
 //! key costs no store read. What matters, and why:
 //!
+//! - **One filter copy per stored key.** A put inserts into the filter
+//!   only if the store did not hold the key; a delete removes from the
+//!   filter only if the store held it (both decided by the store, inside
+//!   its write transaction). Overwrites then add nothing, and colliding
+//!   keys each keep a copy of their own (`Store::put` says why the filter
+//!   itself, `insert_unique`, must not decide).
 //! - **Order around the commit.** A key goes into the filter *before* the
 //!   store commits it, and comes out of the filter *after* the store
 //!   commits its delete. So at every moment the filter holds every key the
@@ -28,11 +34,12 @@
 //!
 //! ```sh
 //! cargo run --release --example membership_filter              # 200,000 keys
-//! cargo run --release --example membership_filter -- 1000000 50
+//! cargo run --release --example membership_filter -- 1000000 50 100
+//! #                                      keys, device µs, overwrite rounds
 //! ```
 
 use cuckoo_nest::{CuckooFilter, DecodeError};
-use redb::{Database, ReadableTable, TableDefinition};
+use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -56,6 +63,9 @@ pub enum Startup {
 #[derive(Debug)]
 pub struct Report {
     pub keys: u64,
+    /// Puts of keys the store already held (each a store write, none a
+    /// filter insert).
+    pub overwrites: usize,
     pub startups: Vec<(String, Startup)>,
     pub device_latency: Duration,
     pub queries: usize,
@@ -128,42 +138,78 @@ impl Store {
         Ok((store, how))
     }
 
-    /// Stores `keys` in one commit: into the filter first, then the store.
+    /// Stores `keys` in one commit (a put: the key's value is set whether
+    /// or not it was there). The filter holds one copy per key the store
+    /// holds, so a key goes into the filter only when the store does not
+    /// hold it yet, decided inside the write transaction (redb runs one at
+    /// a time, so no other put or delete decides the same key meanwhile).
+    /// Inserting on every put instead would add a copy per overwrite: the
+    /// ninth put of a key would fail (`TooManyCopies`), and a delete would
+    /// leave copies behind. Asking the filter instead of the store
+    /// (`insert_unique`) is wrong too: a colliding key already in the
+    /// filter makes it answer "present" for a new key, which then never
+    /// gets a copy of its own, so deleting the other key loses it.
     pub fn put(&self, keys: &[u64]) -> Result<(), Error> {
-        for k in keys {
-            // Before the commit: once a reader can see the key in the
-            // store, the filter already has it.
-            self.filter.insert_bytes(&k.to_le_bytes())?;
-        }
         let txn = self.db.begin_write()?;
+        let mut added: Vec<u64> = Vec::new();
+        let stored = (|| -> Result<(), Error> {
+            let mut data = txn.open_table(DATA)?;
+            for &k in keys {
+                if data.get(k)?.is_none() && !added.contains(&k) {
+                    // Before the commit: once a reader can see the key in
+                    // the store, the filter already has it.
+                    self.filter.insert_bytes(&k.to_le_bytes())?;
+                    added.push(k);
+                }
+                data.insert(k, &b"value"[..])?;
+            }
+            bump_commit(&txn)?;
+            Ok(())
+        })();
+        match stored.and_then(|()| Ok(txn.commit()?)) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                // Not committed (a dropped transaction aborts): take back
+                // the copies this put added, and the filter is as before.
+                for k in added {
+                    let taken = self.filter.remove_bytes(&k.to_le_bytes());
+                    assert!(taken, "the copy this put added is there");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Deletes `keys` in one commit: the store first, then the filter, one
+    /// copy per key the store really held.
+    pub fn delete(&self, keys: &[u64]) -> Result<(), Error> {
+        let txn = self.db.begin_write()?;
+        let mut removed = Vec::new();
         {
             let mut data = txn.open_table(DATA)?;
-            for k in keys {
-                data.insert(*k, &b"value"[..])?;
+            for &k in keys {
+                if data.remove(k)?.is_some() {
+                    removed.push(k);
+                }
             }
             bump_commit(&txn)?;
         }
         txn.commit()?;
+        for k in removed {
+            // After the commit: until the delete is visible, readers may
+            // still find the key in the store, so the filter must too. A
+            // put of the same key racing in between added a copy of its
+            // own, so this takes one copy and leaves that one.
+            let taken = self.filter.remove_bytes(&k.to_le_bytes());
+            assert!(taken, "key {k} was stored, so its copy is in the filter");
+        }
         Ok(())
     }
 
-    /// Deletes `keys` in one commit: the store first, then the filter.
-    pub fn delete(&self, keys: &[u64]) -> Result<(), Error> {
-        let txn = self.db.begin_write()?;
-        {
-            let mut data = txn.open_table(DATA)?;
-            for k in keys {
-                data.remove(*k)?;
-            }
-            bump_commit(&txn)?;
-        }
-        txn.commit()?;
-        for k in keys {
-            // After the commit: until the delete is visible, readers may
-            // still find the key in the store, so the filter must too.
-            let _ = self.filter.remove_bytes(&k.to_le_bytes());
-        }
-        Ok(())
+    /// Keys in the store.
+    pub fn stored(&self) -> Result<u64, Error> {
+        let txn = self.db.begin_read()?;
+        Ok(txn.open_table(DATA)?.len()?)
     }
 
     /// Saves the filter beside the store, crash-safely, tagged with the
@@ -246,9 +292,40 @@ fn measure(
     ))
 }
 
-/// The whole story: fill, save, restart (fresh, stale, torn, missing),
+/// Keys the overwrite phase puts again and again.
+pub const OVERWRITTEN_KEYS: usize = 10_000;
+
+/// Puts `keys` (all stored already) `rounds` times over, in commits of
+/// 1,000, then checks that the filter still holds one copy per stored key
+/// (its length is the store's): overwrites add none. Returns the puts done.
+fn overwrite(store: &Store, keys: &[u64], rounds: usize) -> Result<usize, Error> {
+    let before = store.filter.len();
+    let mut puts = 0;
+    for _ in 0..rounds {
+        for batch in keys.chunks(1_000) {
+            store.put(batch)?;
+            puts += batch.len();
+        }
+    }
+    assert_eq!(store.filter.len(), before, "overwrites added filter copies");
+    assert_eq!(store.filter.len() as u64, store.stored()?);
+    // (A count can exceed 1 where another stored key collides: it counts
+    // fingerprint copies, which the length check above accounts for.)
+    for &k in keys {
+        assert!(store.filter.count_bytes(&k.to_le_bytes()) >= 1, "key {k}");
+    }
+    Ok(puts)
+}
+
+/// The whole story: fill, overwrite, save, restart (fresh, stale, torn, missing),
 /// then lookups with and without the filter.
-pub fn run(dir: &Path, n: u64, device_latency: Duration, queries: usize) -> Result<Report, Error> {
+pub fn run(
+    dir: &Path,
+    n: u64,
+    device_latency: Duration,
+    queries: usize,
+    overwrite_rounds: usize,
+) -> Result<Report, Error> {
     let mut startups = Vec::new();
     let capacity = n as usize + n as usize / 4;
     let (store, how) = Store::open(dir, capacity, device_latency)?;
@@ -259,6 +336,11 @@ pub fn run(dir: &Path, n: u64, device_latency: Duration, queries: usize) -> Resu
     }
     store.delete(&stored[..n as usize / 10])?;
     store.put(&stored[..n as usize / 10])?; // and back
+    let overwrites = overwrite(
+        &store,
+        &stored[..(n as usize).min(OVERWRITTEN_KEYS)],
+        overwrite_rounds,
+    )?;
     store.save(dir)?;
     drop(store);
 
@@ -293,6 +375,7 @@ pub fn run(dir: &Path, n: u64, device_latency: Duration, queries: usize) -> Resu
     let (reads_with, per_sec_with, p50_with, p99_with) = measure(&store, &probe, true, threads)?;
     Ok(Report {
         keys: n,
+        overwrites,
         startups,
         device_latency,
         queries,
@@ -313,6 +396,10 @@ pub fn print(r: &Report) {
     for (when, how) in &r.startups {
         println!("  {when:<32} filter {how:?}");
     }
+    println!(
+        "  {} overwrites of stored keys: no error, still one filter copy per stored key",
+        r.overwrites
+    );
     println!(
         "store reads modelled as a device read: each sleeps {} µs (the store itself is in the page cache)",
         r.device_latency.as_micros()
@@ -349,7 +436,10 @@ fn main() -> Result<(), Error> {
     let latency_us: u64 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(100);
     let dir = std::env::temp_dir().join(format!("cuckoo-membership-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let report = run(&dir, n, Duration::from_micros(latency_us), 20_000);
+    // 1,000,000 overwrites of 10,000 keys (fewer keys if the store holds
+    // fewer).
+    let rounds: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(100);
+    let report = run(&dir, n, Duration::from_micros(latency_us), 20_000, rounds);
     let _ = std::fs::remove_dir_all(&dir);
     print(&report?);
     Ok(())

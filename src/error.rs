@@ -186,6 +186,20 @@ pub enum InsertError {
         /// Copies of the fingerprint in the item's buckets.
         copies: usize,
     },
+    /// A growable filter refused this item without growing: its two
+    /// buckets, and every bucket a displacement reaches from them, are
+    /// full while the filter holds less than half the load it grows at.
+    /// Random keys practically never do this; keys chosen to share a bucket
+    /// pair do (the default seed is public: seed the hasher with
+    /// [`Builder::seed`](crate::Builder::seed) against untrusted keys).
+    /// Growing would double the memory without making room for them, so a
+    /// growable filter grows for load only. Nothing was changed.
+    Crowded {
+        /// Items in the filter when the insert gave up.
+        len: usize,
+        /// Fingerprint slots in the table.
+        slots: usize,
+    },
     /// A growable filter was full and could not grow: the allocator refused
     /// the next, twice larger table (or, never seen, the kernel refused the
     /// memory barrier a growth step takes: `bytes` is then 0). Nothing was
@@ -207,6 +221,10 @@ impl fmt::Display for InsertError {
             InsertError::TooManyCopies { copies } => write!(
                 f,
                 "the item's two buckets hold {copies} copies of its fingerprint and nothing else: it (or an item colliding with it) was inserted too many times; nothing was changed"
+            ),
+            InsertError::Crowded { len, slots } => write!(
+                f,
+                "the item's buckets are crowded by colliding keys while the filter is far from full ({len} items in {slots} slots): a growable filter grows for load only; nothing was changed"
             ),
             InsertError::GrowthFailed { bytes } => write!(
                 f,

@@ -147,6 +147,23 @@ impl CuckooFilter {
     /// assert_eq!(filter.len(), 1);
     /// ```
     ///
+    /// **Not a put-if-absent for a store.** "Present" may be another
+    /// item's colliding copy: the new item then gets no copy of its own,
+    /// and removing the other item makes the new one vanish, a false
+    /// negative for the application (RedisBloom's `CF.ADDNX` has the same
+    /// caveat). To mirror a store, insert when the *store* says the key is
+    /// new and remove when the store deleted it: one copy per stored key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// assert_eq!(filter.insert_unique(&1u64), Ok(true));
+    /// // A key the filter mistakes for 1 (searched for: a false positive).
+    /// let b = (2u64..).find(|b| filter.contains(b)).unwrap();
+    /// assert_eq!(filter.insert_unique(&b), Ok(false)); // "present": no copy
+    /// assert!(filter.remove(&1u64));
+    /// assert!(!filter.contains(&b)); // b, never removed, is gone
+    /// ```
+    ///
     /// # Errors
     /// [`InsertError::Full`] when the item is absent and no free slot is
     /// reachable; nothing is lost.
@@ -712,8 +729,9 @@ impl CuckooFilter {
     /// threads meanwhile: `other` is copied as
     /// [`to_bytes`](Self::to_bytes) copies it (every item inserted before
     /// the merge began and not removed is in the copy), then its fingerprints are
-    /// inserted here one by one, in bucket order, each an ordinary insert
-    /// into the same bucket pair it occupied there.
+    /// inserted here one by one, each an ordinary insert into the same
+    /// bucket pair it occupied there, in an order scattered over the table
+    /// so no region fills before the rest.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;
@@ -748,12 +766,23 @@ impl CuckooFilter {
         let config = snapshot.config();
         let saved_generation = config.growth.map(|g| Nested::of(g, config.buckets));
         // Buckets a pass: the (bucket, fingerprint) buffer stays small.
+        // The buckets are visited in a scattered order (a stride coprime
+        // with their count: every bucket once), so each pass spreads its
+        // inserts over the whole table. In bucket order, every item of a
+        // pass would have a bucket in one small range (and a growable
+        // filter's in one block), crowding it long before the table fills.
         const PASS: usize = 4096;
+        let buckets = snapshot.buckets();
+        let stride = scatter_stride(buckets);
         let mut pending = Vec::with_capacity(PASS * self.bucket_size());
         let mut merged = 0;
-        for first in (0..snapshot.buckets()).step_by(PASS) {
+        let mut i = 0;
+        for first in (0..buckets).step_by(PASS) {
             pending.clear();
-            snapshot.fingerprints(first, first + PASS, &mut pending);
+            for _ in first..(first + PASS).min(buckets) {
+                snapshot.fingerprints(i, i + 1, &mut pending);
+                i = (i + stride) % buckets;
+            }
             for &(i, fp) in &pending {
                 with_table!(&self.inner, t => t.insert(i, fp, Copies::Any).map(|_| ()), g => {
                     let from = saved_generation.as_ref().expect("merge_mismatch: both growable");
@@ -769,6 +798,22 @@ impl CuckooFilter {
         }
         Ok(())
     }
+}
+
+/// A step near `0.618 * n` with no factor in common with `n`: `k * step mod
+/// n` for `k` in `0..n` visits every bucket once, consecutive ones far apart.
+fn scatter_stride(n: usize) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let start = (n as f64 * 0.618_033_988_7) as usize;
+    (start.max(1)..)
+        .find(|&s| gcd(s, n) == 1)
+        .expect("n + 1 is coprime with n")
 }
 
 /// The first configuration two filters differ in that a merge cannot

@@ -185,7 +185,7 @@ pub(crate) fn spread(mut x: u64) -> u64 {
 // Only the test hooks (feature `internals`) and unit tests invert the hash.
 #[cfg(any(test, feature = "internals"))]
 /// The inverse of [`spread`] (`x ^= x >> 32` is its own inverse).
-fn unspread(mut x: u64) -> u64 {
+pub(crate) fn unspread(mut x: u64) -> u64 {
     x ^= x >> 32;
     x = x.wrapping_mul(SPREAD_INV);
     x ^ (x >> 32)

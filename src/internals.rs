@@ -57,6 +57,13 @@ impl CuckooFilter {
         with_table!(&self.inner, t => t.unlocate(i1, fp, k), _g => None)
     }
 
+    /// The hash whose spread (the first step of every filter's addressing)
+    /// is `spread`: for tests that aim items at a growable filter's local
+    /// bucket, key and spare bits, which are fields of the spread hash.
+    pub fn debug_hash_spreading_to(spread: u64) -> u64 {
+        crate::hash::unspread(spread)
+    }
+
     /// The fingerprints in bucket `i` (0 = empty; of the current
     /// generation of a growable filter), for tests.
     pub fn debug_bucket(&self, i: usize) -> Vec<u32> {

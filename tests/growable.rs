@@ -241,6 +241,163 @@ fn a_damaged_growth_header_is_refused() {
     }
 }
 
+/// Every key width and depth a version 3 header can state, on one table:
+/// what loads is a configuration a builder makes (keys of 4 bits or more),
+/// and once it has grown it still saves to bytes that load, clones and
+/// merges without a panic. Keys of 1 to 3 bits used to load, then fail
+/// their own re-save (and panic `merge`) once the filter grew.
+#[test]
+fn every_loadable_growth_header_grows_resaves_and_merges() {
+    let filter = CuckooFilter::builder()
+        .capacity(64)
+        .fingerprint_bits(4)
+        .growable(true)
+        .build()
+        .unwrap();
+    let bytes = filter.to_bytes();
+    let stored = u32::from(bytes[11]);
+    assert_eq!((bytes[30], bytes[31], stored), (4, 0, 11));
+    let mut loaded = 0;
+    for key in 0..=33u8 {
+        for depth in 0..=12u8 {
+            let mut forged = bytes.clone();
+            forged[30] = key;
+            forged[31] = depth;
+            let sum = xxhash_rust::xxh3::xxh3_64(&forged[..56]);
+            forged[56..64].copy_from_slice(&sum.to_le_bytes());
+            let Ok(f) = CuckooFilter::from_bytes(&forged) else {
+                continue;
+            };
+            loaded += 1;
+            assert!(
+                (4..=32).contains(&key),
+                "key of {key} bits at depth {depth} loaded"
+            );
+            let keys = hashes(400, u64::from(key) << 8 | u64::from(depth));
+            for &h in &keys {
+                if f.insert_hash(h).is_err() {
+                    break;
+                }
+            }
+            let again = CuckooFilter::from_bytes(&f.to_bytes()).unwrap_or_else(|e| {
+                panic!("key {key}, depth {depth}: its own bytes do not load: {e}")
+            });
+            assert_eq!(again.len(), f.len());
+            let copy = f.clone();
+            let _ = f.merge(&copy);
+            let _ = again.merge(&f);
+        }
+    }
+    assert!(loaded > 0);
+    // The reported case: 1 to 3 bits, each refused with a reason.
+    for key in 1..=3u8 {
+        let mut forged = bytes.clone();
+        forged[30] = key;
+        let sum = xxhash_rust::xxh3::xxh3_64(&forged[..56]);
+        forged[56..64].copy_from_slice(&sum.to_le_bytes());
+        let err = CuckooFilter::from_bytes(&forged).unwrap_err();
+        assert!(
+            matches!(err, DecodeError::InvalidConfiguration { .. }),
+            "{err}"
+        );
+        assert!(FilterView::new(&forged[..]).is_err());
+    }
+}
+
+/// Items crafted to share a bucket pair never grow the filter: a growable
+/// filter grows for load only. Eight copies of one item and a ninth that
+/// differs only in its last spare bit (so growth would not separate them
+/// for seven doublings) are refused as `TooManyCopies`, and nine items with
+/// distinct keys whose buckets are the same pair as `Crowded`; memory
+/// stays at the first generation's.
+#[test]
+fn crafted_collisions_never_grow_the_filter() {
+    // A spread hash whose top bits aim at local bucket `l` of `local`,
+    // key bits from `low` (bits 0..32), spare bits 32.. from `spare`.
+    let aim = |local: usize, l: usize, spare: u64, low: u64| {
+        let start = ((l as u128) << 64).div_ceil(local as u128) as u64;
+        let base = start.div_ceil(1 << 40) << 40;
+        CuckooFilter::debug_hash_spreading_to(base | spare << 32 | low)
+    };
+
+    let filter = CuckooFilter::builder()
+        .capacity(1_000_000)
+        .growable(true)
+        .build()
+        .unwrap();
+    let (memory, capacity, local) = (filter.memory_usage(), filter.capacity(), filter.buckets());
+    let a = aim(local, 12_345, 0, 0x1234_5678);
+    let b = aim(local, 12_345, 1 << 6, 0x1234_5678);
+    let (ia, ja, fa) = filter.debug_locate(a);
+    let (ib, jb, fb) = filter.debug_locate(b);
+    assert_eq!((ia, ja), (ib, jb), "a and b share their bucket pair");
+    assert_ne!(
+        fa, fb,
+        "and differ in a spare bit of the stored fingerprint"
+    );
+    for _ in 0..8 {
+        filter.insert_hash(a).unwrap();
+    }
+    assert_eq!(
+        filter.insert_hash(b),
+        Err(InsertError::TooManyCopies { copies: 8 })
+    );
+    assert_eq!(
+        filter.insert_hash(a),
+        Err(InsertError::TooManyCopies { copies: 8 })
+    );
+    assert_eq!(
+        (filter.memory_usage(), filter.capacity()),
+        (memory, capacity)
+    );
+    assert!(filter.memory_usage() <= 2 * memory);
+    assert_eq!(filter.len(), 8);
+    assert!(filter.contains_hash(a) && filter.count_hash(a) == 8);
+
+    // Distinct keys, one pair: found by scanning the key bits at one local
+    // bucket for keys whose other bucket is the first one's.
+    // (Blocks of 1,024 slots or more: smaller ones fill by chance and grow
+    // on any failure.)
+    let filter = CuckooFilter::builder()
+        .capacity(5000)
+        .false_positive_rate(0.0001)
+        .growable(true)
+        .build()
+        .unwrap();
+    let (memory, local) = (filter.memory_usage(), filter.buckets());
+    assert!(local * filter.bucket_size() >= 1024);
+    let first = aim(local, 7, 0, 0);
+    let (i1, i2, _) = filter.debug_locate(first);
+    assert_ne!(i1, i2);
+    let mut keys = std::collections::HashSet::new();
+    let crafted: Vec<u64> = (0..1u64 << 18)
+        .map(|v| aim(local, 7, 0, v << 14))
+        .filter(|&h| {
+            let (j1, j2, fp) = filter.debug_locate(h);
+            (j1, j2) == (i1, i2) && keys.insert(fp)
+        })
+        .take(9)
+        .collect();
+    assert_eq!(crafted.len(), 9, "nine keys sharing one pair");
+    for &h in &crafted[..8] {
+        filter.insert_hash(h).unwrap();
+    }
+    let err = filter.insert_hash(crafted[8]).unwrap_err();
+    assert_eq!(
+        err,
+        InsertError::Crowded {
+            len: 8,
+            slots: filter.slots()
+        }
+    );
+    assert!(err.to_string().contains("colliding keys"), "{err}");
+    assert_eq!(filter.memory_usage(), memory);
+    assert!(crafted[..8].iter().all(|&h| filter.contains_hash(h)));
+    // Random keys still fill it and grow it.
+    filter.insert_batch_hash(&hashes(40_000, 9)).unwrap();
+    assert!(filter.memory_usage() > 4 * memory);
+}
+
 #[test]
 fn a_fingerprint_with_a_zero_key_is_refused() {
     // A one-bucket-pair filter: 4-bit keys, so the stored fingerprints are

@@ -13,10 +13,14 @@ fn the_membership_filter_example_runs_small() {
     let dir = std::env::temp_dir().join(format!("cuckoo-membership-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let report = membership_filter::run(&dir, 5_000, std::time::Duration::from_micros(20), 2_000);
+    // 50,000 overwrites of 5,000 keys (the example's own default: 1M of
+    // 10k).
+    let report =
+        membership_filter::run(&dir, 5_000, std::time::Duration::from_micros(20), 2_000, 10);
     let _ = std::fs::remove_dir_all(&dir);
     let report = report.unwrap();
     membership_filter::print(&report);
+    assert_eq!(report.overwrites, 50_000);
     let how: Vec<&Startup> = report.startups.iter().map(|(_, h)| h).collect();
     assert_eq!(
         how,

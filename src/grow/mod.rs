@@ -87,6 +87,10 @@ const fn migration_load(b: usize) -> f64 {
     }
 }
 
+/// Slots of a block below which a failed displacement grows a generation
+/// whatever its load ([`Generation::loaded_enough_to_grow`]).
+const SMALL_BLOCK_SLOTS: usize = 1024;
+
 /// One generation: its table and its addressing.
 pub(crate) struct Generation<const B: usize> {
     pub(crate) table: Table<B, Packed, Nested>,
@@ -109,6 +113,45 @@ impl<const B: usize> Generation<B> {
             huge_pages,
         )?;
         Ok(Generation::of(table, addr))
+    }
+
+    /// True if a failed displacement search at `len` items (the filter's)
+    /// is the load speaking, so the generation grows. Each block of
+    /// `local` buckets is a cuckoo table of its own (items never leave
+    /// their block), so what fails is a block. Random keys fill a block
+    /// evenly with the rest: below half the growth load, a block of 1,024
+    /// slots or more is practically never near full (its load's standard
+    /// deviation is under 2%, the gap over 40%). Keys chosen to share a
+    /// bucket pair fill it at any load, and growing for them would double
+    /// the memory without separating them (they may agree on every spare
+    /// bit): there, a growable filter grows for load only. Smaller blocks
+    /// do fill by chance, and grow on any failure; what crafted keys can
+    /// cost them is bounded by their size (under 1,024 slots a block).
+    fn loaded_enough_to_grow(&self, len: usize) -> bool {
+        self.addr.local * B < SMALL_BLOCK_SLOTS
+            || len as f64 >= 0.5 * self.grow_load * (self.buckets() * B) as f64
+    }
+
+    /// The refusal of an item whose bucket pair is crowded while the table
+    /// is not full: [`InsertError::TooManyCopies`] if every slot of the
+    /// pair holds a fingerprint with the item's key (copies of the item or
+    /// of items colliding with it, whatever their spare bits), else
+    /// [`InsertError::Crowded`].
+    #[cold]
+    fn crowded(&self, i1: usize, i2: usize, fp: u32, len: usize, slots: usize) -> InsertError {
+        let key = self.addr.key(fp);
+        let mut pair = self.table.bucket_fingerprints(i1);
+        if i2 != i1 {
+            pair.extend(self.table.bucket_fingerprints(i2));
+        }
+        if pair
+            .iter()
+            .all(|&other| other != 0 && self.addr.key(other) == key)
+        {
+            InsertError::TooManyCopies { copies: pair.len() }
+        } else {
+            InsertError::Crowded { len, slots }
+        }
     }
 
     /// `table` addressed by `addr`.
@@ -504,7 +547,15 @@ impl<const B: usize> Growable<B> {
                 slots: g.buckets() * B,
             });
         }
-        g.table.insert_making_room(i1, i2, fp, copies)
+        match g.table.insert_making_room(i1, i2, fp, copies) {
+            // The filter's count, not the generation's: while a step is
+            // under way, the items not yet copied count too.
+            Err(InsertError::Full { slots, .. }) => match self.len() {
+                len if g.loaded_enough_to_grow(len) => Err(InsertError::Full { len, slots }),
+                len => Err(g.crowded(i1, i2, fp, len, slots)),
+            },
+            other => other,
+        }
     }
 
     /// True if generation `g` holds the load it grows at: checked on the

@@ -151,6 +151,13 @@ impl Nested {
         fp & self.key_mask != 0
     }
 
+    /// The key of a stored fingerprint: what items whose fingerprints
+    /// differ only in spare bits share, and with it their bucket pair
+    /// until the spare bits that tell them apart are spent.
+    pub(crate) fn key(&self, fp: u32) -> u32 {
+        fp & self.key_mask
+    }
+
     /// The next generation: one doubling more.
     pub(crate) fn next(&self) -> Self {
         Nested::new(self.depth + 1, self.local, self.key_bits, self.spare)
