@@ -140,15 +140,18 @@ impl<const B: usize> Generation<B> {
     #[cold]
     fn crowded(&self, i1: usize, i2: usize, fp: u32, len: usize, slots: usize) -> InsertError {
         let key = self.addr.key(fp);
-        let mut pair = self.table.bucket_fingerprints(i1);
-        if i2 != i1 {
-            pair.extend(self.table.bucket_fingerprints(i2));
-        }
-        if pair
-            .iter()
-            .all(|&other| other != 0 && self.addr.key(other) == key)
-        {
-            InsertError::TooManyCopies { copies: pair.len() }
+        let pair: &[usize] = if i2 == i1 { &[i1] } else { &[i1, i2] };
+        let only_copies = pair.iter().all(|&i| {
+            let bucket = self.table.load_bucket(i);
+            (0..B).all(|j| {
+                let other = self.table.lane(&bucket, j);
+                other != 0 && self.addr.key(other) == key
+            })
+        });
+        if only_copies {
+            InsertError::TooManyCopies {
+                copies: pair.len() * B,
+            }
         } else {
             InsertError::Crowded { len, slots }
         }
