@@ -205,14 +205,21 @@ impl Builder {
     /// table reaches 95% of its design load (the first table is sized for
     /// that load), an insert allocates a table twice as
     /// large and the filter moves into it while every other thread keeps
-    /// using it: lookups never wait (they look in both tables meanwhile),
-    /// inserts and removes wait at most for the moment of the switch and
-    /// for the copy of the one or two 256-bucket chunks their item lies in.
-    /// `insert` and its batch and byte forms then never return
-    /// [`InsertError::Full`](crate::InsertError::Full) below
-    /// [`max_capacity`](Self::max_capacity); a refused allocation is
-    /// [`InsertError::GrowthFailed`](crate::InsertError::GrowthFailed),
-    /// with nothing lost. [`capacity`](crate::CuckooFilter::capacity)
+    /// using it: lookups never wait (they look in both tables meanwhile).
+    /// No insert pays for the copy: the larger table is allocated and
+    /// backed a piece at a time by the inserts before the step, and after
+    /// it each write copies one 16-bucket chunk of the old table (a
+    /// remove or unique insert first copies the one or two chunks its
+    /// item lies in), until the writes have copied it all. Below
+    /// [`max_capacity`](Self::max_capacity) an insert is refused only for
+    /// keys crafted to collide
+    /// ([`InsertError::Crowded`](crate::InsertError::Crowded),
+    /// [`InsertError::TooManyCopies`](crate::InsertError::TooManyCopies):
+    /// the filter grows for load, not for them) or when the allocator
+    /// refuses the larger table
+    /// ([`InsertError::GrowthFailed`](crate::InsertError::GrowthFailed)),
+    /// with nothing lost; at it, with
+    /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). [`capacity`](crate::CuckooFilter::capacity)
     /// reports the current capacity, doubled at each step.
     ///
     /// The false-positive rate given holds at every size: fingerprints
@@ -249,8 +256,9 @@ impl Builder {
 
     /// The capacity past which a growable filter stops growing: it grows
     /// while its capacity is below `items` (so it ends at `items` or up to
-    /// twice that), then inserts may return
-    /// [`InsertError::Full`](crate::InsertError::Full). Default: 128 times
+    /// twice that, as [`CuckooFilter::max_capacity`](crate::CuckooFilter::max_capacity)
+    /// says), then inserts may return
+    /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). Default: 128 times
     /// the capacity. Each doubling needs one spare fingerprint bit, so a
     /// lower maximum saves memory (a filter allowed to grow 4 times stores
     /// 2 spare bits, not 7) and a higher one costs it.
@@ -263,7 +271,10 @@ impl Builder {
     ///     .max_capacity(4000)
     ///     .build()?;
     /// let refused = (0..100_000u64).find_map(|k| filter.insert(&k).err());
-    /// assert!(matches!(refused, Some(InsertError::Full { .. })));
+    /// assert!(matches!(
+    ///     refused,
+    ///     Some(InsertError::MaxCapacity { max_capacity: 4000, .. })
+    /// ));
     /// assert_eq!(filter.capacity(), 4000);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -200,6 +200,19 @@ pub enum InsertError {
         /// Fingerprint slots in the table.
         slots: usize,
     },
+    /// A growable filter is full at its maximum capacity
+    /// ([`CuckooFilter::max_capacity`](crate::CuckooFilter::max_capacity)):
+    /// it has doubled as many times as its fingerprints have spare bits
+    /// for, and no free slot was reachable. Nothing was changed. Once the
+    /// filter has refused an item so, later inserts whose two buckets are
+    /// full are refused at once (a lookup's work, not a displacement
+    /// search), until a remove or `clear` makes room.
+    MaxCapacity {
+        /// The most items the filter was built to grow to.
+        max_capacity: usize,
+        /// Items in the filter when the insert gave up.
+        len: usize,
+    },
     /// A growable filter was full and could not grow: the allocator refused
     /// the next, twice larger table (or, never seen, the kernel refused the
     /// memory barrier a growth step takes: `bytes` is then 0). Nothing was
@@ -225,6 +238,10 @@ impl fmt::Display for InsertError {
             InsertError::Crowded { len, slots } => write!(
                 f,
                 "the item's buckets are crowded by colliding keys while the filter is far from full ({len} items in {slots} slots): a growable filter grows for load only; nothing was changed"
+            ),
+            InsertError::MaxCapacity { max_capacity, len } => write!(
+                f,
+                "filter full at its maximum capacity of {max_capacity} items ({len} items in it): it has grown as far as its fingerprints have spare bits for (Builder::max_capacity); nothing was changed"
             ),
             InsertError::GrowthFailed { bytes } => write!(
                 f,

@@ -465,6 +465,53 @@ impl CuckooFilter {
         self.config.growth.is_some()
     }
 
+    /// The most items a growable filter holds at its rate: its first
+    /// capacity times `2^d`, `d` the doublings its fingerprints have spare
+    /// bits for (7 unless [`Builder::max_capacity`](crate::Builder::max_capacity)
+    /// chose). There inserts that find no room fail with
+    /// [`InsertError::MaxCapacity`]. `None` for a fixed filter.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::builder().capacity(1000).growable(true).build()?;
+    /// assert_eq!(filter.max_capacity(), Some(128_000));
+    /// assert!(filter.can_grow());
+    /// assert_eq!(CuckooFilter::with_capacity(1000).max_capacity(), None);
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn max_capacity(&self) -> Option<usize> {
+        match &self.inner {
+            Inner::Growable(any) => Some(with_growable!(&**any, g => g.max_capacity())),
+            _ => None,
+        }
+    }
+
+    /// True if the filter can still grow: growable, and not yet at its
+    /// [`max_capacity`](Self::max_capacity).
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::builder()
+    ///     .capacity(100)
+    ///     .max_capacity(200)
+    ///     .growable(true)
+    ///     .build()?;
+    /// assert!(filter.can_grow());
+    /// // Filled past its maximum: the last generation refuses, typed.
+    /// let err = (0u64..).find_map(|k| filter.insert(&k).err()).unwrap();
+    /// assert!(matches!(err, cuckoo_nest::InsertError::MaxCapacity { max_capacity: 200, .. }));
+    /// assert!(!filter.can_grow());
+    /// # Ok::<(), cuckoo_nest::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn can_grow(&self) -> bool {
+        match &self.inner {
+            Inner::Growable(any) => with_growable!(&**any, g => g.can_grow()),
+            _ => false,
+        }
+    }
+
     config_accessors!(
         "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(&1u32)?;"
     );

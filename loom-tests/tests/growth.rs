@@ -2,8 +2,9 @@
 //! and a remove of one of two colliding copies.
 //!
 //! The step (src/grow/mod.rs) closes the writers' gate, publishes the next
-//! generation with the full one frozen behind it, copies the frozen one
-//! over chunk by chunk, then publishes the next generation alone. Setup
+//! generation with the full one frozen behind it; the writers from then on
+//! copy the frozen one over a chunk each, and the one that copies the last
+//! publishes the next generation alone. Setup
 //! fills a 2-bucket generation with items (one of them twice: two copies of
 //! one fingerprint in one bucket pair) and finds the insert that makes it
 //! grow; the main thread runs that insert, a spawned thread the operation
@@ -13,11 +14,13 @@
 //! 14b: an item inserted during the step is found once its insert returns,
 //! and after the step. 14c: removing one of two copies during the step
 //! removes exactly one: the remove succeeds, the other copy is still found,
-//! and the count ends at one.
+//! and the count ends at one. 14d: a step is copied by the writers after
+//! the one that started it (a chunk each): a lookup racing the writer that
+//! copies the last chunk and ends the step finds every item.
 //!
 //! Broken variants they catch (docs/verification.md):
 //! `cuckoo_broken_grow_lookup_skips_frozen` and
-//! `cuckoo_broken_grow_publish_early` (14a), `cuckoo_broken_grow_no_gate`
+//! `cuckoo_broken_grow_publish_early` (14a, 14d), `cuckoo_broken_grow_no_gate`
 //! (14b, 14c), `cuckoo_broken_grow_remove_skips_copy` (14c).
 #![cfg(loom)]
 
@@ -147,6 +150,33 @@ fn insert_during_growth_is_kept() {
         assert!(filter.contains_hash(y), "an insert during growth was lost");
         assert!(filter.contains_hash(trigger));
         assert!(items.iter().all(|&h| filter.contains_hash(h)));
+        assert_eq!(filter.len(), items.len() + 2);
+    });
+}
+
+#[test]
+fn a_step_finished_by_another_writer_loses_nothing() {
+    check("14d a step finished by a later writer vs lookup", 2, || {
+        // Two buckets, a chunk each (under loom): the insert that grows the
+        // filter copies one chunk, and the next writer the other, ending
+        // the step, while a lookup runs. The step is half done between.
+        let (filter, items, trigger) = full_generation(2);
+        filter.insert_hash(trigger).unwrap();
+        assert_eq!(filter.depth(), 1, "the insert grew the filter");
+        let filter = Arc::new(filter);
+        let extra = key(1_000);
+        let writer = {
+            let filter = Arc::clone(&filter);
+            thread::spawn(move || filter.insert_hash(extra).unwrap())
+        };
+        let found = items.iter().all(|&h| filter.contains_hash(h));
+        writer.join().unwrap();
+        assert!(
+            found,
+            "a lookup missed an item while a writer finished the step"
+        );
+        assert!(items.iter().all(|&h| filter.contains_hash(h)));
+        assert!(filter.contains_hash(extra) && filter.contains_hash(trigger));
         assert_eq!(filter.len(), items.len() + 2);
     });
 }

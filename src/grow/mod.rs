@@ -17,10 +17,15 @@
 //!
 //! A growth step, while other threads go on:
 //!
+//! 0. Inserts that find their two buckets full in a generation past 80%
+//!    of the load it grows at prepare the next one, a turn each: one
+//!    allocates it (not yet backed by memory), the next ones back it a
+//!    piece at a time (a huge page, or 256 KiB), so the step finds it
+//!    ready and no insert pays for backing a whole table.
 //! 1. An insert finds its two buckets full in a generation at the load it
 //!    grows at ([`crate::config::growth_load`]: 95% of the design load).
 //!    Outside its read-side section ([`current`]), under the growth
-//!    lock (one step at a time), it allocates the next generation, empty.
+//!    lock (one step at a time), it takes the next generation, empty.
 //! 2. It closes the writers' [`Gate`] and waits for the writes in flight
 //!    to finish (each is one insert or remove: a short wait): the current
 //!    generation is now *frozen*, and no one writes it again.
@@ -28,17 +33,19 @@
 //!    migrating" and opens the gate. From here writers write the new
 //!    generation only; lookups read the new one, then, on a miss, the
 //!    frozen one, which still holds every item acknowledged before step 2.
-//! 4. It copies the frozen generation into the new one, a chunk of
-//!    [`CHUNK_BUCKETS`] buckets at a time: into free slots of the target
-//!    buckets under their ranges' locks, the rest with the table's own
-//!    inserts (so the new table's protocol guards every lookup of it). A writer
-//!    whose item's buckets lie in chunks not yet copied copies those chunks
-//!    first (a wait of one chunk at most), so every remove and unique insert
-//!    sees all of its item's copies in the new generation.
-//! 5. When the last chunk is copied, it publishes "new generation current,
-//!    nothing migrating"; the thread that grew the filter frees the retired
-//!    states, and with them the frozen generation, once no section can
-//!    still be reading them ([`current`]).
+//! 4. The writers from then on, that insert included, copy the frozen
+//!    generation into the new one, a chunk of [`CHUNK_BUCKETS`] buckets
+//!    each ([`HELP_CHUNKS`]): into free slots of the target buckets under
+//!    their ranges' locks, the rest with the table's own inserts (so the
+//!    new table's protocol guards every lookup of it). So no write copies
+//!    the whole table. A remove, count or unique insert whose item's
+//!    buckets lie in chunks not yet copied copies those chunks first, so
+//!    it sees all of its item's copies in the new generation; a plain
+//!    insert adds its copy wherever the others are.
+//! 5. The writer that copies the last chunk publishes "new generation
+//!    current, nothing migrating" and, once out of its section, frees the
+//!    retired states, and with them the frozen generation, once no section
+//!    can still be reading them ([`current`]).
 //!
 //! No false negatives: an item acknowledged before a lookup began is in the
 //! frozen generation (acknowledged before its freeze, which never loses it)
@@ -57,7 +64,7 @@ use crate::broken;
 use crate::error::{BatchInsertError, BuildError, InsertError};
 use crate::layout::Packed;
 use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering, Spin};
-use crate::table::{Copies, Nested, NestedItem, Table};
+use crate::table::{Backing, Copies, Nested, NestedItem, Table};
 use current::{pin, Current, Guard};
 use gate::Gate;
 use std::sync::Arc;
@@ -73,8 +80,24 @@ pub(crate) const SPARE_BITS: u32 = 7;
 const RECLAIM_ROUNDS: usize = 4096;
 
 /// Buckets of a frozen generation copied as one unit: a writer waits for at
-/// most two of them (a few hundred inserts each).
-const CHUNK_BUCKETS: usize = 256;
+/// most two of them (its item's) and copies [`HELP_CHUNKS`] more. (One
+/// under loom: the models' few-bucket tables then take several writes to
+/// copy, so the models race operations against a step half done.)
+#[cfg(not(loom))]
+const CHUNK_BUCKETS: usize = 16;
+#[cfg(loom)]
+const CHUNK_BUCKETS: usize = 1;
+
+/// Share of the load a generation grows at from which the inserts that
+/// find a full bucket pair prepare the next generation
+/// ([`Growable::prepare_next`]): from 80% to 100% a generation takes about
+/// a fifth of its items, thousands of inserts for each piece to back.
+const PREPARE_AT: f64 = 0.8;
+
+/// Chunks each writer copies, besides its own item's, while a growth step
+/// is under way ([`Growable::help`]): the copy of a table of `n` buckets is
+/// spread over about `n / CHUNK_BUCKETS / (HELP_CHUNKS + 2)` writes.
+const HELP_CHUNKS: usize = 1;
 
 /// Share of the new generation's slots that its items may fill while it
 /// is still being filled from the frozen one: new inserts beyond it help
@@ -111,6 +134,14 @@ impl<const B: usize> Generation<B> {
             buckets,
             capacity,
             huge_pages,
+            // The first generation is built for use; a later one is filled
+            // piecemeal by the writes after its step, which back its pages
+            // as they touch them.
+            if addr.depth == 0 {
+                Backing::Now
+            } else {
+                Backing::OnFirstTouch
+            },
         )?;
         Ok(Generation::of(table, addr))
     }
@@ -172,23 +203,31 @@ impl<const B: usize> Generation<B> {
     }
 }
 
+/// A chunk's state: not copied yet; being copied by one thread; copied;
+/// or read, with what did not fit waiting in [`Migration::left_over`].
 const PENDING: u8 = 0;
 const BUSY: u8 = 1;
 const DONE: u8 = 2;
+const LEFT_OVER: u8 = 3;
 
-/// A chunk of the frozen generation being copied.
+/// A chunk of the frozen generation being copied: one byte of state, so
+/// small chunks cost little beside the table.
 struct Chunk {
     state: AtomicU8,
-    /// What a copy that stopped (no room: see [`Growable::copy_chunk`])
-    /// has left to insert, once the chunk was read. Touched only by the
-    /// thread that holds the chunk `BUSY`.
-    left_over: crate::sync::Mutex<Option<Vec<(usize, u32)>>>,
 }
+
+/// Fingerprints and the buckets they go to, one generation up.
+type Placements = Vec<(usize, u32)>;
 
 /// A frozen generation being copied into the current one.
 struct Migration<const B: usize> {
     from: Arc<Generation<B>>,
     chunks: Box<[Chunk]>,
+    /// What copies that stopped (no room: see [`Growable::copy_chunk`])
+    /// have left to insert, by chunk, once the chunk was read: empty but
+    /// for crafted hashes. An entry is pushed and taken only by the thread
+    /// that holds its chunk `BUSY`.
+    left_over: crate::sync::Mutex<Vec<(usize, Placements)>>,
     /// Chunks not yet copied.
     left: AtomicU64,
     /// The next chunk a helper claims.
@@ -216,6 +255,11 @@ pub(crate) struct Growable<const B: usize> {
     /// The first generation's addressing: what turns a hash into the
     /// [`NestedItem`] every generation places.
     first: Nested,
+    /// Set once the last generation refused an insert (no free slot
+    /// reachable, no growth left): from then on an insert whose two buckets
+    /// are full is refused without a displacement search, until a remove or
+    /// `clear` frees a slot.
+    topped_out: AtomicBool,
     /// Set while a save holds the growth lock: inserts then make room by
     /// displacement past the load they grow at rather than wait for a growth
     /// step (see [`Growable::save_chunks`]).
@@ -223,6 +267,12 @@ pub(crate) struct Growable<const B: usize> {
     gate: Gate,
     /// Held by the one growth step under way (and by `clear`).
     grow_lock: crate::sync::Mutex<()>,
+    /// The next generation, allocated and backed a piece at a time by the
+    /// inserts that come near the load the current one grows at
+    /// ([`Growable::prepare_next`]), with the pieces backed so far: the
+    /// step then finds its table ready, and no insert pays for backing a
+    /// whole table at once.
+    next: crate::sync::Mutex<Option<(Generation<B>, usize)>>,
     /// The first generation's capacity.
     capacity: usize,
     huge_pages: bool,
@@ -251,12 +301,14 @@ impl<const B: usize> Growable<B> {
         Growable {
             first: Nested::new(0, a.local, a.key_bits, a.spare),
             saving: AtomicBool::new(false),
+            topped_out: AtomicBool::new(false),
             state: Current::new(State {
                 cur: Arc::new(generation),
                 migration: None,
             }),
             gate: Gate::new(),
             grow_lock: crate::sync::Mutex::new(()),
+            next: crate::sync::Mutex::new(None),
             capacity,
             huge_pages,
         }
@@ -488,9 +540,12 @@ impl<const B: usize> Growable<B> {
     /// [`Self::insert`] of an item already placed ([`Nested::item`]).
     fn insert_item(&self, item: NestedItem, copies: Copies) -> Result<bool, InsertError> {
         loop {
+            // Set if this insert saw the last chunk of a growth step copied:
+            // it then frees the retired states once its section is over.
+            let mut copied_all = false;
             // The generation found full, by address: the section that saw
             // it ends before the growth step, which frees retired states.
-            let full = {
+            let outcome = {
                 let guard = pin();
                 let Some(pass) = self.gate.enter() else {
                     drop(guard);
@@ -499,7 +554,13 @@ impl<const B: usize> Growable<B> {
                 };
                 let state = self.state.load(&guard);
                 if let Some(m) = &state.migration {
-                    self.copy_chunks_of(state, m, item, &guard)?;
+                    // A unique insert must see every copy of its
+                    // fingerprint in the current generation; a plain one
+                    // adds a copy wherever the others are.
+                    if copies == Copies::Unique {
+                        self.copy_chunks_of(state, m, item, &guard)?;
+                    }
+                    copied_all = self.help(state, m, &guard);
                     if m.budget.fetch_sub(1, Ordering::Relaxed) <= 0 {
                         // The copy must finish before more new items go in.
                         m.budget.fetch_add(1, Ordering::Relaxed);
@@ -516,12 +577,39 @@ impl<const B: usize> Growable<B> {
                     }
                 }
                 match result {
-                    Err(InsertError::Full { .. }) => Arc::as_ptr(&state.cur) as usize,
-                    other => return other,
+                    Err(InsertError::Full { .. }) => Err(Arc::as_ptr(&state.cur) as usize),
+                    other => Ok(other),
                 }
             };
-            self.grow(full)?;
+            if copied_all {
+                self.state.reclaim(RECLAIM_ROUNDS);
+            }
+            match outcome {
+                Ok(result) => return result,
+                Err(full) => self.grow(full)?,
+            }
         }
+    }
+
+    /// A writer's share of a growth step under way: copies up to
+    /// [`HELP_CHUNKS`] chunks no one has claimed yet. So no one insert
+    /// copies the whole generation: the step is spread over the writers
+    /// that come after it, a bounded amount each (an idle filter finishes
+    /// it with its next writes). Returns true once every chunk is copied.
+    /// A chunk left for lack of room (crafted hashes only) waits for
+    /// [`Self::finish`].
+    fn help(&self, state: &State<B>, m: &Migration<B>, guard: &Guard) -> bool {
+        let n = m.chunks.len() as u64;
+        for _ in 0..HELP_CHUNKS {
+            let c = m.cursor.fetch_add(1, Ordering::Relaxed);
+            if c >= n {
+                break;
+            }
+            if self.copy_chunk(state, m, c as usize, guard).is_err() {
+                break;
+            }
+        }
+        m.left.load(Ordering::Acquire) == 0
     }
 
     /// An insert into generation `g`: into a free slot of the pair if there
@@ -540,6 +628,9 @@ impl<const B: usize> Growable<B> {
         let (i1, i2, fp) = g.addr.place(item);
         if let Some(stored) = g.table.insert_if_room(i1, i2, fp, copies)? {
             return Ok(stored);
+        }
+        if g.addr.depth == g.addr.spare && self.topped_out.load(Ordering::Relaxed) {
+            return Err(self.at_max_capacity());
         }
         if g.addr.depth < g.addr.spare
             && !self.saving.load(Ordering::Relaxed)
@@ -565,14 +656,51 @@ impl<const B: usize> Growable<B> {
     /// stripes of `i1` and `i2` first (two loads; each stripe holds
     /// thousands of slots in a large table), then, if they say so, on the
     /// whole count.
+    ///
+    /// Past [`PREPARE_AT`] of that load (by the same two stripes), it also
+    /// takes its turn preparing the next generation.
     #[cold]
     fn near_full(&self, g: &Generation<B>, i1: usize, i2: usize) -> bool {
         let load = g.grow_load;
         let ((n1, s1), (n2, s2)) = (g.table.stripe_load(i1), g.table.stripe_load(i2));
-        if ((n1 + n2) as f64) < load * (s1 + s2) as f64 {
+        let sampled = (n1 + n2) as f64 / (s1 + s2) as f64;
+        if sampled >= PREPARE_AT * load {
+            self.prepare_next(g);
+        }
+        if sampled < load {
             return false;
         }
         g.table.len() as f64 >= load * (g.buckets() * B) as f64
+    }
+
+    /// One insert's turn at preparing the generation after `g`: allocates
+    /// it (its memory not yet backed), or backs one more piece of it (one
+    /// huge page, or 256 KiB), or, if another thread is at it or it is
+    /// ready, nothing. An allocation that fails is left to the step, which
+    /// reports it.
+    #[cold]
+    fn prepare_next(&self, g: &Generation<B>) {
+        if g.addr.depth == g.addr.spare {
+            return;
+        }
+        let Ok(mut next) = self.next.try_lock() else {
+            return;
+        };
+        match &mut *next {
+            Some((n, backed)) if n.addr.depth == g.addr.depth + 1 => {
+                if *backed != usize::MAX && !n.table.populate_part(*backed) {
+                    *backed = usize::MAX; // every piece backed
+                } else if *backed != usize::MAX {
+                    *backed += 1;
+                }
+            }
+            _ => {
+                let addr = g.addr.next();
+                *next = Generation::new(addr, self.capacity << addr.depth, self.huge_pages)
+                    .ok()
+                    .map(|n| (n, 0));
+            }
+        }
     }
 
     /// Removes one copy of `hash`'s fingerprint, if there is one.
@@ -590,7 +718,18 @@ impl<const B: usize> Growable<B> {
         }
         let (i1, _, fp) = state.cur.addr.place(item);
         let removed = state.cur.table.remove(i1, fp);
+        if removed && self.topped_out.load(Ordering::Relaxed) {
+            self.topped_out.store(false, Ordering::Relaxed);
+        }
+        let copied_all = match &state.migration {
+            Some(m) => self.help(state, m, &guard),
+            None => false,
+        };
         drop(pass);
+        drop(guard);
+        if copied_all {
+            self.state.reclaim(RECLAIM_ROUNDS);
+        }
         removed
     }
 
@@ -630,6 +769,27 @@ impl<const B: usize> Growable<B> {
         match &state.migration {
             Some(m) => cur + m.frozen_len - m.moved.load(Ordering::Relaxed) as usize,
             None => cur,
+        }
+    }
+
+    /// The first generation's capacity times `2^spare`: where growth stops.
+    pub(crate) fn max_capacity(&self) -> usize {
+        self.capacity.saturating_mul(1 << self.first.spare)
+    }
+
+    /// True unless the current generation is the last one.
+    pub(crate) fn can_grow(&self) -> bool {
+        let guard = pin();
+        let addr = self.state.load(&guard).cur.addr;
+        addr.depth < addr.spare
+    }
+
+    /// The refusal of an insert into a full last generation.
+    #[cold]
+    fn at_max_capacity(&self) -> InsertError {
+        InsertError::MaxCapacity {
+            max_capacity: self.max_capacity(),
+            len: self.len(),
         }
     }
 
@@ -721,6 +881,7 @@ impl<const B: usize> Growable<B> {
                 }
             }
             self.state.load(&guard).cur.table.clear();
+            self.topped_out.store(false, Ordering::Relaxed);
             self.gate.open();
         }
         self.state.reclaim(RECLAIM_ROUNDS);
@@ -755,37 +916,50 @@ impl<const B: usize> Growable<B> {
     ) -> Result<(), InsertError> {
         let chunk = &m.chunks[c];
         let spin = Spin::new();
-        loop {
-            match chunk
-                .state
-                .compare_exchange(PENDING, BUSY, Ordering::Acquire, Ordering::Acquire)
-            {
-                Ok(_) => break,
-                Err(DONE) => return Ok(()),
-                Err(_) => spin.wait(),
+        // Claimed from `LEFT_OVER`: a copy that stopped, to resume.
+        let resumed = 'claim: loop {
+            for from in [PENDING, LEFT_OVER] {
+                if chunk
+                    .state
+                    .compare_exchange(from, BUSY, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    break 'claim from == LEFT_OVER;
+                }
             }
-        }
+            match chunk.state.load(Ordering::Acquire) {
+                DONE => return Ok(()),
+                BUSY => spin.wait(),
+                _ => {}
+            }
+        };
         if broken::GROW_PUBLISH_EARLY {
             self.count_done(state, m, guard);
         }
-        let mut left_over = chunk.left_over.lock().unwrap_or_else(|e| e.into_inner());
-        let (rest, mut moved) = match left_over.take() {
-            Some(rest) => (rest, 0),
-            None => self.fill_chunk(state, m, c),
+        let (rest, mut moved) = if resumed {
+            let mut left = m.left_over.lock().unwrap_or_else(|e| e.into_inner());
+            let at = left
+                .iter()
+                .position(|(k, _)| *k == c)
+                .expect("a chunk left over has its rest waiting");
+            (left.swap_remove(at).1, 0)
+        } else {
+            self.fill_chunk(state, m, c)
         };
         // What did not fit its bucket: the table's own inserts, which make
         // room by displacement.
         for (k, &(to, fp)) in rest.iter().enumerate() {
             if let Err(e) = state.cur.table.insert(to, fp, Copies::Any) {
                 m.moved.fetch_add(moved, Ordering::Relaxed);
-                *left_over = Some(rest[k..].to_vec());
-                drop(left_over);
-                chunk.state.store(PENDING, Ordering::Release);
+                m.left_over
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((c, rest[k..].to_vec()));
+                chunk.state.store(LEFT_OVER, Ordering::Release);
                 return Err(e);
             }
             moved += 1;
         }
-        drop(left_over);
         m.moved.fetch_add(moved, Ordering::Relaxed);
         chunk.state.store(DONE, Ordering::Release);
         if !broken::GROW_PUBLISH_EARLY {
@@ -805,7 +979,10 @@ impl<const B: usize> Growable<B> {
         let n = from.buckets();
         let first = c * CHUNK_BUCKETS;
         let end = (first + CHUNK_BUCKETS).min(n);
-        let (mut low, mut high) = (Vec::new(), Vec::new());
+        // On the stack: a writer's share of a step allocates nothing.
+        let mut low = [(0usize, 0u32); CHUNK_BUCKETS * 8];
+        let mut high = [(0usize, 0u32); CHUNK_BUCKETS * 8];
+        let (mut lows, mut highs) = (0, 0);
         for i in first..end {
             let bucket = from.table.load_bucket(i);
             for j in 0..B {
@@ -813,18 +990,20 @@ impl<const B: usize> Growable<B> {
                 if fp != 0 {
                     let (to, fp2) = from.addr.split(i, fp);
                     if to < n {
-                        low.push((to, fp2));
+                        low[lows] = (to, fp2);
+                        lows += 1;
                     } else {
-                        high.push((to, fp2));
+                        high[highs] = (to, fp2);
+                        highs += 1;
                     }
                 }
             }
         }
         let mut rest = Vec::new();
         let table = &state.cur.table;
-        table.fill_range(first, end, &low, &mut rest);
-        table.fill_range(first + n, end + n, &high, &mut rest);
-        let stored = (low.len() + high.len() - rest.len()) as u64;
+        table.fill_range(first, end, &low[..lows], &mut rest);
+        table.fill_range(first + n, end + n, &high[..highs], &mut rest);
+        let stored = (lows + highs - rest.len()) as u64;
         (rest, stored)
     }
 
@@ -896,18 +1075,20 @@ impl<const B: usize> Growable<B> {
         }
         let cur = &state.cur;
         if cur.addr.depth == cur.addr.spare {
-            return Err(InsertError::Full {
-                len: self.len(),
-                slots: cur.buckets() * B,
-            });
+            self.topped_out.store(true, Ordering::Relaxed);
+            return Err(self.at_max_capacity());
         }
         let addr = cur.addr.next();
-        let next = Generation::new(addr, self.capacity << addr.depth, self.huge_pages).map_err(
-            |e| match e {
-                BuildError::AllocationFailed { bytes } => InsertError::GrowthFailed { bytes },
-                _ => InsertError::GrowthFailed { bytes: usize::MAX },
-            },
-        )?;
+        let prepared = self.next.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let next = match prepared {
+            Some((next, _)) if next.addr.depth == addr.depth => next,
+            _ => Generation::new(addr, self.capacity << addr.depth, self.huge_pages).map_err(
+                |e| match e {
+                    BuildError::AllocationFailed { bytes } => InsertError::GrowthFailed { bytes },
+                    _ => InsertError::GrowthFailed { bytes: usize::MAX },
+                },
+            )?,
+        };
         let slots = next.buckets() * B;
         if !broken::GROW_NO_GATE && !self.gate.close() {
             return Err(InsertError::GrowthFailed { bytes: 0 });
@@ -925,9 +1106,9 @@ impl<const B: usize> Growable<B> {
                     chunks: (0..chunks)
                         .map(|_| Chunk {
                             state: AtomicU8::new(PENDING),
-                            left_over: crate::sync::Mutex::new(None),
                         })
                         .collect(),
+                    left_over: crate::sync::Mutex::new(Vec::new()),
                     left: AtomicU64::new(chunks as u64),
                     cursor: AtomicU64::new(0),
                     moved: AtomicU64::new(0),
@@ -940,12 +1121,9 @@ impl<const B: usize> Growable<B> {
         if !broken::GROW_NO_GATE {
             self.gate.open();
         }
-        // This thread pays for the copy; writers copy the chunks they need.
-        let state = self.state.load(guard);
-        match &state.migration {
-            Some(m) => self.finish(state, m, guard),
-            None => Ok(()),
-        }
+        // The insert that grew the filter now tries again, and copies its
+        // share of the step as every writer after it does.
+        Ok(())
     }
 }
 
@@ -1038,11 +1216,31 @@ mod tests {
     #[test]
     fn the_last_generation_full_is_full() {
         let g = Growable::<2>::new(4, 8, SPARE_BITS, 6, false).unwrap();
-        let err = keys(1 << 20, 2)
-            .find_map(|h| g.insert(h, Copies::Any).err())
+        assert!(g.can_grow());
+        let (stored, err) = keys(1 << 20, 2)
+            .enumerate()
+            .find_map(|(k, h)| g.insert(h, Copies::Any).err().map(|e| (k, e)))
             .expect("a bounded filter fills");
-        assert!(matches!(err, InsertError::Full { .. }), "{err}");
+        assert_eq!(
+            err,
+            InsertError::MaxCapacity {
+                max_capacity: 6 << SPARE_BITS,
+                len: stored
+            }
+        );
         assert_eq!(g.depth(), SPARE_BITS);
+        assert!(!g.can_grow());
+        // Refused at once from then on (no displacement search), while a
+        // remove makes room again.
+        let refused = keys(1 << 20, 3)
+            .filter(|&h| g.insert(h, Copies::Any).is_err())
+            .take(100)
+            .count();
+        assert_eq!(refused, 100);
+        let first = keys(1, 2).next().unwrap();
+        assert!(g.remove(first));
+        assert_eq!(g.insert(first, Copies::Any), Ok(true));
+        assert!(keys(stored as u64, 2).all(|h| g.contains(h)));
     }
 
     #[test]

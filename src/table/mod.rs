@@ -98,6 +98,16 @@ fn opaque(b: bool) -> bool {
 /// (see [`WordSource::SLACK`](crate::layout::WordSource::SLACK)).
 pub(crate) const PADDING_WORDS: usize = 8;
 
+/// When a new table's memory is backed: before the constructor returns (a
+/// table built for use: its first writes pay no page faults), or as it is
+/// first touched (a growth step's next table, filled piecemeal by the
+/// writes after the step).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Backing {
+    Now,
+    OnFirstTouch,
+}
+
 /// Tables of fewer buckets `clear` in one versioned section (at most 2 MiB
 /// of words: about 100 µs); the loom models' tables among them.
 const CLEAR_SPLIT_BUCKETS: usize = 1 << 16;
@@ -132,7 +142,7 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         capacity: usize,
         huge_pages: bool,
     ) -> Result<Self, BuildError> {
-        Self::with_addressing(layout, Plain, buckets, capacity, huge_pages)
+        Self::with_addressing(layout, Plain, buckets, capacity, huge_pages, Backing::Now)
     }
 
     /// A table of `buckets` buckets whose words are `parts`, one after
@@ -193,21 +203,32 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         buckets: usize,
         capacity: usize,
         huge_pages: bool,
+        backing: Backing,
     ) -> Result<Self, BuildError> {
         let words = table_words(buckets, layout.bucket_bits())
             .ok_or(BuildError::CapacityTooLarge { capacity })?;
+        let len = words + PADDING_WORDS;
         let stripes = Stripes::new(buckets);
         let save = SaveState::new(buckets, layout.bucket_bits(), stripes.run());
         Ok(Table {
             kernel: Native::default(),
             layout,
             addressing,
-            words: Words::zeroed(words + PADDING_WORDS, huge_pages)?,
+            words: match backing {
+                Backing::Now => Words::zeroed(len, huge_pages)?,
+                Backing::OnFirstTouch => Words::zeroed_lazily(len, huge_pages)?,
+            },
             saved_words: words,
             buckets,
             stripes,
             save,
         })
+    }
+
+    /// Backs piece `k` of a table built [`Backing::OnFirstTouch`] (see
+    /// `Words::populate_part`); false once there is nothing more to back.
+    pub(crate) fn populate_part(&self, k: usize) -> bool {
+        self.words.populate_part(k)
     }
 
     /// The occupied slots of a table loaded from saved bytes, or the first

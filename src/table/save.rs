@@ -29,9 +29,12 @@
 //! two buckets' chunks ahead of the save (under their locks, marked as
 //! copied, kept aside until the save reaches them): from a copied bucket
 //! every hop is allowed, so the next search finds the path it found before,
-//! and no insert waits for the save to get anywhere. At most
-//! [`MAX_AHEAD`] chunks wait aside; past that an insert waits for the save
-//! to take one (in practice a handful are aside at once).
+//! and no insert waits for the save to get anywhere. At most an eighth of
+//! the table (and at least [`MIN_AHEAD`] chunks) waits aside; past that an
+//! insert waits for the save to take one. A save whose writes are slow
+//! (a slow device, a throttled socket) falls behind the inserts that need
+//! chunks copied; the allowance lets them go on without waiting for its
+//! I/O, at the cost of the save's memory: its chunk, plus what waits aside.
 //!
 //! A hop the other way (from a copied bucket into one not yet copied) is
 //! allowed: the fingerprint is then saved twice, which costs a false
@@ -68,8 +71,9 @@ use crossbeam_utils::CachePadded;
 const CHUNK_BYTES: usize = 16 << 10;
 
 /// Chunks that may wait aside, copied ahead of a save by inserts that
-/// needed them copied: 256 KiB of 16 KiB chunks.
-const MAX_AHEAD: usize = 16;
+/// needed them copied, in any table: 256 KiB of 16 KiB chunks. Larger
+/// tables allow an eighth of their chunks ([`SaveState::max_ahead`]).
+const MIN_AHEAD: usize = 16;
 
 /// Buckets per chunk of a save: about [`CHUNK_BYTES`], whole words, and
 /// within one stripe or whole stripes. `unit` (the fewest buckets that end
@@ -99,6 +103,9 @@ pub(crate) struct SaveState {
     ahead: Mutex<Vec<(usize, Vec<u8>)>>,
     /// Buckets per chunk ([`chunk_buckets`]).
     chunk: usize,
+    /// Chunks that may wait aside: an eighth of the table's, at least
+    /// [`MIN_AHEAD`].
+    max_ahead: usize,
 }
 
 impl SaveState {
@@ -116,6 +123,7 @@ impl SaveState {
                 .collect(),
             ahead: Mutex::new(Vec::new()),
             chunk,
+            max_ahead: (chunks / 8).max(MIN_AHEAD),
         })
     }
 
@@ -242,7 +250,8 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// running save: copies the chunks of its buckets `i1` and `i2` ahead
     /// of the save, so hops out of them are allowed. Returns false if it
     /// could copy neither (both already copied, the save over, or
-    /// [`MAX_AHEAD`] chunks already waiting aside): the caller then waits.
+    /// [`SaveState::max_ahead`] chunks already waiting aside): the caller
+    /// then waits.
     pub(crate) fn copy_ahead(&self, i1: usize, i2: usize) -> bool {
         let mut copied_any = false;
         for bucket in [i1, i2] {
@@ -256,7 +265,10 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             // Under the chunk's locks the save cannot copy it, and under
             // the mutex it cannot end.
             let mut ahead = self.save.ahead.lock().unwrap_or_else(|e| e.into_inner());
-            if !self.save.running() || self.save.is_copied(bucket) || ahead.len() >= MAX_AHEAD {
+            if !self.save.running()
+                || self.save.is_copied(bucket)
+                || ahead.len() >= self.save.max_ahead
+            {
                 continue;
             }
             self.copy_words(words, &mut buf);

@@ -39,9 +39,10 @@ pub(crate) struct Words {
 enum Source {
     /// `std::alloc::alloc_zeroed` with this layout.
     Heap(std::alloc::Layout),
-    /// An anonymous mapping of `len` bytes starting at `Words::ptr`.
+    /// An anonymous mapping of `len` bytes starting at `Words::ptr`, backed
+    /// by huge pages if `huge`.
     #[cfg(all(target_os = "linux", not(miri)))]
-    Mapped { len: usize },
+    Mapped { len: usize, huge: bool },
 }
 
 // SAFETY: `Words` owns its allocation exclusively and only hands out shared
@@ -57,24 +58,44 @@ unsafe impl Sync for Words {}
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 #[cfg(not(loom))]
 const HUGE_PAGE: usize = 2 << 20;
+/// Tables backed on first touch at least this large get a mapping of their
+/// own.
+#[cfg(all(target_os = "linux", not(miri), not(loom)))]
+const LAZY_MAPPING_THRESHOLD: usize = 64 << 10;
 
 #[cfg(not(loom))]
 impl Words {
     /// `len` zeroed words; with `huge_pages`, large tables get 2 MiB
     /// alignment and, on Linux, transparent huge pages.
     pub(crate) fn zeroed(len: usize, huge_pages: bool) -> Result<Self, BuildError> {
-        Self::allocate(len, huge_pages, true)
+        Self::allocate(len, huge_pages, true, true)
+    }
+
+    /// As [`Words::zeroed`], but the memory is backed as it is first
+    /// touched, not before this returns: a growth step's next table, which
+    /// the writes after the step fill piecemeal (populating a 64 MiB table
+    /// at once took the insert that started the step milliseconds).
+    pub(crate) fn zeroed_lazily(len: usize, huge_pages: bool) -> Result<Self, BuildError> {
+        Self::allocate(len, huge_pages, true, false)
     }
 
     /// `len` words (at least 8), zeroed or not. Uninitialized words must be
     /// written through `ptr` before the `Words` is dereferenced.
-    fn allocate(len: usize, huge_pages: bool, zeroed: bool) -> Result<Self, BuildError> {
+    fn allocate(
+        len: usize,
+        huge_pages: bool,
+        zeroed: bool,
+        populate: bool,
+    ) -> Result<Self, BuildError> {
         let len = len.max(8);
         let bytes = len * 8;
         let huge = huge_pages && bytes >= HUGE_PAGE_THRESHOLD;
+        // A table backed on first touch comes from its own mapping at any
+        // size past a few pages: `alloc_zeroed` may take it from the heap
+        // and write every zero at once.
         #[cfg(all(target_os = "linux", not(miri)))]
-        if huge {
-            if let Some(words) = Self::mapped(len) {
+        if huge || (!populate && bytes >= LAZY_MAPPING_THRESHOLD) {
+            if let Some(words) = Self::mapped(len, huge, populate) {
                 return Ok(words);
             }
         }
@@ -109,11 +130,12 @@ impl Words {
         })
     }
 
-    /// `len` zeroed words in an anonymous mapping aligned to 2 MiB, advised
-    /// for huge pages before the first touch and then populated; `None` if
-    /// the kernel will not map it (the caller falls back to the heap).
+    /// `len` zeroed words in an anonymous mapping aligned to 2 MiB, with
+    /// `huge` advised for huge pages before the first touch, and with
+    /// `populate` backed before this returns; `None` if the kernel will not
+    /// map it (the caller falls back to the heap).
     #[cfg(all(target_os = "linux", not(miri)))]
-    fn mapped(len: usize) -> Option<Self> {
+    fn mapped(len: usize, huge: bool, populate: bool) -> Option<Self> {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
         // A power of two from 8 bytes up to `HUGE_PAGE`: page-aligned is then
@@ -156,15 +178,18 @@ impl Words {
             // past the table; nothing refers to it.
             unsafe { libc::munmap(base.wrapping_add(bytes).cast(), tail) };
         }
-        // SAFETY: [base, base + bytes) is our own mapping, not yet touched;
-        // madvise changes only how the kernel backs it, never its contents.
-        // A failure (THP disabled or absent) is harmless: the table then
-        // gets 4 KiB pages.
-        unsafe { libc::madvise(base.cast(), bytes, libc::MADV_HUGEPAGE) };
+        if huge {
+            // SAFETY: [base, base + bytes) is our own mapping, not yet
+            // touched; madvise changes only how the kernel backs it, never
+            // its contents. A failure (THP disabled or absent) is harmless:
+            // the table then gets 4 KiB pages.
+            unsafe { libc::madvise(base.cast(), bytes, libc::MADV_HUGEPAGE) };
+        }
         // Back the table now, as `alloc_zeroed` would have, so the first
         // lookups do not pay the page faults.
         // SAFETY: as above; populating leaves the contents (zero) unchanged.
-        if unsafe { libc::madvise(base.cast(), bytes, libc::MADV_POPULATE_WRITE) } != 0 {
+        if populate && unsafe { libc::madvise(base.cast(), bytes, libc::MADV_POPULATE_WRITE) } != 0
+        {
             // Kernels before 5.14 lack MADV_POPULATE_WRITE (EINVAL). On that
             // or any other failure, fault every page in by writing the zero
             // it already holds, as `alloc_zeroed` would have.
@@ -178,8 +203,41 @@ impl Words {
         Some(Words {
             ptr: std::ptr::NonNull::new(base.cast::<AtomicU64>())?,
             len,
-            source: Source::Mapped { len: bytes },
+            source: Source::Mapped { len: bytes, huge },
         })
+    }
+
+    /// Backs piece `k` of a table allocated [`Words::zeroed_lazily`]: 2 MiB
+    /// (one huge page) or 256 KiB, so whoever prepares the table ahead of
+    /// use pays one short page-fault burst at a time. False once `k` is past
+    /// the end, or for memory that has no pieces to back (heap memory, other
+    /// platforms).
+    pub(crate) fn populate_part(&self, k: usize) -> bool {
+        #[cfg(all(target_os = "linux", not(miri)))]
+        if let Source::Mapped { len, huge } = self.source {
+            let piece = if huge { HUGE_PAGE } else { 256 << 10 };
+            let Some(start) = k.checked_mul(piece).filter(|&s| s < len) else {
+                return false;
+            };
+            let bytes = piece.min(len - start);
+            // SAFETY: [ptr + start, ptr + start + bytes) lies in our own
+            // mapping (`start < len`, `bytes <= len - start`), and `start` is
+            // a multiple of the page size (`piece` is). Populating backs the
+            // pages without changing their contents (zero, or words written
+            // through atomics), whoever else reads or writes them meanwhile.
+            // A failure (kernels before 5.14) leaves them to be backed on
+            // first touch, as without this call.
+            unsafe {
+                libc::madvise(
+                    self.ptr.as_ptr().cast::<u8>().add(start).cast(),
+                    bytes,
+                    libc::MADV_POPULATE_WRITE,
+                )
+            };
+            return true;
+        }
+        let _ = k;
+        false
     }
 
     /// Words holding `parts` one after another (little-endian, a multiple
@@ -200,7 +258,7 @@ impl Words {
             // Not zeroed first: the copies initialize every byte but the
             // padding's, and zeroing 2 MiB-aligned memory is a whole extra
             // pass over it.
-            let words = Words::allocate(total / 8 + padding, huge_pages, false)?;
+            let words = Words::allocate(total / 8 + padding, huge_pages, false, true)?;
             debug_assert_eq!(words.len * 8, total + padding * 8);
             // SAFETY: `words` is our fresh allocation of exactly
             // `total + 8 * padding` bytes (len >= 8 words), not yet shared
@@ -277,7 +335,7 @@ impl Drop for Words {
             // SAFETY: `ptr..ptr + len` is exactly the mapping `mapped` kept,
             // unmapped once; no reference into it outlives `self`.
             #[cfg(all(target_os = "linux", not(miri)))]
-            Source::Mapped { len } => unsafe {
+            Source::Mapped { len, .. } => unsafe {
                 libc::munmap(self.ptr.as_ptr().cast(), len);
             },
         }
@@ -291,6 +349,14 @@ pub(crate) struct Words(Box<[AtomicU64]>);
 impl Words {
     pub(crate) fn zeroed(len: usize, _huge_pages: bool) -> Result<Self, BuildError> {
         Ok(Words((0..len.max(8)).map(|_| AtomicU64::new(0)).collect()))
+    }
+
+    pub(crate) fn zeroed_lazily(len: usize, huge_pages: bool) -> Result<Self, BuildError> {
+        Self::zeroed(len, huge_pages)
+    }
+
+    pub(crate) fn populate_part(&self, _k: usize) -> bool {
+        false
     }
 }
 

@@ -1,0 +1,130 @@
+//! What one insert can cost while a growable filter grows: every insert
+//! timed, through N items, for a growable filter started at capacity C and
+//! for a fixed filter built for N, on the same keys, in alternating runs.
+//!
+//! `cargo run --release --example growth_latency [-- N [C [RUNS]]]`
+//! (default N = 8,000,000, C = 125,000, 2 runs of each)
+//!
+//! Prints, per run, in microseconds: the insert latency's p50, p99, p99.9
+//! and maximum, how many inserts took over 1 ms, and for the growable
+//! filter the slowest insert of each growth step (from the insert that
+//! started it to the next step). The fixed filter's figures are the
+//! machine's own floor: page faults as the table is first touched, the
+//! hypervisor, the other core's load.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::keys;
+use cuckoo_nest::CuckooFilter;
+use std::time::Instant;
+
+const RATE: f64 = 0.01;
+
+struct Run {
+    /// Nanoseconds per insert, in insert order.
+    ns: Vec<u32>,
+    /// (items when the step started, slowest insert of the step in ns).
+    steps: Vec<(usize, u32)>,
+    total_s: f64,
+}
+
+fn fill(filter: &CuckooFilter, keys: &[u64]) -> Run {
+    let mut ns = Vec::with_capacity(keys.len());
+    let mut steps = Vec::new();
+    let mut capacity = filter.capacity();
+    let start = Instant::now();
+    for (k, key) in keys.iter().enumerate() {
+        let t = Instant::now();
+        filter.insert(key).expect("insert");
+        let took = t.elapsed().as_nanos().min(u32::MAX as u128) as u32;
+        ns.push(took);
+        if filter.capacity() != capacity {
+            capacity = filter.capacity();
+            steps.push((k, took));
+        } else if let Some(last) = steps.last_mut() {
+            last.1 = last.1.max(took);
+        }
+    }
+    Run {
+        ns,
+        steps,
+        total_s: start.elapsed().as_secs_f64(),
+    }
+}
+
+fn report(name: &str, run: &Run) {
+    let mut sorted = run.ns.clone();
+    sorted.sort_unstable();
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q) as usize] as f64 / 1e3;
+    let over_1ms = run.ns.iter().filter(|&&t| t > 1_000_000).count();
+    println!(
+        "  {name:<9} p50 {:>6.2}  p99 {:>6.2}  p99.9 {:>7.2}  max {:>9.1}  over 1 ms: {over_1ms:>3}   ({:.1} ns an insert in all)",
+        at(0.5),
+        at(0.99),
+        at(0.999),
+        at(1.0),
+        run.total_s * 1e9 / run.ns.len() as f64,
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut arg = |default: usize| {
+        args.next()
+            .map_or(default, |a| a.replace('_', "").parse().expect("a number"))
+    };
+    let n = arg(8_000_000);
+    let c = arg(125_000);
+    let runs = arg(2);
+    let keys = keys(n, 42);
+    println!(
+        "every insert timed (us), {n} keys at a {RATE} false-positive rate: growable from capacity {c} vs fixed built for {n}; {runs} alternating runs"
+    );
+    for r in 1..=runs {
+        println!("run {r}:");
+        let fixed = CuckooFilter::builder()
+            .capacity(n)
+            .false_positive_rate(RATE)
+            .build()
+            .expect("fixed filter");
+        let fixed_run = fill(&fixed, &keys);
+        drop(fixed);
+        let growable = CuckooFilter::builder()
+            .capacity(c)
+            .false_positive_rate(RATE)
+            .growable(true)
+            .build()
+            .expect("growable filter");
+        let grown = fill(&growable, &keys);
+        drop(growable);
+        report("fixed", &fixed_run);
+        report("growable", &grown);
+        let steps: Vec<String> = grown
+            .steps
+            .iter()
+            .map(|(at, ns)| format!("{at}: {:.1}", *ns as f64 / 1e3))
+            .collect();
+        println!(
+            "  growable: slowest insert of each step (items at the step: us): {}",
+            steps.join(", ")
+        );
+        let mut slowest: Vec<(u32, usize)> =
+            grown.ns.iter().enumerate().map(|(k, &t)| (t, k)).collect();
+        slowest.sort_unstable_by(|a, b| b.cmp(a));
+        let first: Vec<String> = grown
+            .steps
+            .iter()
+            .map(|&(at, _)| format!("{:.1}", grown.ns[at] as f64 / 1e3))
+            .collect();
+        println!(
+            "  growable: the insert starting each step: {}",
+            first.join(", ")
+        );
+        let top: Vec<String> = slowest[..12]
+            .iter()
+            .map(|(t, k)| format!("#{k}: {:.1}", *t as f64 / 1e3))
+            .collect();
+        println!("  growable: slowest inserts: {}", top.join(", "));
+    }
+}
