@@ -170,7 +170,19 @@ fn max_capacity_stops_growth_and_spares_bits() {
             Err(e) => break e,
         }
     };
-    assert!(matches!(err, InsertError::Full { .. }), "{err}");
+    assert_eq!(
+        err,
+        InsertError::MaxCapacity {
+            max_capacity: 4000,
+            len: inserted as usize
+        }
+    );
+    assert!(
+        err.to_string().contains("maximum capacity of 4000"),
+        "{err}"
+    );
+    assert_eq!(bounded.max_capacity(), Some(4000));
+    assert!(!bounded.can_grow());
     assert_eq!(bounded.capacity(), 4000);
     assert!(inserted >= 3000, "refused at {inserted}");
     assert!((0..inserted).all(|k| bounded.contains(&k)));
