@@ -748,11 +748,17 @@ impl CuckooFilter {
     /// # Errors
     /// [`MergeError::Mismatch`] if the filters differ in bucket count,
     /// bucket size, fingerprint width, layout or seed (nothing is merged).
-    /// [`MergeError::Full`] if this filter runs out of room: the first
-    /// `merged` fingerprints are in, the rest are not, and nothing this
-    /// filter held before is lost or hidden (a failed insert drops
-    /// nothing). Merging `other` again after making room would add the
-    /// prefix twice: on `Full`, rebuild or merge into a larger filter.
+    /// [`MergeError::Full`] if this filter has no room for the next
+    /// fingerprint: the first `merged` fingerprints are in, the rest are
+    /// not, and nothing this filter held before is lost or hidden (a
+    /// failed insert drops nothing). Merging `other` again after making
+    /// room would add the prefix twice: on `Full`, rebuild or merge into a
+    /// larger filter. This can happen well below full load: every copy
+    /// `other` holds goes into the same two buckets as the copies already
+    /// here, and an item's two buckets hold `2 * bucket_size` copies at
+    /// most (with 2-slot buckets, a filter whose items are all held twice
+    /// fails to merge into itself at about a fifth of its slots); the
+    /// wrapped [`InsertError`] says which way the insert failed.
     pub fn merge(&self, other: &CuckooFilter) -> Result<(), MergeError> {
         if let Some((what, ours, theirs)) = merge_mismatch(&self.config, &other.config) {
             return Err(MergeError::Mismatch { what, ours, theirs });
@@ -864,6 +870,27 @@ pub(crate) fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u6
 
 /// Shape and load at a glance:
 /// `CuckooFilter { shape: "4 x 16 bits", len: 12, slots: 1028, load: "1.2%", capacity: 1000, memory: "2.1 KiB" }`.
+///
+/// `capacity` is the number of items the filter holds for certain:
+/// [`capacity`](CuckooFilter::capacity) (what it was sized for), or `len`
+/// once more than that went in. A table holds more than it was sized for,
+/// up to the load at which inserts start to fail (a growable filter at its
+/// [`max_capacity`](crate::Builder::max_capacity) fills on past the load
+/// it would have grown at), and a capacity printed below `len` would read
+/// as a filter holding more than it can.
+///
+/// ```
+/// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+/// let mut k = 0u64;
+/// while filter.len() <= filter.capacity() {
+///     filter.insert(&k)?;
+///     k += 1;
+/// }
+/// let shown = format!("{filter:?}");
+/// assert!(shown.contains(&format!("len: {}", filter.len())));
+/// assert!(shown.contains(&format!("capacity: {}", filter.len())));
+/// # Ok::<(), cuckoo_nest::InsertError>(())
+/// ```
 impl fmt::Debug for CuckooFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("CuckooFilter");
@@ -877,7 +904,8 @@ impl fmt::Debug for CuckooFilter {
 }
 
 /// The fields the Debug output of a filter and of a view open with: shape,
-/// len, slots, load, capacity.
+/// len, slots, load, capacity (never below len: see `CuckooFilter`'s
+/// `Debug`).
 pub(crate) fn debug_shape<'d, 'a, 'b>(
     d: &'d mut fmt::DebugStruct<'a, 'b>,
     config: &Config,
@@ -888,7 +916,7 @@ pub(crate) fn debug_shape<'d, 'a, 'b>(
         .field("len", &len)
         .field("slots", &config.slots())
         .field("load", &format_args!("{:.1}%", 100.0 * load))
-        .field("capacity", &config.capacity)
+        .field("capacity", &config.capacity.max(len))
 }
 
 /// `4 x 16 bits`, `4 x 13 bits, semi-sorted`.
