@@ -410,6 +410,76 @@ impl CuckooFilter {
         )
     }
 
+    /// Removes one copy of each of many items: `out[k]` says whether a copy
+    /// of `items[k]` was found (and removed); returns how many were. An
+    /// item listed twice removes two copies, as two
+    /// [`remove`](Self::remove) calls would. The same shape as
+    /// [`contains_batch`](Self::contains_batch) so one buffer serves both,
+    /// and so a caller learns which keys were not there (a delete of a key
+    /// it never inserted, or already removed), which a count alone would
+    /// not say. The removes run one after another, each as `remove`, with
+    /// its guarantees (only remove what you inserted).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert_batch(&[1u64, 2, 3])?;
+    /// let mut removed = [false; 4];
+    /// assert_eq!(filter.remove_batch(&[1u64, 3, 4, 1], &mut removed), Ok(2));
+    /// assert_eq!(removed, [true, true, false, false]);
+    /// assert_eq!(filter.len(), 1);
+    /// assert!(filter.contains(&2u64) && !filter.contains(&1u64));
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `items` (nothing is
+    /// removed).
+    pub fn remove_batch<T: Hash>(
+        &self,
+        items: &[T],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(items.len(), out.len())?;
+        let seeded = self.seeded();
+        Ok(self.remove_each(|k| hash_from(&seeded, &items[k]), out))
+    }
+
+    /// [`remove_batch`](Self::remove_batch) for pre-hashed keys.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert_batch_hash(&[10, 20])?;
+    /// let mut removed = [false; 3];
+    /// assert_eq!(filter.remove_batch_hash(&[10, 20, 30], &mut removed), Ok(2));
+    /// assert_eq!(removed, [true, true, false]);
+    /// assert!(filter.is_empty());
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `hashes` (nothing is
+    /// removed).
+    pub fn remove_batch_hash(
+        &self,
+        hashes: &[u64],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(hashes.len(), out.len())?;
+        Ok(self.remove_each(|k| hashes[k], out))
+    }
+
+    /// The removes behind every `remove_batch*`: key `k` (one per entry of
+    /// `out`, which the caller checked) hashes to `hash_at(k)`; `out[k]`
+    /// says whether a copy was removed.
+    fn remove_each(&self, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        let mut removed = 0;
+        for (k, found) in out.iter_mut().enumerate() {
+            *found = self.remove_hash(hash_at(k));
+            removed += usize::from(*found);
+        }
+        removed
+    }
+
     /// Items in the filter (inserts minus removes). Exact when no write is
     /// in flight.
     ///
@@ -588,6 +658,32 @@ impl CuckooFilter {
         self.insert_hash(self.hash_bytes(key))
     }
 
+    /// [`insert_unique`](Self::insert_unique) for the byte-string `key`:
+    /// adds it unless it is (probably) present already; returns whether it
+    /// was added. Atomic, and with the same caveat: **not a put-if-absent
+    /// for a store**. "Present" may be another key's colliding copy, which
+    /// the new key then shares; removing that other key makes the new one
+    /// vanish. To mirror a store, insert when the store says the key is new
+    /// and remove when the store deleted it.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// assert_eq!(filter.insert_unique_bytes(b"user:42"), Ok(true));
+    /// assert_eq!(filter.insert_unique_bytes(b"user:42"), Ok(false));
+    /// assert_eq!(filter.count_bytes(b"user:42"), 1);
+    /// // The same hash as the other byte-key methods.
+    /// assert_eq!(filter.insert_unique_hash(filter.hash_bytes(b"user:42")), Ok(false));
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when the key is absent and no free slot is
+    /// reachable; nothing is lost.
+    #[inline]
+    #[must_use = "Ok(false) means the key was (probably) present and nothing was added"]
+    pub fn insert_unique_bytes(&self, key: &[u8]) -> Result<bool, InsertError> {
+        self.insert_unique_hash(self.hash_bytes(key))
+    }
+
     /// True if the byte-string `key` is probably in the filter.
     ///
     /// ```
@@ -669,6 +765,33 @@ impl CuckooFilter {
             |k| StableHasher::hash_bytes(seed, keys[k].as_ref()),
             out,
         ))
+    }
+
+    /// Removes one copy of each of many byte-string keys: `out[k]` says
+    /// whether a copy of `keys[k]` was found (and removed); returns how
+    /// many were (as [`remove_batch`](Self::remove_batch)).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_batch_bytes(&["a", "b"])?;
+    /// let mut removed = [false; 2];
+    /// assert_eq!(filter.remove_batch_bytes(&["a", "z"], &mut removed), Ok(1));
+    /// assert_eq!(removed, [true, false]);
+    /// assert!(!filter.contains_bytes(b"a") && filter.contains_bytes(b"b"));
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `keys` (nothing is
+    /// removed).
+    pub fn remove_batch_bytes<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(keys.len(), out.len())?;
+        let seed = self.config.seed;
+        Ok(self.remove_each(|k| StableHasher::hash_bytes(seed, keys[k].as_ref()), out))
     }
 
     /// How many copies of `item`'s fingerprint its two buckets hold: at

@@ -445,3 +445,42 @@ fn a_merge_that_stops_below_full_load_says_why() {
         "{message}"
     );
 }
+
+/// `insert_unique_bytes` is `insert_unique_hash` on `hash_bytes`: one copy
+/// however often it is called, atomic between threads, on fixed and
+/// growable filters.
+#[test]
+fn insert_unique_bytes_stores_one_copy_per_key() {
+    for growable in [false, true] {
+        let filter = CuckooFilter::builder()
+            .capacity(if growable { 1000 } else { 10_000 })
+            .growable(growable)
+            .build()
+            .unwrap();
+        let keys = keys(5000);
+        let added: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..2)
+                .map(|_| {
+                    s.spawn(|| {
+                        keys.iter()
+                            .filter(|k| filter.insert_unique_bytes(k).unwrap())
+                            .count()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(added, filter.len(), "growable {growable}");
+        // Each key is in once, unless its fingerprint collided with another's.
+        assert!(filter.len() > 4990, "{}", filter.len());
+        assert!(keys.iter().all(|k| filter.contains_bytes(k)));
+        for k in &keys[..100] {
+            assert_eq!(filter.insert_unique_bytes(k), Ok(false));
+            assert_eq!(filter.insert_unique_hash(filter.hash_bytes(k)), Ok(false));
+        }
+        assert_eq!(filter.len(), added);
+        if growable {
+            assert!(filter.capacity() >= 5000, "grown");
+        }
+    }
+}
