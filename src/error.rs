@@ -341,7 +341,7 @@ pub enum MergeError {
     /// items fill their two buckets, and pin the items sharing them, long
     /// before the table fills: with 2-slot buckets, a filter whose items
     /// are all held twice stops merging into itself at about a fifth of
-    /// its slots (tests/embedding.rs). `error` says how the insert failed:
+    /// its slots. `error` says how the insert failed:
     /// [`InsertError::TooManyCopies`] when the item's buckets hold nothing
     /// but its copies, [`InsertError::Full`] when no displacement reached
     /// a free slot, whatever the load, [`InsertError::Crowded`] for a
