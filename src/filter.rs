@@ -1039,7 +1039,7 @@ pub(crate) fn debug_shape<'d, 'a, 'b>(
         .field("len", &len)
         .field("slots", &config.slots())
         .field("load", &format_args!("{:.1}%", 100.0 * load))
-        .field("capacity", &config.capacity.max(len))
+        .field("capacity", &config.capacity.max(1).max(len))
 }
 
 /// `4 x 16 bits`, `4 x 13 bits, semi-sorted`.

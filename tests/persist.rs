@@ -570,3 +570,20 @@ fn metadata_reads_from_streams_and_paths_skip_the_table() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A saved header may say capacity 0 (the tiniest tables once did): the
+/// loaded filter and a view of it report at least 1.
+#[test]
+fn a_saved_capacity_of_zero_reads_as_one() {
+    let filter = CuckooFilter::with_capacity(100);
+    let mut bytes = filter.to_bytes();
+    bytes[40..48].copy_from_slice(&0u64.to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..56]);
+    bytes[56..64].copy_from_slice(&sum.to_le_bytes());
+    let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.capacity(), 1);
+    assert!(loaded.bits_per_item().is_finite());
+    let view = FilterView::new(&bytes[..]).unwrap();
+    assert_eq!(view.capacity(), 1);
+    assert!(format!("{view:?}").contains("capacity: 1,"), "{view:?}");
+}
