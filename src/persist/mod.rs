@@ -208,8 +208,8 @@ impl CuckooFilter {
     /// [`read_metadata`](Self::read_metadata) from a stream (a file, a
     /// socket): reads the header and the metadata block, checking both
     /// checksums, and nothing after them: at most 64 + 1,088 bytes however
-    /// large the table, which stays unread (the stream is left at its
-    /// start). Empty for a filter saved without metadata.
+    /// large the table, which stays unread (the stream is left where the
+    /// table starts). Empty for a filter saved without metadata.
     ///
     /// ```
     /// use std::io::Read;
