@@ -291,12 +291,18 @@ impl Builder {
 
     /// Sets the exact bucket count instead of deriving it from the capacity
     /// (for tests and models that need a tiny table). Unstable: only with
-    /// the `internals` feature.
+    /// the `internals` feature. The filter's
+    /// [`capacity`](crate::CuckooFilter::capacity) is then what that many
+    /// buckets hold at the shape's design load, rounded down, and at least
+    /// 1; 0 buckets is [`BuildError::ZeroBuckets`].
     ///
     /// ```
     /// # #[cfg(feature = "internals")] {
-    /// let filter = cuckoo_nest::CuckooFilter::builder().buckets(4).build().unwrap();
+    /// use cuckoo_nest::{BuildError, CuckooFilter};
+    /// let filter = CuckooFilter::builder().buckets(4).build().unwrap();
     /// assert_eq!(filter.buckets(), 4);
+    /// let err = CuckooFilter::builder().buckets(0).build().unwrap_err();
+    /// assert_eq!(err, BuildError::ZeroBuckets);
     /// # }
     /// ```
     #[cfg(feature = "internals")]
@@ -342,7 +348,8 @@ impl Builder {
             design_load(b, f)
         };
         let buckets = match self.buckets {
-            Some(m) => m.max(1),
+            Some(0) => return Err(BuildError::ZeroBuckets),
+            Some(m) => m,
             None => {
                 let per_bucket = b as f64 * alpha;
                 // Spare buckets: the load at the first failure varies more
@@ -367,9 +374,12 @@ impl Builder {
             });
         }
         // What the table was sized for: the capacity asked for, or, for an
-        // exact bucket count, what that many buckets hold at the design load.
+        // exact bucket count, what that many buckets hold at the design load,
+        // rounded down but at least 1: any table (two slots or more) holds
+        // one item, and a capacity of 0 would stay 0 through every doubling
+        // of a growable filter.
         let sized_for = match self.buckets {
-            Some(_) => ((buckets * b) as f64 * alpha) as usize,
+            Some(_) => (((buckets * b) as f64 * alpha) as usize).max(1),
             None => capacity,
         };
         let growth = spare.map(|spare| Growth {

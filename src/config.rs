@@ -189,7 +189,8 @@ macro_rules! config_accessors {
         /// shape in docs/design.md (for example 0.97 of
         /// [`slots`](Self::slots) for 4-slot buckets). A growable filter's
         /// is its current generation's: the first capacity, doubled at
-        /// each growth step.
+        /// each growth step. Never 0, since every table holds one item,
+        /// even where a saved header says 0.
         ///
         #[doc = $example]
         /// assert!(filter.capacity() >= 1000);
@@ -197,7 +198,7 @@ macro_rules! config_accessors {
         /// ```
         #[must_use]
         pub fn capacity(&self) -> usize {
-            self.current_config().capacity
+            self.current_config().capacity.max(1)
         }
 
         /// Fingerprint slots in the table (buckets x bucket size).

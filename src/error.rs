@@ -29,6 +29,10 @@ pub enum BuildError {
         /// The capacity asked for.
         capacity: usize,
     },
+    /// An exact bucket count of 0 was asked for (`Builder::buckets`, a
+    /// test hook of the `internals` feature): a table needs at least one
+    /// bucket.
+    ZeroBuckets,
     /// An exact bucket count was asked for that no table can have.
     TooManyBuckets {
         /// The bucket count asked for.
@@ -115,6 +119,7 @@ impl fmt::Display for BuildError {
                 f,
                 "capacity {capacity} items is too large: its table would not fit in the address space"
             ),
+            BuildError::ZeroBuckets => write!(f, "an exact bucket count must be at least 1"),
             BuildError::TooManyBuckets { buckets, max } => write!(
                 f,
                 "{buckets} buckets is too many: at most {max} buckets fit in any address space"
@@ -341,9 +346,40 @@ pub enum MergeError {
         /// The other filter's value.
         theirs: u64,
     },
-    /// This filter ran out of room: the first `merged` of the other's
-    /// `total` fingerprints (in bucket order) are in, the rest are not, and
-    /// everything this filter held before is still there.
+    /// This filter had no room for the next fingerprint: the first
+    /// `merged` of the other's `total` fingerprints (in the merge's
+    /// order) are in, the rest are not, and everything this filter held
+    /// before is still there.
+    ///
+    /// Not necessarily a full table. A merge inserts every copy the other
+    /// filter holds into the same two buckets, so an item held in both
+    /// filters, or several times, or in a filter merged into itself, needs
+    /// a slot per copy there (at most `2 * bucket_size` in all). Such
+    /// items fill their two buckets, and pin the items sharing them, long
+    /// before the table fills: with 2-slot buckets, a filter whose items
+    /// are all held twice stops merging into itself at about a fifth of
+    /// its slots. `error` says how the insert failed:
+    /// [`InsertError::TooManyCopies`] when the item's buckets hold nothing
+    /// but its copies, [`InsertError::Full`] when no displacement reached
+    /// a free slot, whatever the load, [`InsertError::Crowded`] for a
+    /// growable filter whose buckets are crowded below its growth load.
+    ///
+    /// ```
+    /// use cuckoo_nest::{CuckooFilter, InsertError, MergeError};
+    /// let filter = CuckooFilter::builder().capacity(1000).bucket_size(2).build()?;
+    /// for _ in 0..3 {
+    ///     filter.insert("thrice")?;
+    /// }
+    /// // Merged into itself, "thrice" needs 6 slots of its buckets' 4.
+    /// let err = filter.merge(&filter.clone()).unwrap_err();
+    /// assert!(matches!(
+    ///     err,
+    ///     MergeError::Full { merged: 1, error: InsertError::TooManyCopies { copies: 4 }, .. }
+    /// ));
+    /// assert!(err.to_string().contains("a merge adds every copy"));
+    /// assert_eq!(filter.count("thrice"), 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     Full {
         /// Fingerprints merged before the failure.
         merged: usize,
@@ -365,10 +401,24 @@ impl fmt::Display for MergeError {
                 merged,
                 total,
                 error,
-            } => write!(
-                f,
-                "merge stopped after {merged} of {total} fingerprints: {error}; everything held before is still there"
-            ),
+            } => {
+                write!(
+                    f,
+                    "merge stopped after {merged} of {total} fingerprints: {error}; everything held before is still there"
+                )?;
+                if matches!(
+                    error,
+                    InsertError::Full { .. } | InsertError::TooManyCopies { .. }
+                ) {
+                    // The table may be far from full: say what else fills
+                    // an item's two buckets in a merge.
+                    write!(
+                        f,
+                        " (a merge adds every copy the other filter holds to the same two buckets, so items held in both filters or several times fill their buckets long before the table is full)"
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }

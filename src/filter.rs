@@ -410,6 +410,76 @@ impl CuckooFilter {
         )
     }
 
+    /// Removes one copy of each of many items: `out[k]` says whether a copy
+    /// of `items[k]` was found (and removed); returns how many were. An
+    /// item listed twice removes two copies, as two
+    /// [`remove`](Self::remove) calls would. The same shape as
+    /// [`contains_batch`](Self::contains_batch) so one buffer serves both,
+    /// and so a caller learns which keys were not there (a delete of a key
+    /// it never inserted, or already removed), which a count alone would
+    /// not say. The removes run one after another, each as `remove`, with
+    /// its guarantees (only remove what you inserted).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert_batch(&[1u64, 2, 3])?;
+    /// let mut removed = [false; 4];
+    /// assert_eq!(filter.remove_batch(&[1u64, 3, 4, 1], &mut removed), Ok(2));
+    /// assert_eq!(removed, [true, true, false, false]);
+    /// assert_eq!(filter.len(), 1);
+    /// assert!(filter.contains(&2u64) && !filter.contains(&1u64));
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `items` (nothing is
+    /// removed).
+    pub fn remove_batch<T: Hash>(
+        &self,
+        items: &[T],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(items.len(), out.len())?;
+        let seeded = self.seeded();
+        Ok(self.remove_each(|k| hash_from(&seeded, &items[k]), out))
+    }
+
+    /// [`remove_batch`](Self::remove_batch) for pre-hashed keys.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert_batch_hash(&[10, 20])?;
+    /// let mut removed = [false; 3];
+    /// assert_eq!(filter.remove_batch_hash(&[10, 20, 30], &mut removed), Ok(2));
+    /// assert_eq!(removed, [true, true, false]);
+    /// assert!(filter.is_empty());
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `hashes` (nothing is
+    /// removed).
+    pub fn remove_batch_hash(
+        &self,
+        hashes: &[u64],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(hashes.len(), out.len())?;
+        Ok(self.remove_each(|k| hashes[k], out))
+    }
+
+    /// The removes behind every `remove_batch*`: key `k` (one per entry of
+    /// `out`, which the caller checked) hashes to `hash_at(k)`; `out[k]`
+    /// says whether a copy was removed.
+    fn remove_each(&self, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        let mut removed = 0;
+        for (k, found) in out.iter_mut().enumerate() {
+            *found = self.remove_hash(hash_at(k));
+            removed += usize::from(*found);
+        }
+        removed
+    }
+
     /// Items in the filter (inserts minus removes). Exact when no write is
     /// in flight.
     ///
@@ -635,6 +705,32 @@ impl CuckooFilter {
         self.insert_hash(self.hash_bytes(key))
     }
 
+    /// [`insert_unique`](Self::insert_unique) for the byte-string `key`:
+    /// adds it unless it is (probably) present already; returns whether it
+    /// was added. Atomic, and with the same caveat: **not a put-if-absent
+    /// for a store**. "Present" may be another key's colliding copy, which
+    /// the new key then shares; removing that other key makes the new one
+    /// vanish. To mirror a store, insert when the store says the key is new
+    /// and remove when the store deleted it.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// assert_eq!(filter.insert_unique_bytes(b"user:42"), Ok(true));
+    /// assert_eq!(filter.insert_unique_bytes(b"user:42"), Ok(false));
+    /// assert_eq!(filter.count_bytes(b"user:42"), 1);
+    /// // The same hash as the other byte-key methods.
+    /// assert_eq!(filter.insert_unique_hash(filter.hash_bytes(b"user:42")), Ok(false));
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when the key is absent and no free slot is
+    /// reachable; nothing is lost.
+    #[inline]
+    #[must_use = "Ok(false) means the key was (probably) present and nothing was added"]
+    pub fn insert_unique_bytes(&self, key: &[u8]) -> Result<bool, InsertError> {
+        self.insert_unique_hash(self.hash_bytes(key))
+    }
+
     /// True if the byte-string `key` is probably in the filter.
     ///
     /// ```
@@ -718,6 +814,33 @@ impl CuckooFilter {
         ))
     }
 
+    /// Removes one copy of each of many byte-string keys: `out[k]` says
+    /// whether a copy of `keys[k]` was found (and removed); returns how
+    /// many were (as [`remove_batch`](Self::remove_batch)).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_batch_bytes(&["a", "b"])?;
+    /// let mut removed = [false; 2];
+    /// assert_eq!(filter.remove_batch_bytes(&["a", "z"], &mut removed), Ok(1));
+    /// assert_eq!(removed, [true, false]);
+    /// assert!(!filter.contains_bytes(b"a") && filter.contains_bytes(b"b"));
+    /// # Ok::<(), cuckoo_nest::BatchInsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `keys` (nothing is
+    /// removed).
+    pub fn remove_batch_bytes<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(keys.len(), out.len())?;
+        let seed = self.config.seed;
+        Ok(self.remove_each(|k| StableHasher::hash_bytes(seed, keys[k].as_ref()), out))
+    }
+
     /// How many copies of `item`'s fingerprint its two buckets hold: at
     /// least the number of times it was inserted and not removed, exact
     /// unless another item shares its fingerprint and buckets (a
@@ -795,11 +918,17 @@ impl CuckooFilter {
     /// # Errors
     /// [`MergeError::Mismatch`] if the filters differ in bucket count,
     /// bucket size, fingerprint width, layout or seed (nothing is merged).
-    /// [`MergeError::Full`] if this filter runs out of room: the first
-    /// `merged` fingerprints are in, the rest are not, and nothing this
-    /// filter held before is lost or hidden (a failed insert drops
-    /// nothing). Merging `other` again after making room would add the
-    /// prefix twice: on `Full`, rebuild or merge into a larger filter.
+    /// [`MergeError::Full`] if this filter has no room for the next
+    /// fingerprint: the first `merged` fingerprints are in, the rest are
+    /// not, and nothing this filter held before is lost or hidden (a
+    /// failed insert drops nothing). Merging `other` again after making
+    /// room would add the prefix twice: on `Full`, rebuild or merge into a
+    /// larger filter. This can happen well below full load: every copy
+    /// `other` holds goes into the same two buckets as the copies already
+    /// here, and an item's two buckets hold `2 * bucket_size` copies at
+    /// most (with 2-slot buckets, a filter whose items are all held twice
+    /// fails to merge into itself at about a fifth of its slots); the
+    /// wrapped [`InsertError`] says which way the insert failed.
     pub fn merge(&self, other: &CuckooFilter) -> Result<(), MergeError> {
         if let Some((what, ours, theirs)) = merge_mismatch(&self.config, &other.config) {
             return Err(MergeError::Mismatch { what, ours, theirs });
@@ -911,6 +1040,27 @@ pub(crate) fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u6
 
 /// Shape and load at a glance:
 /// `CuckooFilter { shape: "4 x 16 bits", len: 12, slots: 1028, load: "1.2%", capacity: 1000, memory: "2.1 KiB" }`.
+///
+/// `capacity` is the number of items the filter holds for certain:
+/// [`capacity`](CuckooFilter::capacity) (what it was sized for), or `len`
+/// once more than that went in. A table holds more than it was sized for,
+/// up to the load at which inserts start to fail (a growable filter at its
+/// [`max_capacity`](crate::Builder::max_capacity) fills on past the load
+/// it would have grown at), and a capacity printed below `len` would read
+/// as a filter holding more than it can.
+///
+/// ```
+/// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+/// let mut k = 0u64;
+/// while filter.len() <= filter.capacity() {
+///     filter.insert(&k)?;
+///     k += 1;
+/// }
+/// let shown = format!("{filter:?}");
+/// assert!(shown.contains(&format!("len: {}", filter.len())));
+/// assert!(shown.contains(&format!("capacity: {}", filter.len())));
+/// # Ok::<(), cuckoo_nest::InsertError>(())
+/// ```
 impl fmt::Debug for CuckooFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("CuckooFilter");
@@ -924,7 +1074,8 @@ impl fmt::Debug for CuckooFilter {
 }
 
 /// The fields the Debug output of a filter and of a view open with: shape,
-/// len, slots, load, capacity.
+/// len, slots, load, capacity (never below len: see `CuckooFilter`'s
+/// `Debug`).
 pub(crate) fn debug_shape<'d, 'a, 'b>(
     d: &'d mut fmt::DebugStruct<'a, 'b>,
     config: &Config,
@@ -935,7 +1086,7 @@ pub(crate) fn debug_shape<'d, 'a, 'b>(
         .field("len", &len)
         .field("slots", &config.slots())
         .field("load", &format_args!("{:.1}%", 100.0 * load))
-        .field("capacity", &config.capacity)
+        .field("capacity", &config.capacity.max(1).max(len))
 }
 
 /// `4 x 16 bits`, `4 x 13 bits, semi-sorted`.

@@ -94,16 +94,20 @@
 //! Beside a store: [`CuckooFilter::save_to_path_with_metadata`] saves
 //! crash-safely (temporary file, fsync, rename, fsync of the directory)
 //! with up to [`MAX_METADATA`] bytes of the caller's own (a commit id), which
-//! [`CuckooFilter::read_metadata`] reads back without the table, so a stale
-//! file can be told from a current one; examples/membership_filter.rs wires
-//! it up. With the `serde` feature, the filter is
+//! [`CuckooFilter::read_metadata`] (and `read_metadata_from`,
+//! `read_metadata_from_path`) reads back without the table, so a stale
+//! file can be told from a current one; the repository's
+//! examples/membership_filter.rs (not part of this package) wires it up
+//! in front of an embedded store. With the `serde` feature, the filter is
 //! `Serialize`/`Deserialize` through the same format.
 //!
 //! ## Embedding
 //!
-//! Byte-string keys (`insert_bytes`, `contains_bytes`, `remove_bytes`,
-//! the batch forms) hash with the format's own hash, stable across
-//! platforms and releases; [`CuckooFilter::count`] says how many copies of
+//! Byte-string keys (`insert_bytes`, `insert_unique_bytes`,
+//! `contains_bytes`, `remove_bytes`, the batch forms) hash with the
+//! format's own hash, stable across platforms and releases;
+//! [`CuckooFilter::remove_batch`] (and its `_hash` and `_bytes` forms)
+//! removes many keys and says which were found; [`CuckooFilter::count`] says how many copies of
 //! an item's fingerprint are held; [`CuckooFilter::merge`] adds another
 //! filter's fingerprints (a union); `Clone` copies while other threads
 //! write, as `to_bytes` does.

@@ -161,3 +161,81 @@ fn packed_and_semi_sorted_batches_agree_with_single_lookups() {
         );
     }
 }
+
+/// `remove_batch` and its hashed and byte forms remove one copy per entry,
+/// exactly as one `remove` after another, and say which entries found one;
+/// fixed and growable filters alike.
+#[test]
+fn batch_removes_agree_with_single_removes() {
+    for growable in [false, true] {
+        let build = || {
+            CuckooFilter::builder()
+                .capacity(if growable { 500 } else { 20_000 })
+                .growable(growable)
+                .build()
+                .unwrap()
+        };
+        let (batched, single) = (build(), build());
+        let present = keys(8000, 11);
+        for f in [&batched, &single] {
+            f.insert_batch(&present).unwrap();
+            f.insert_batch(&present[..100]).unwrap(); // second copies
+        }
+        if growable {
+            assert!(batched.capacity() > 500, "grown");
+        }
+        // Present keys (some twice in the batch), absent ones, repeats.
+        let mut batch = present[..3000].to_vec();
+        batch.extend_from_slice(&present[..200]);
+        batch.extend(keys(500, 99));
+        let mut out = vec![false; batch.len()];
+        let removed = batched.remove_batch(&batch, &mut out).unwrap();
+        let want: Vec<bool> = batch.iter().map(|k| single.remove(k)).collect();
+        assert_eq!(out, want, "growable {growable}");
+        assert_eq!(removed, want.iter().filter(|x| **x).count());
+        assert_eq!(batched.len(), single.len());
+        assert_eq!(batched.len(), 8000 + 100 - removed);
+        assert!(present[3000..].iter().all(|k| batched.contains(k)));
+
+        let hashes: Vec<u64> = present[3000..4000]
+            .iter()
+            .map(|k| batched.hash_item(k))
+            .collect();
+        let mut out = vec![false; hashes.len()];
+        assert_eq!(batched.remove_batch_hash(&hashes, &mut out), Ok(1000));
+        assert!(out.iter().all(|x| *x));
+        assert!(present[3000..4000].iter().all(|k| !batched.contains(k)));
+
+        let byte_keys: Vec<String> = (0..300).map(|i| format!("key:{i}")).collect();
+        batched.insert_batch_bytes(&byte_keys[..200]).unwrap();
+        let mut out = vec![false; 300];
+        assert_eq!(batched.remove_batch_bytes(&byte_keys, &mut out), Ok(200));
+        assert!(out[..200].iter().all(|x| *x) && out[200..].iter().all(|x| !*x));
+
+        // A wrong output length removes nothing.
+        let before = batched.len();
+        let mut short = [false; 2];
+        assert_eq!(
+            batched.remove_batch(&present[4000..4003], &mut short),
+            Err(LengthMismatch {
+                keys: 3,
+                results: 2
+            })
+        );
+        assert_eq!(
+            batched.remove_batch_hash(&hashes[..3], &mut short),
+            Err(LengthMismatch {
+                keys: 3,
+                results: 2
+            })
+        );
+        assert_eq!(
+            batched.remove_batch_bytes(&byte_keys[..3], &mut short),
+            Err(LengthMismatch {
+                keys: 3,
+                results: 2
+            })
+        );
+        assert_eq!(batched.len(), before);
+    }
+}

@@ -117,6 +117,86 @@ fn an_exact_bucket_count_past_the_limit_names_itself() {
     }
 }
 
+/// An exact bucket count of 0 is refused, not rounded up to 1; the
+/// smallest tables report a capacity of at least one item, which a
+/// growable one doubles as it grows (it stayed 0 through every doubling).
+#[test]
+fn tiny_exact_tables_are_refused_or_report_a_true_capacity() {
+    let e = CuckooFilter::builder().buckets(0).build().unwrap_err();
+    assert_eq!(e, BuildError::ZeroBuckets);
+    assert!(e.to_string().contains("at least 1"), "{e}");
+    for growable in [false, true] {
+        let e = CuckooFilter::builder()
+            .buckets(0)
+            .growable(growable)
+            .build()
+            .unwrap_err();
+        assert_eq!(e, BuildError::ZeroBuckets);
+        // 2 slots at a design load of 0.45: 0.9 items, rounded down, was 0.
+        let filter = CuckooFilter::builder()
+            .buckets(1)
+            .bucket_size(2)
+            .fingerprint_bits(4)
+            .growable(growable)
+            .build()
+            .unwrap();
+        assert_eq!(filter.capacity(), 1, "growable {growable}");
+        filter.insert(&0u64).unwrap();
+        assert!(filter.contains(&0u64));
+        if growable {
+            let mut k = 1u64;
+            while filter.insert(&k).is_ok() && k < 100_000 {
+                assert!(filter.capacity() >= 1);
+                k += 1;
+            }
+            assert!(filter.buckets() > 1, "it grew");
+            assert_eq!(
+                filter.capacity(),
+                filter.buckets(),
+                "doubled with the table"
+            );
+        }
+    }
+}
+
+/// A filter holds more than it was sized for, up to the load where inserts
+/// fail; its Debug output never shows a capacity below its len.
+#[test]
+fn debug_never_shows_a_capacity_below_len() {
+    let fixed = CuckooFilter::with_capacity(1000);
+    // Grows once, to 2000, then fills past 2000 until it is full.
+    let capped = CuckooFilter::builder()
+        .capacity(1000)
+        .growable(true)
+        .max_capacity(1000)
+        .build()
+        .unwrap();
+    for filter in [&fixed, &capped] {
+        let mut k = 0u64;
+        while filter.insert(&k).is_ok() {
+            k += 1;
+        }
+        assert!(filter.len() > filter.capacity(), "{filter:?}");
+        let dbg = format!("{filter:?}");
+        assert!(
+            dbg.contains(&format!("len: {}, ", filter.len()))
+                && dbg.contains(&format!("capacity: {}, ", filter.len())),
+            "{dbg}"
+        );
+        let view = cuckoo_nest::FilterView::new(filter.to_bytes()).unwrap();
+        assert!(
+            format!("{view:?}").contains(&format!("capacity: {}, ", filter.len())),
+            "{view:?}"
+        );
+        filter.clear();
+        let dbg = format!("{filter:?}");
+        assert!(
+            dbg.contains(&format!("capacity: {}, ", filter.capacity())),
+            "{dbg}"
+        );
+    }
+}
+
 #[test]
 fn any_batch_distance_is_accepted() {
     let filter = CuckooFilter::with_capacity(100);

@@ -416,3 +416,71 @@ fn a_failed_save_names_its_path() {
     assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
     assert!(e.to_string().contains(&path.display().to_string()), "{e}");
 }
+
+/// A merge adds a copy for each the other filter holds, so it can stop
+/// far below full load: items held twice in 2-slot buckets, merged into
+/// their own filter, need four slots of their two buckets each. The error
+/// says so, whichever way the wrapped insert failed.
+#[test]
+fn a_merge_that_stops_below_full_load_says_why() {
+    let filter = CuckooFilter::builder()
+        .capacity(10_000)
+        .bucket_size(2)
+        .fingerprint_bits(16)
+        .build()
+        .unwrap();
+    let n = filter.capacity() / 8;
+    for k in 0..n as u64 {
+        filter.insert(&k).unwrap();
+        filter.insert(&k).unwrap();
+    }
+    let err = filter.merge(&filter.clone()).unwrap_err();
+    assert!(matches!(err, MergeError::Full { .. }), "{err:?}");
+    // About a fifth of the slots: far from the 0.85 this shape is sized for.
+    assert!(filter.load_factor() < 0.5, "{}", filter.load_factor());
+    let message = err.to_string();
+    assert!(
+        message.contains("a merge adds every copy the other filter holds")
+            && message.contains("long before the table is full"),
+        "{message}"
+    );
+}
+
+/// `insert_unique_bytes` is `insert_unique_hash` on `hash_bytes`: one copy
+/// however often it is called, atomic between threads, on fixed and
+/// growable filters.
+#[test]
+fn insert_unique_bytes_stores_one_copy_per_key() {
+    for growable in [false, true] {
+        let filter = CuckooFilter::builder()
+            .capacity(if growable { 1000 } else { 10_000 })
+            .growable(growable)
+            .build()
+            .unwrap();
+        let keys = keys(5000);
+        let added: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..2)
+                .map(|_| {
+                    s.spawn(|| {
+                        keys.iter()
+                            .filter(|k| filter.insert_unique_bytes(k).unwrap())
+                            .count()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(added, filter.len(), "growable {growable}");
+        // Each key is in once, unless its fingerprint collided with another's.
+        assert!(filter.len() > 4990, "{}", filter.len());
+        assert!(keys.iter().all(|k| filter.contains_bytes(k)));
+        for k in &keys[..100] {
+            assert_eq!(filter.insert_unique_bytes(k), Ok(false));
+            assert_eq!(filter.insert_unique_hash(filter.hash_bytes(k)), Ok(false));
+        }
+        assert_eq!(filter.len(), added);
+        if growable {
+            assert!(filter.capacity() >= 5000, "grown");
+        }
+    }
+}

@@ -482,3 +482,108 @@ fn metadata_round_trips_and_is_checked() {
         ));
     }
 }
+
+/// A reader that counts the bytes handed out.
+struct Counting<R> {
+    inner: R,
+    read: usize,
+}
+
+impl<R: std::io::Read> std::io::Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n;
+        Ok(n)
+    }
+}
+
+/// `read_metadata_from` and `read_metadata_from_path` read the header and
+/// the metadata block only, never the table, for fixed and growable
+/// filters, with and without metadata; bad bytes are the same typed
+/// errors as `read_metadata`'s.
+#[test]
+fn metadata_reads_from_streams_and_paths_skip_the_table() {
+    let fixed = CuckooFilter::with_capacity(100_000);
+    let growable = CuckooFilter::builder()
+        .capacity(1000)
+        .growable(true)
+        .build()
+        .unwrap();
+    for k in 0..5000u32 {
+        fixed.insert(&k).unwrap();
+        growable.insert(&k).unwrap();
+    }
+    assert!(growable.capacity() > 1000, "grown");
+    let dir = std::env::temp_dir().join(format!("cuckoo-nest-meta-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, filter) in [("fixed", &fixed), ("growable", &growable)] {
+        for meta in [&b""[..], b"commit 42", &[3u8; cuckoo_nest::MAX_METADATA]] {
+            let bytes = filter.to_bytes_with_metadata(meta).unwrap();
+            let mut reader = Counting {
+                inner: &bytes[..],
+                read: 0,
+            };
+            let got = CuckooFilter::read_metadata_from(&mut reader).unwrap();
+            assert_eq!(got, meta, "{name}");
+            let want = if meta.is_empty() {
+                64
+            } else {
+                64 + (8 + meta.len()).next_multiple_of(64)
+            };
+            assert_eq!(reader.read, want, "{name}: read past the metadata");
+            assert!(reader.read < bytes.len() / 10, "{name}");
+
+            let path = dir.join(format!("{name}-{}.bin", meta.len()));
+            filter.save_to_path_with_metadata(&path, meta).unwrap();
+            assert_eq!(CuckooFilter::read_metadata_from_path(&path).unwrap(), meta);
+        }
+        // Damaged metadata, a cut stream, a missing file: typed errors.
+        let mut bad = filter.to_bytes_with_metadata(b"m").unwrap();
+        bad[72] ^= 1;
+        assert!(matches!(
+            CuckooFilter::read_metadata_from(&bad[..]).unwrap_err(),
+            DecodeError::ChecksumMismatch {
+                part: "metadata",
+                ..
+            }
+        ));
+        let good = filter.to_bytes_with_metadata(b"m").unwrap();
+        assert!(matches!(
+            CuckooFilter::read_metadata_from(&good[..100]).unwrap_err(),
+            DecodeError::Truncated {
+                expected: 128,
+                actual: 100
+            }
+        ));
+        assert!(matches!(
+            CuckooFilter::read_metadata_from(&b"not a filter at all"[..]).unwrap_err(),
+            DecodeError::NotAFilter
+        ));
+    }
+    let missing = dir.join("missing.bin");
+    match CuckooFilter::read_metadata_from_path(&missing).unwrap_err() {
+        DecodeError::Io(e) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+            assert!(e.to_string().contains("missing.bin"), "{e}");
+        }
+        e => panic!("{e:?}"),
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A saved header may say capacity 0 (the tiniest tables once did): the
+/// loaded filter and a view of it report at least 1.
+#[test]
+fn a_saved_capacity_of_zero_reads_as_one() {
+    let filter = CuckooFilter::with_capacity(100);
+    let mut bytes = filter.to_bytes();
+    bytes[40..48].copy_from_slice(&0u64.to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..56]);
+    bytes[56..64].copy_from_slice(&sum.to_le_bytes());
+    let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.capacity(), 1);
+    assert!(loaded.bits_per_item().is_finite());
+    let view = FilterView::new(&bytes[..]).unwrap();
+    assert_eq!(view.capacity(), 1);
+    assert!(format!("{view:?}").contains("capacity: 1,"), "{view:?}");
+}

@@ -53,6 +53,23 @@ fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
+/// Reads the header (checked) and the metadata block (not yet checked)
+/// from `r`, and nothing after them.
+fn read_prefix<R: Read>(r: &mut R) -> Result<(Header, Vec<u8>), DecodeError> {
+    let mut head = [0u8; HEADER_LEN];
+    let got = read_up_to(r, &mut head).map_err(DecodeError::Io)?;
+    let header = Header::decode(&head[..got])?;
+    let mut block = vec![0u8; header.prefix_len() - HEADER_LEN];
+    let got = read_up_to(r, &mut block).map_err(DecodeError::Io)?;
+    if got < block.len() {
+        return Err(DecodeError::Truncated {
+            expected: header.prefix_len() as u64,
+            actual: (HEADER_LEN + got) as u64,
+        });
+    }
+    Ok((header, block))
+}
+
 /// The first chunk of a table read from a stream. Later chunks are an
 /// eighth of what has arrived so far, so a header claiming a huge table
 /// costs at most the bytes the stream really held, plus an eighth, plus
@@ -137,8 +154,10 @@ impl CuckooFilter {
     /// covered by a checksum of its own: a log sequence number or commit id
     /// binding the filter to the state of the store it summarises, say.
     /// [`read_metadata`](Self::read_metadata),
-    /// [`read_from_with_metadata`](Self::read_from_with_metadata) and
-    /// [`FilterView::metadata`] read it back without reading the table.
+    /// [`read_metadata_from`](Self::read_metadata_from) (a stream),
+    /// [`read_metadata_from_path`](Self::read_metadata_from_path) and
+    /// [`FilterView::metadata`] read it back without reading the table;
+    /// [`read_from_with_metadata`](Self::read_from_with_metadata) with it.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;
@@ -184,6 +203,68 @@ impl CuckooFilter {
     /// A [`DecodeError`] for a bad header or metadata block.
     pub fn read_metadata(bytes: &[u8]) -> Result<&[u8], DecodeError> {
         Header::decode(bytes)?.metadata_in(bytes)
+    }
+
+    /// [`read_metadata`](Self::read_metadata) from a stream (a file, a
+    /// socket): reads the header and the metadata block, checking both
+    /// checksums, and nothing after them: at most 64 + 1,088 bytes however
+    /// large the table, which stays unread (the stream is left where the
+    /// table starts). Empty for a filter saved without metadata.
+    ///
+    /// ```
+    /// use std::io::Read;
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::with_capacity(100_000);
+    /// let bytes = filter.to_bytes_with_metadata(b"lsn=42")?;
+    /// let mut reader = &bytes[..];
+    /// assert_eq!(CuckooFilter::read_metadata_from(&mut reader)?, b"lsn=42");
+    /// assert_eq!(reader.len(), bytes.len() - 128); // the table is left unread
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A [`DecodeError`] for a bad header or metadata block; an end of
+    /// stream inside them is [`DecodeError::Truncated`], another read
+    /// failure [`DecodeError::Io`].
+    pub fn read_metadata_from<R: Read>(mut r: R) -> Result<Vec<u8>, DecodeError> {
+        let (header, block) = read_prefix(&mut r)?;
+        Ok(header.metadata(&block)?.to_vec())
+    }
+
+    /// [`read_metadata_from`](Self::read_metadata_from) the file at `path`
+    /// (one [`save_to_path_with_metadata`](Self::save_to_path_with_metadata)
+    /// wrote, say): reads its header and metadata block only, so telling a
+    /// stale saved filter from a current one costs two small reads however
+    /// large the filter.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let dir = std::env::temp_dir().join(format!("cuckoo-nest-meta-path-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("f.bin");
+    /// CuckooFilter::with_capacity(100).save_to_path_with_metadata(&path, b"commit 9")?;
+    /// assert_eq!(CuckooFilter::read_metadata_from_path(&path)?, b"commit 9");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`read_metadata_from`](Self::read_metadata_from); failing to
+    /// open or read the file is [`DecodeError::Io`], its message naming
+    /// the path.
+    pub fn read_metadata_from_path<P: AsRef<Path>>(path: P) -> Result<Vec<u8>, DecodeError> {
+        let path = path.as_ref();
+        let named = |e: io::Error| {
+            DecodeError::Io(io::Error::new(
+                e.kind(),
+                format!("reading the metadata of {}: {e}", path.display()),
+            ))
+        };
+        let file = fs::File::open(path).map_err(named)?;
+        match Self::read_metadata_from(file) {
+            Err(DecodeError::Io(e)) => Err(named(e)),
+            other => other,
+        }
     }
 
     /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w`. The
@@ -508,17 +589,7 @@ impl CuckooFilter {
     pub fn read_from_with_metadata<R: Read>(
         mut r: R,
     ) -> Result<(CuckooFilter, Vec<u8>), DecodeError> {
-        let mut head = [0u8; HEADER_LEN];
-        let got = read_up_to(&mut r, &mut head).map_err(DecodeError::Io)?;
-        let header = Header::decode(&head[..got])?;
-        let mut block = vec![0u8; header.prefix_len() - HEADER_LEN];
-        let got = read_up_to(&mut r, &mut block).map_err(DecodeError::Io)?;
-        if got < block.len() {
-            return Err(DecodeError::Truncated {
-                expected: header.prefix_len() as u64,
-                actual: (HEADER_LEN + got) as u64,
-            });
-        }
+        let (header, block) = read_prefix(&mut r)?;
         let metadata = header.metadata(&block)?.to_vec();
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
