@@ -478,9 +478,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         guard.reset_counts();
     }
 
-    /// The fingerprints of bucket `i`, 0 for empty slots (for tests, and
-    /// for a growable filter telling why it refused an item; not a
-    /// consistent snapshot under concurrent writes).
+    /// The fingerprints of bucket `i`, 0 for empty slots (for tests and
+    /// debugging; not a consistent snapshot under concurrent writes).
+    #[cfg(feature = "internals")]
     pub(crate) fn bucket_fingerprints(&self, i: usize) -> Vec<u32> {
         let b = self.load_bucket(i);
         (0..B).map(|j| self.lane(&b, j)).collect()
