@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 /// The module, built once per test process with the test profile (whose
 /// dependencies the test build already compiled) into the target directory
 /// this test runs from (`target/debug/deps/<test>` ->
-/// `target/debug/libcuckoo_nest_redis.so`): cargo does not build a cdylib
-/// for its package's integration tests. `CUCKOO_REDIS_MODULE` names a
+/// `target/debug/libcuckoo_nest_redis.so`; for examples/bench.rs,
+/// `target/release/examples/bench` and the release profile): cargo does
+/// not build a cdylib for its package's integration tests. `CUCKOO_REDIS_MODULE` names a
 /// prebuilt one instead.
 pub fn module_path() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
@@ -35,15 +36,16 @@ pub fn module_path() -> PathBuf {
                 .expect("target/<profile>/deps/<test>");
             let target_dir = profile_dir.parent().expect("target/<profile>");
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            // The release profile for a release build (examples/bench.rs),
+            // else the test profile.
+            let profile = if profile_dir.ends_with("release") {
+                "release"
+            } else {
+                "test"
+            };
             let status = Command::new(cargo)
-                .args([
-                    "build",
-                    "--profile",
-                    "test",
-                    "-p",
-                    "cuckoo-nest-redis",
-                    "--lib",
-                ])
+                .args(["build", "--profile", profile])
+                .args(["-p", "cuckoo-nest-redis", "--lib"])
                 .env("CARGO_TARGET_DIR", target_dir)
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
                 .status()
