@@ -5,7 +5,8 @@
 //! key.
 
 use crate::value::{
-    expected_len, CfValue, Filter, Pending, CF_TYPE, DEFAULT_EXPANSION, DEFAULT_MAX_ITERATIONS,
+    chunk_end, expected_len, CfValue, Filter, Pending, CF_TYPE, DEFAULT_EXPANSION,
+    DEFAULT_MAX_ITERATIONS,
 };
 use cuckoo_nest::{BuildError, Builder, CuckooFilter, InsertError};
 use redis_module::key::{RedisKey, RedisKeyWritable};
@@ -455,7 +456,8 @@ pub fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `CF.LOADCHUNK key cursor data`: the chunks of a `CF.SCANDUMP`, in
 /// order. The first creates the key (which must not exist) in a restoring
-/// state; each later one must start where the last ended; the last
+/// state; each later one must start where the last ended and be whole
+/// (the dump's chunk sizes are fixed: [`chunk_end`]); the last
 /// decodes the whole (checksums, every bucket) into the filter. A chunk
 /// refused leaves the key as it was.
 pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
@@ -506,9 +508,9 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
                     p.bytes.len()
                 )));
             }
-            if end > p.expected {
+            if chunk_end(start, p.expected) != Some(end) {
                 return Err(bad(format!(
-                    "the chunk ends at byte {end}, past the {}-byte filter",
+                    "bytes {start}..{end} are not a chunk of a {}-byte dump (truncated or too long)",
                     p.expected
                 )));
             }
@@ -537,6 +539,12 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// restore under way (its header checked).
 fn first_chunk(data: &[u8]) -> Result<CfValue, String> {
     let expected = expected_len(data)?;
+    if chunk_end(0, expected) != Some(data.len()) {
+        return Err(format!(
+            "{} bytes are not the first chunk of a {expected}-byte dump (truncated or too long)",
+            data.len()
+        ));
+    }
     if expected > physical_memory() {
         return Err(format!(
             "the header says the filter takes {expected} bytes, more than this machine's memory"

@@ -336,21 +336,27 @@ fn loadchunk_refuses_bad_chunks() {
         e.starts_with("ERR received bad data") && e.contains("checksum"),
         "{e}"
     );
-    // Truncated: the last chunk cut short is out of order for what follows
-    // and never completes; the whole one does.
+    // Truncated: the last chunk cut short, with its own cursor (out of
+    // order) or a cursor to match (not a whole chunk): refused, the
+    // restore kept as it was.
     let mut cut = rest[last].clone();
     cut.1.truncate(cut.1.len() / 2);
-    cut.0 -= (rest[last].1.len() - cut.1.len()) as i64;
-    load(&mut c, "dst", &cut).unwrap();
-    let e = error_of(
-        cmd("CF.EXISTS")
-            .arg("dst")
-            .arg("item:1")
-            .query::<i64>(&mut c),
-    );
-    assert!(e.contains("being restored"), "{e}");
-    let e = error_of(load(&mut c, "dst", &rest[last]));
+    let e = error_of(load(&mut c, "dst", &cut));
     assert!(e.contains("out of order"), "{e}");
+    cut.0 -= (rest[last].1.len() - cut.1.len()) as i64;
+    let e = error_of(load(&mut c, "dst", &cut));
+    assert!(e.contains("truncated"), "{e}");
+    // A first chunk cut short.
+    let mut short = chunks[0].clone();
+    short.1.truncate(1000);
+    short.0 = 1001;
+    let e = error_of(load(&mut c, "other", &short));
+    assert!(e.starts_with("ERR received bad data"), "{e}");
+    assert_eq!(cmd("EXISTS").arg("other").query::<i64>(&mut c).unwrap(), 0);
+    // The restore under way is intact: its last chunk completes it.
+    load(&mut c, "dst", &rest[last]).unwrap();
+    assert_eq!(dump_bytes(&mut c, "dst"), dump_bytes(&mut c, "src"));
+    cmd("DEL").arg("dst").query::<i64>(&mut c).unwrap();
     // Start again from the first chunk and finish properly.
     for chunk in chunks.iter() {
         load(&mut c, "dst", chunk).unwrap();
