@@ -38,7 +38,10 @@ fn abort_without_allocator() -> ! {
 /// # Safety
 /// `bytes` is not zero.
 unsafe fn try_alloc(bytes: usize) -> *mut u8 {
-    match (raw::RedisModule_TryAlloc, raw::RedisModule_Alloc) {
+    // SAFETY: reads of module API pointers, set by RedisModule_Init before
+    // the module allocates anything and never changed after.
+    let api = unsafe { (raw::RedisModule_TryAlloc, raw::RedisModule_Alloc) };
+    match api {
         // SAFETY: a Redis module API function, set by RedisModule_Init.
         (Some(try_alloc), _) => unsafe { try_alloc(bytes).cast() },
         // Before Redis 7.0: the aborting form is all there is.
@@ -53,7 +56,9 @@ unsafe fn try_alloc(bytes: usize) -> *mut u8 {
 /// # Safety
 /// `ptr` came from `try_alloc` and is not used afterwards.
 unsafe fn free(ptr: *mut u8) {
-    match raw::RedisModule_Free {
+    // SAFETY: as in `try_alloc`.
+    let api = unsafe { raw::RedisModule_Free };
+    match api {
         // SAFETY: `ptr` came from RedisModule_TryAlloc or RedisModule_Alloc.
         Some(free) => unsafe { free(ptr.cast()) },
         None => abort_without_allocator(),

@@ -1,7 +1,7 @@
 //! The `CF.*` keys' value and its Redis data type: a filter with the
 //! counters RedisBloom reports, or a restore under way (`CF.LOADCHUNK`);
 //! RDB save and load, AOF rewrite, `MEMORY USAGE`, `COPY` and free, all
-//! through cuckoo-nest's saved format.
+//! `DEBUG DIGEST`, through cuckoo-nest's saved format.
 //!
 //! A filter is saved as `to_bytes_with_metadata`, the module's own
 //! settings (deletes, MAXITERATIONS, EXPANSION) as the format's caller
@@ -211,7 +211,7 @@ pub static CF_TYPE: RedisType = RedisType::new(
         rdb_save: Some(rdb_save),
         aof_rewrite: Some(aof_rewrite),
         mem_usage: Some(mem_usage),
-        digest: None,
+        digest: Some(digest),
         free: Some(free),
         aux_load: None,
         aux_save: None,
@@ -282,7 +282,9 @@ unsafe extern "C" fn aof_rewrite(
 ) {
     // SAFETY: as in `rdb_save`.
     let value = unsafe { &*value.cast::<CfValue>() };
-    let Some(emit) = raw::RedisModule_EmitAOF else {
+    // SAFETY: a read of a module API pointer, set by RedisModule_Init
+    // before any callback runs and never changed after.
+    let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
         return;
     };
     let (Ok(cmd), Ok(fmt)) = (CString::new("CF.LOADCHUNK"), CString::new("slb")) else {
@@ -318,6 +320,34 @@ unsafe extern "C" fn aof_rewrite(
             if !p.bytes.is_empty() {
                 out(p.bytes.len(), &p.bytes);
             }
+        }
+    }
+}
+
+/// `DEBUG DIGEST` and `DEBUG DIGEST-VALUE`: the digest of the saved bytes
+/// (a restore under way: of the chunks received), so two servers holding
+/// the same bytes agree.
+unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    // SAFETY: as in `rdb_save`.
+    let value = unsafe { &*value.cast::<CfValue>() };
+    let bytes = match value {
+        CfValue::Ready(f) => f.to_bytes(),
+        CfValue::Loading(p) => p.bytes.clone(),
+    };
+    // SAFETY: reads of module API pointers, set by RedisModule_Init before
+    // any callback runs and never changed after.
+    let api = unsafe {
+        (
+            raw::RedisModule_DigestAddStringBuffer,
+            raw::RedisModule_DigestEndSequence,
+        )
+    };
+    if let (Some(add), Some(end)) = api {
+        // SAFETY: `md` is Redis's digest context for this callback; the
+        // buffer is `bytes`, alive across the call.
+        unsafe {
+            add(md, bytes.as_ptr().cast(), bytes.len());
+            end(md);
         }
     }
 }

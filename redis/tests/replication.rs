@@ -142,6 +142,13 @@ fn replica_is_byte_identical() {
         let ib: redis::Value = cmd("CF.INFO").arg(key).query(&mut r).unwrap();
         assert_eq!(ia, ib, "{key}");
     }
+    // DEBUG DIGEST (the module's digest callback) agrees too.
+    let (da, db): (String, String) = (
+        cmd("DEBUG").arg("DIGEST").query(&mut p).unwrap(),
+        cmd("DEBUG").arg("DIGEST").query(&mut r).unwrap(),
+    );
+    assert_eq!(da, db);
+    assert_ne!(da, "0".repeat(40), "a digest of something");
     // The replica refuses writes, answers reads.
     let e = cmd("CF.ADD")
         .arg("grow:0")
