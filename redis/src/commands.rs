@@ -10,7 +10,7 @@ use crate::value::{
 };
 use cuckoo_nest::{BuildError, Builder, CuckooFilter, InsertError};
 use redis_module::key::{RedisKey, RedisKeyWritable};
-use redis_module::{raw, Context, RedisError, RedisResult, RedisString, RedisValue};
+use redis_module::{raw, Context, ContextFlags, RedisError, RedisResult, RedisString, RedisValue};
 
 /// The capacity of a filter `CF.ADD` or `CF.INSERT` creates (RedisBloom's).
 const DEFAULT_CAPACITY: usize = 1024;
@@ -43,21 +43,23 @@ impl Params {
     /// false positives (of the bucket size given, if one is), growable
     /// unless EXPANSION is 0, its table through Redis's allocator
     /// (`huge_pages(false)`: a huge-page table is its own `mmap`).
-    fn build(&self) -> Result<Filter, RedisError> {
-        if self.capacity > PROBE_CAPACITY {
-            // Refused before allocating: with overcommit, an allocation far
-            // past the machine's memory succeeds and zeroing it brings the
-            // OOM killer; the estimate scales a small filter of the same
-            // settings (a slight overestimate: small tables keep more spare
-            // buckets).
+    ///
+    /// A large one is first checked against the memory it may take
+    /// ([`memory_limit`]): with overcommit, an allocation far past the
+    /// machine's memory succeeds and zeroing it brings the OOM killer. Not
+    /// for a command from the primary or the AOF: a replica applies what
+    /// its primary accepted, or the two would differ.
+    fn build(&self, ctx: &Context) -> Result<Filter, RedisError> {
+        if self.capacity > PROBE_CAPACITY && !replayed(ctx) {
+            // The size scaled from a small filter of the same settings (a
+            // slight overestimate: small tables keep more spare buckets).
             let probe = self.builder(PROBE_CAPACITY).build().map_err(build_error)?;
             let estimate =
                 probe.memory_usage() as f64 / probe.capacity() as f64 * self.capacity as f64;
-            let physical = physical_memory();
-            if estimate > physical as f64 {
+            let (limit, what) = memory_limit(ctx);
+            if estimate > limit as f64 {
                 return Err(RedisError::String(format!(
-                    "ERR Bad capacity: the filter would take about {:.0} bytes, more than this machine's {physical} bytes of memory",
-                    estimate
+                    "ERR Bad capacity: the filter would take about {estimate:.0} bytes, more than {what} ({limit} bytes)"
                 )));
             }
         }
@@ -80,6 +82,44 @@ impl Params {
 
 /// Filters above this capacity are sized by a probe of this capacity first.
 const PROBE_CAPACITY: usize = 10_000;
+
+/// Whether the command comes from the primary or the AOF: applied as it
+/// was where it was first accepted, without this server's own size checks.
+fn replayed(ctx: &Context) -> bool {
+    ctx.get_flags()
+        .intersects(ContextFlags::REPLICATED | ContextFlags::LOADING)
+}
+
+/// The bytes a new filter may take, and what sets that: what `maxmemory`
+/// leaves if it is set, else the machine's physical memory.
+fn memory_limit(ctx: &Context) -> (usize, &'static str) {
+    let physical = physical_memory();
+    let maxmemory = match ctx.call("CONFIG", &["GET", "maxmemory"][..]) {
+        Ok(RedisValue::Array(v)) if v.len() == 2 => match &v[1] {
+            RedisValue::BulkString(s) | RedisValue::SimpleString(s) => s.parse().ok(),
+            RedisValue::StringBuffer(b) => std::str::from_utf8(b).ok().and_then(|s| s.parse().ok()),
+            _ => None,
+        },
+        _ => None,
+    }
+    .unwrap_or(0usize);
+    if maxmemory == 0 {
+        return (physical, "this machine's memory");
+    }
+    // SAFETY: a read of a module API pointer, set by RedisModule_Init and
+    // never changed after.
+    let ratio = match unsafe { raw::RedisModule_GetUsedMemoryRatio } {
+        // SAFETY: a Redis module API function without arguments, called on
+        // Redis's main thread (a command).
+        Some(f) => f64::from(unsafe { f() }),
+        None => 0.0,
+    };
+    let used = (ratio * maxmemory as f64) as usize;
+    (
+        maxmemory.saturating_sub(used).min(physical),
+        "what maxmemory leaves",
+    )
+}
 
 /// Bytes of physical memory (`usize::MAX` if the system does not say).
 pub fn physical_memory() -> usize {
@@ -188,13 +228,14 @@ fn filter_mut(key: &RedisKeyWritable) -> Result<Option<&mut Filter>, RedisError>
 
 /// The key's filter for writing, created with `params` if the key is empty.
 fn filter_or_create<'a>(
+    ctx: &Context,
     key: &'a RedisKeyWritable,
     params: &Params,
 ) -> Result<&'a mut Filter, RedisError> {
     if let Some(f) = filter_mut(key)? {
         return Ok(f);
     }
-    key.set_value(&CF_TYPE, CfValue::Ready(params.build()?))?;
+    key.set_value(&CF_TYPE, CfValue::Ready(params.build(ctx)?))?;
     filter_mut(key)?.ok_or(RedisError::Str("ERR the new filter could not be stored"))
 }
 
@@ -234,7 +275,7 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if value_mut(&key)?.is_some() {
         return Err(RedisError::Str("ERR item exists"));
     }
-    key.set_value(&CF_TYPE, CfValue::Ready(params.build()?))?;
+    key.set_value(&CF_TYPE, CfValue::Ready(params.build(ctx)?))?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -245,7 +286,7 @@ fn add_one(ctx: &Context, args: &[RedisString], nx: bool) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     let key = ctx.open_key_writable(&args[1]);
-    let filter = filter_or_create(&key, &Params::with_capacity(DEFAULT_CAPACITY))?;
+    let filter = filter_or_create(ctx, &key, &Params::with_capacity(DEFAULT_CAPACITY))?;
     let item = args[2].as_slice();
     if nx && filter.cf.contains_bytes(item) {
         // A new key (created above) holds nothing: never here.
@@ -303,7 +344,7 @@ fn insert_many(ctx: &Context, args: &[RedisString], nx: bool) -> RedisResult {
     let filter = match filter_mut(&key)? {
         Some(f) => f,
         None if nocreate => return Err(RedisError::Str(NOT_FOUND)),
-        None => filter_or_create(&key, &params)?,
+        None => filter_or_create(ctx, &key, &params)?,
     };
     let mut replies = Vec::with_capacity(items.len());
     if nx {
@@ -490,13 +531,13 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         Some(CfValue::Loading(_)) if start == 0 => {
             // A restore starting again: checked whole before it replaces
             // the one under way.
-            let value = first_chunk(data).map_err(bad)?;
+            let value = first_chunk(data, !replayed(ctx)).map_err(bad)?;
             key.set_value(&CF_TYPE, value)?;
             ctx.replicate_verbatim();
             Ok(RedisValue::SimpleStringStatic("OK"))
         }
         None => {
-            let value = first_chunk(data).map_err(bad)?;
+            let value = first_chunk(data, !replayed(ctx)).map_err(bad)?;
             key.set_value(&CF_TYPE, value)?;
             ctx.replicate_verbatim();
             Ok(RedisValue::SimpleStringStatic("OK"))
@@ -536,8 +577,9 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// The key a first chunk makes: the whole filter if it is all there, else a
-/// restore under way (its header checked).
-fn first_chunk(data: &[u8]) -> Result<CfValue, String> {
+/// restore under way (its header checked, and with `check_size`, its
+/// length against the machine's memory).
+fn first_chunk(data: &[u8], check_size: bool) -> Result<CfValue, String> {
     let expected = expected_len(data)?;
     if chunk_end(0, expected) != Some(data.len()) {
         return Err(format!(
@@ -545,7 +587,7 @@ fn first_chunk(data: &[u8]) -> Result<CfValue, String> {
             data.len()
         ));
     }
-    if expected > physical_memory() {
+    if check_size && expected > physical_memory() {
         return Err(format!(
             "the header says the filter takes {expected} bytes, more than this machine's memory"
         ));

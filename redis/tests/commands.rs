@@ -398,3 +398,31 @@ fn full_filters_answer_errors() {
 fn info_items(c: &mut Connection, key: &str) -> i64 {
     field(&info(c, key), "Number of items inserted")
 }
+
+#[test]
+fn maxmemory_bounds_new_filters() {
+    if !redis_available() {
+        return;
+    }
+    let server = Server::start(&["--maxmemory", "20mb"]);
+    let mut c = server.conn();
+    // About 130 MB at 1%: more than maxmemory leaves.
+    let e = error_of(q::<String>(
+        &mut c,
+        &["CF.RESERVE", "big", "100000000", "EXPANSION", "0"],
+    ));
+    assert!(
+        e.starts_with("ERR Bad capacity") && e.contains("maxmemory"),
+        "{e}"
+    );
+    let e = error_of(q::<Vec<i64>>(
+        &mut c,
+        &["CF.INSERT", "big", "CAPACITY", "100000000", "ITEMS", "a"],
+    ));
+    assert!(e.contains("maxmemory"), "{e}");
+    assert_eq!(q::<i64>(&mut c, &["EXISTS", "big"]).unwrap(), 0);
+    assert_eq!(
+        q::<String>(&mut c, &["CF.RESERVE", "small", "1000000"]).unwrap(),
+        "OK"
+    );
+}
