@@ -380,3 +380,64 @@ fn loadchunk_refuses_bad_chunks() {
     assert_eq!(dump_bytes(&mut c, "half"), dump_bytes(&mut c, "src"));
     assert_eq!(cmd("PING").query::<String>(&mut c).unwrap(), "PONG");
 }
+
+#[test]
+fn scandump_refuses_a_stale_cursor() {
+    if !redis_available() {
+        return;
+    }
+    let server = Server::start(&[]);
+    let mut c = server.conn();
+    cmd("CF.RESERVE")
+        .arg("f")
+        .arg(10_000)
+        .arg("EXPANSION")
+        .arg(0)
+        .query::<()>(&mut c)
+        .unwrap();
+    add_items(&mut c, "f", 0..100);
+    let first: (i64, Vec<u8>) = cmd("CF.SCANDUMP").arg("f").arg(0).query(&mut c).unwrap();
+    assert_eq!(first.1.len(), 4096, "the first chunk");
+    assert_eq!(first.0, 4097);
+    // A write between two chunks: the dump must start again.
+    cmd("CF.ADD")
+        .arg("f")
+        .arg("new")
+        .query::<i64>(&mut c)
+        .unwrap();
+    let e = error_of(
+        cmd("CF.SCANDUMP")
+            .arg("f")
+            .arg(first.0)
+            .query::<redis::Value>(&mut c),
+    );
+    assert!(e.starts_with("ERR Bad cursor"), "{e}");
+    // A whole dump, then its cursors again: refused too (the dump ended).
+    let chunks = scandump(&mut c, "f");
+    assert_eq!(chunks.len(), 2);
+    let e = error_of(
+        cmd("CF.SCANDUMP")
+            .arg("f")
+            .arg(chunks[0].0)
+            .query::<redis::Value>(&mut c),
+    );
+    assert!(e.starts_with("ERR Bad cursor"), "{e}");
+    // A cursor inside a chunk is no chunk's.
+    cmd("CF.SCANDUMP")
+        .arg("f")
+        .arg(0)
+        .query::<redis::Value>(&mut c)
+        .unwrap();
+    let e = error_of(
+        cmd("CF.SCANDUMP")
+            .arg("f")
+            .arg(100)
+            .query::<redis::Value>(&mut c),
+    );
+    assert!(e.starts_with("ERR Bad cursor"), "{e}");
+    // MEMORY USAGE counts a dump under way, and no longer once it ends.
+    let during: i64 = cmd("MEMORY").arg("USAGE").arg("f").query(&mut c).unwrap();
+    let _ = scandump(&mut c, "f");
+    let after: i64 = cmd("MEMORY").arg("USAGE").arg("f").query(&mut c).unwrap();
+    assert!(during > after, "{during} then {after}");
+}
