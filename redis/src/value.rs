@@ -1,7 +1,7 @@
 //! The `CF.*` keys' value and its Redis data type: a filter with the
 //! counters RedisBloom reports, or a restore under way (`CF.LOADCHUNK`);
-//! RDB save and load, AOF rewrite, `MEMORY USAGE`, `COPY` and free, all
-//! `DEBUG DIGEST`, through cuckoo-nest's saved format.
+//! RDB save and load, AOF rewrite, `MEMORY USAGE`, `COPY`, `DEBUG DIGEST`
+//! and free, all through cuckoo-nest's saved format.
 //!
 //! A filter is saved as `to_bytes_with_metadata`, the module's own
 //! settings (deletes, MAXITERATIONS, EXPANSION) as the format's caller
@@ -316,9 +316,14 @@ unsafe extern "C" fn aof_rewrite(
             }
         }
         CfValue::Loading(p) => {
-            // One chunk from offset 0: LOADCHUNK reads the header from it.
-            if !p.bytes.is_empty() {
-                out(p.bytes.len(), &p.bytes);
+            // The chunks received so far, as they came (whole chunks).
+            let mut start = 0;
+            while let Some(end) = chunk_end(start, p.expected) {
+                if end > p.bytes.len() {
+                    break;
+                }
+                out(end, &p.bytes[start..end]);
+                start = end;
             }
         }
     }

@@ -122,6 +122,25 @@ fn restart_from_aof_log_and_rewrite() {
     ]);
     let mut c = server.conn();
     workload(&mut c);
+    // A restore under way, two chunks of four in: rewritten as those two.
+    cmd("CF.RESERVE")
+        .arg("large")
+        .arg(30_000_000)
+        .arg("EXPANSION")
+        .arg(0)
+        .query::<()>(&mut c)
+        .unwrap();
+    add_items(&mut c, "large", 0..100);
+    let chunks = scandump(&mut c, "large");
+    assert!(chunks.len() >= 3);
+    for (cursor, data) in &chunks[..2] {
+        cmd("CF.LOADCHUNK")
+            .arg("half")
+            .arg(*cursor)
+            .arg(data)
+            .query::<()>(&mut c)
+            .unwrap();
+    }
     let before = dumps(&mut c);
     drop(c);
     server.restart();
@@ -149,6 +168,16 @@ fn restart_from_aof_log_and_rewrite() {
     let mut c = server.conn();
     assert_eq!(dumps(&mut c), before, "loaded from the rewritten AOF");
     assert!(all_found(&mut c, "grown", 0..3000));
+    // The restore goes on where it was.
+    for (cursor, data) in &chunks[2..] {
+        cmd("CF.LOADCHUNK")
+            .arg("half")
+            .arg(*cursor)
+            .arg(data)
+            .query::<()>(&mut c)
+            .unwrap();
+    }
+    assert_eq!(dump_bytes(&mut c, "half"), dump_bytes(&mut c, "large"));
 }
 
 fn wait_until(c: &mut Connection, done: impl Fn(&str) -> bool) {
