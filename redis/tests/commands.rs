@@ -426,3 +426,28 @@ fn maxmemory_bounds_new_filters() {
         "OK"
     );
 }
+
+#[test]
+fn a_refused_allocation_is_an_error() {
+    if !redis_available() {
+        return;
+    }
+    // 1 GiB of address space: a filter of about 1.3 GB passes the size
+    // check (the machine's memory) but the allocator refuses it.
+    let server = Server::start_limited(&[], Some(1 << 30));
+    let mut c = server.conn();
+    let e = error_of(q::<String>(
+        &mut c,
+        &["CF.RESERVE", "huge", "1000000000", "EXPANSION", "0"],
+    ));
+    assert!(
+        e.starts_with("ERR Bad capacity") && e.contains("could not allocate"),
+        "{e}"
+    );
+    assert_eq!(q::<i64>(&mut c, &["EXISTS", "huge"]).unwrap(), 0);
+    assert_eq!(
+        q::<String>(&mut c, &["CF.RESERVE", "small", "100000"]).unwrap(),
+        "OK"
+    );
+    assert_eq!(q::<i64>(&mut c, &["CF.ADD", "small", "x"]).unwrap(), 1);
+}

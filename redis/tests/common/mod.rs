@@ -91,12 +91,20 @@ pub struct Server {
     pub dir: PathBuf,
     child: Option<Child>,
     extra: Vec<String>,
+    /// An address-space limit (RLIMIT_AS) for the process, in bytes.
+    address_space: Option<u64>,
 }
 
 impl Server {
     /// A server with the module and `extra` configuration arguments
     /// (`["--appendonly", "yes"]`), no RDB snapshots unless asked.
     pub fn start(extra: &[&str]) -> Server {
+        Self::start_limited(extra, None)
+    }
+
+    /// [`start`](Self::start) with the process's address space limited to
+    /// `address_space` bytes, so large allocations fail.
+    pub fn start_limited(extra: &[&str], address_space: Option<u64>) -> Server {
         let n = DIRS.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!(
             "cuckoo-nest-redis-{}-{}-{n}",
@@ -113,6 +121,7 @@ impl Server {
             dir,
             child: None,
             extra: extra.iter().map(|s| s.to_string()).collect(),
+            address_space,
         };
         server.launch();
         server
@@ -134,7 +143,25 @@ impl Server {
                 self.port
             };
             let log = std::fs::File::create(self.dir.join("server.log")).expect("log file");
-            let child = Command::new("redis-server")
+            let mut command = Command::new("redis-server");
+            if let Some(limit) = self.address_space {
+                use std::os::unix::process::CommandExt;
+                // SAFETY: the closure runs in the child between fork and
+                // exec and calls only setrlimit, which is async-signal-safe.
+                unsafe {
+                    command.pre_exec(move || {
+                        let rlimit = libc::rlimit {
+                            rlim_cur: limit,
+                            rlim_max: limit,
+                        };
+                        if libc::setrlimit(libc::RLIMIT_AS, &rlimit) != 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+            }
+            let child = command
                 .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
                 .args(["--dir", self.dir.to_str().expect("utf-8 temp dir")])
                 .args(["--save", "", "--daemonize", "no", "--protected-mode", "no"])
