@@ -5,10 +5,10 @@
 # servers (commands and errors, RDB/AOF restarts, a replica compared byte
 # for byte, a three-primary cluster). CUCKOO_REDIS_REQUIRED=1 makes a test
 # fail, not skip, if redis-server is missing. Fails loudly when anything
-# cannot run. Measured on the 2-vCPU machine of redis/README.md: 31 s with
-# the module's dependencies built; from a cold target directory the test
-# build took 6 min 10 s with one build job (CARGO_BUILD_JOBS=1), so about
-# half that with both cores.
+# cannot run. Measured on the 2-vCPU machine of redis/README.md: 23-31 s
+# with the module's dependencies built; from an empty target directory 472 s
+# with one build job (CARGO_BUILD_JOBS=1) while other builds kept the load
+# average near 5 (5 min 17 s of CPU), so a few minutes on 2 free cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
