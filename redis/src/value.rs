@@ -1,0 +1,399 @@
+//! The `CF.*` keys' value and its Redis data type: a filter with the
+//! counters RedisBloom reports, or a restore under way (`CF.LOADCHUNK`);
+//! RDB save and load, AOF rewrite, `MEMORY USAGE`, `COPY`, `DEBUG DIGEST`
+//! and free, all through cuckoo-nest's saved format.
+//!
+//! A filter is saved as `to_bytes_with_metadata`, the module's own
+//! settings (deletes, MAXITERATIONS, EXPANSION) as the format's caller
+//! metadata, so the saved bytes are the whole key: RDB holds them as one
+//! string, `CF.SCANDUMP` hands them out in chunks and `CF.LOADCHUNK` takes
+//! them back, and two servers fed the same commands dump the same bytes.
+
+use cuckoo_nest::{CuckooFilter, DecodeError};
+use redis_module::native_types::RedisType;
+use redis_module::raw;
+use std::cell::RefCell;
+use std::ffi::{c_int, c_void, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// The type's name in RDB files and `TYPE`: nine characters, as Redis
+/// requires (RedisBloom's is `MBbloomCF`; this one is not compatible with
+/// its RDB encoding, so it has its own name).
+pub const TYPE_NAME: &str = "CFnest-rs";
+/// The RDB encoding version of [`CfValue`].
+const ENCODING: i32 = 0;
+
+/// The first chunk `CF.SCANDUMP` returns: the header and the module's
+/// metadata, whatever the filter's size (so `CF.LOADCHUNK` learns the total
+/// length from its first chunk), and the table's first bytes.
+pub const FIRST_CHUNK: usize = 4096;
+/// Every later chunk.
+pub const CHUNK: usize = 16 << 20;
+
+/// The metadata's first bytes: this module's settings, version 1.
+const META_MAGIC: &[u8; 4] = b"CFr1";
+/// Magic, deletes (u64), MAXITERATIONS (u32), EXPANSION (u32), little-endian.
+const META_LEN: usize = 4 + 8 + 4 + 4;
+
+/// RedisBloom's default MAXITERATIONS.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
+/// RedisBloom's default EXPANSION.
+pub const DEFAULT_EXPANSION: u32 = 1;
+
+/// A filter and the settings RedisBloom reports beside it.
+pub struct Filter {
+    pub cf: CuckooFilter,
+    /// Successful `CF.DEL`s ("Number of items deleted").
+    pub deleted: u64,
+    /// MAXITERATIONS as given (reported; cuckoo-nest searches displacement
+    /// paths breadth-first with its own bound).
+    pub max_iterations: u32,
+    /// EXPANSION as given: 0 is a fixed filter, any other a growable one
+    /// (which doubles).
+    pub expansion: u32,
+    /// The saved bytes of the last `CF.SCANDUMP` from cursor 0, kept until
+    /// the dump ends or the filter changes, so a dump in many chunks
+    /// serialises the filter once and hands out consistent chunks.
+    dump: RefCell<Option<Vec<u8>>>,
+}
+
+impl Filter {
+    pub fn new(cf: CuckooFilter, max_iterations: u32, expansion: u32) -> Self {
+        Filter {
+            cf,
+            deleted: 0,
+            max_iterations,
+            expansion,
+            dump: RefCell::new(None),
+        }
+    }
+
+    fn metadata(&self) -> [u8; META_LEN] {
+        let mut m = [0u8; META_LEN];
+        m[..4].copy_from_slice(META_MAGIC);
+        m[4..12].copy_from_slice(&self.deleted.to_le_bytes());
+        m[12..16].copy_from_slice(&self.max_iterations.to_le_bytes());
+        m[16..20].copy_from_slice(&self.expansion.to_le_bytes());
+        m
+    }
+
+    /// The key in the saved format.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self.cf.to_bytes_with_metadata(&self.metadata()) {
+            Ok(bytes) => bytes,
+            // META_LEN is far below MAX_METADATA.
+            Err(_) => self.cf.to_bytes(),
+        }
+    }
+
+    /// A key from the saved format: a filter saved by this module, or by
+    /// any cuckoo-nest user (no metadata: RedisBloom's defaults).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Filter, String> {
+        let cf = CuckooFilter::from_bytes(bytes).map_err(|e| e.to_string())?;
+        let meta = CuckooFilter::read_metadata(bytes).map_err(|e| e.to_string())?;
+        let expansion = if cf.is_growable() {
+            DEFAULT_EXPANSION
+        } else {
+            0
+        };
+        let mut filter = Filter::new(cf, DEFAULT_MAX_ITERATIONS, expansion);
+        match meta.len() {
+            0 => {}
+            META_LEN if &meta[..4] == META_MAGIC => {
+                let u32_at =
+                    |i: usize| u32::from_le_bytes([meta[i], meta[i + 1], meta[i + 2], meta[i + 3]]);
+                let mut deleted = [0u8; 8];
+                deleted.copy_from_slice(&meta[4..12]);
+                filter.deleted = u64::from_le_bytes(deleted);
+                filter.max_iterations = u32_at(12);
+                filter.expansion = u32_at(16);
+                if (filter.expansion == 0) == filter.cf.is_growable() {
+                    return Err("the metadata's EXPANSION disagrees with the filter".into());
+                }
+            }
+            _ => return Err("the filter's metadata is not this module's".into()),
+        }
+        Ok(filter)
+    }
+
+    /// The filter changed: a dump under way must start again.
+    pub fn changed(&self) {
+        self.dump.borrow_mut().take();
+    }
+
+    /// The chunk of `CF.SCANDUMP key cursor`: `(next cursor, data)`, or
+    /// `None` if the cursor is not one this filter's dump handed out (or
+    /// the filter changed since the dump began).
+    ///
+    /// Cursor 0 starts a dump (and serialises the filter); the chunk
+    /// returned with cursor `c` ends at byte offset `c - 1`, and passing
+    /// `c` back returns the next one; past the end, `(0, [])`.
+    pub fn scandump(&self, cursor: u64) -> Option<(u64, Vec<u8>)> {
+        let mut dump = self.dump.borrow_mut();
+        if cursor == 0 {
+            *dump = Some(self.to_bytes());
+        }
+        let bytes = dump.as_ref()?;
+        let start = if cursor == 0 {
+            0
+        } else {
+            usize::try_from(cursor - 1).ok()?
+        };
+        if start == bytes.len() {
+            *dump = None;
+            return Some((0, Vec::new()));
+        }
+        let end = chunk_end(start, bytes.len())?;
+        Some((end as u64 + 1, bytes[start..end].to_vec()))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.cf.memory_usage() + self.dump.borrow().as_ref().map_or(0, Vec::capacity)
+    }
+}
+
+/// Where the dump chunk starting at byte `start` of a `len`-byte saved
+/// filter ends, or `None` if no chunk starts there: the first chunk is
+/// [`FIRST_CHUNK`] bytes, every later one [`CHUNK`] (the last, what is
+/// left).
+pub fn chunk_end(start: usize, len: usize) -> Option<usize> {
+    if start >= len {
+        return None;
+    }
+    if start == 0 {
+        return Some(FIRST_CHUNK.min(len));
+    }
+    let past_first = start.checked_sub(FIRST_CHUNK)?;
+    (past_first % CHUNK == 0).then(|| (start + CHUNK).min(len))
+}
+
+/// A restore under way: the chunks `CF.LOADCHUNK` has received, in order.
+pub struct Pending {
+    pub bytes: Vec<u8>,
+    /// The saved filter's length, from its header in the first chunk.
+    pub expected: usize,
+}
+
+/// A `CF.*` key's value.
+// Boxed whole by Redis (one allocation per key): the restoring state's
+// smaller size would save nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum CfValue {
+    Ready(Filter),
+    Loading(Pending),
+}
+
+/// The length the saved filter whose first bytes are `first` takes, or why
+/// these bytes cannot start one (the header is checked: magic, version,
+/// its checksum, the configuration).
+pub fn expected_len(first: &[u8]) -> Result<usize, String> {
+    match CuckooFilter::from_bytes(first) {
+        Ok(_) => Ok(first.len()),
+        Err(DecodeError::Truncated { expected, actual })
+            if actual as usize == first.len() && first.len() >= 64 =>
+        {
+            usize::try_from(expected)
+                .map_err(|_| "the header's length does not fit in memory".to_string())
+        }
+        Err(DecodeError::Truncated { .. }) => {
+            Err("the first chunk is shorter than the filter's header".into())
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+pub static CF_TYPE: RedisType = RedisType::new(
+    TYPE_NAME,
+    ENCODING,
+    raw::RedisModuleTypeMethods {
+        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
+        rdb_load: Some(rdb_load),
+        rdb_save: Some(rdb_save),
+        aof_rewrite: Some(aof_rewrite),
+        mem_usage: Some(mem_usage),
+        digest: Some(digest),
+        free: Some(free),
+        aux_load: None,
+        aux_save: None,
+        aux_save2: None,
+        aux_save_triggers: 0,
+        free_effort: None,
+        unlink: None,
+        copy: Some(copy),
+        defrag: None,
+        copy2: None,
+        free_effort2: None,
+        mem_usage2: None,
+        unlink2: None,
+    },
+);
+
+/// RDB tags of the two states.
+const TAG_READY: u64 = 0;
+const TAG_LOADING: u64 = 1;
+
+unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: Redis passes a value this type's callbacks created: a
+    // `Box<CfValue>` turned into a pointer by `set_value` or `rdb_load`.
+    let value = unsafe { &*value.cast::<CfValue>() };
+    match value {
+        CfValue::Ready(f) => {
+            raw::save_unsigned(rdb, TAG_READY);
+            raw::save_slice(rdb, &f.to_bytes());
+        }
+        CfValue::Loading(p) => {
+            raw::save_unsigned(rdb, TAG_LOADING);
+            raw::save_unsigned(rdb, p.expected as u64);
+            raw::save_slice(rdb, &p.bytes);
+        }
+    }
+}
+
+unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    if encver != ENCODING {
+        return std::ptr::null_mut();
+    }
+    let loaded = (|| -> Option<CfValue> {
+        match raw::load_unsigned(rdb).ok()? {
+            TAG_READY => {
+                let bytes = raw::load_string_buffer(rdb).ok()?;
+                Filter::from_bytes(bytes.as_ref()).ok().map(CfValue::Ready)
+            }
+            TAG_LOADING => {
+                let expected = usize::try_from(raw::load_unsigned(rdb).ok()?).ok()?;
+                let bytes = raw::load_string_buffer(rdb).ok()?.as_ref().to_vec();
+                (bytes.len() < expected).then_some(CfValue::Loading(Pending { bytes, expected }))
+            }
+            _ => None,
+        }
+    })();
+    match loaded {
+        Some(v) => Box::into_raw(Box::new(v)).cast(),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// Emits the key as `CF.LOADCHUNK` commands, the chunks `CF.SCANDUMP`
+/// gives; a restore under way as the chunks received so far.
+unsafe extern "C" fn aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: as in `rdb_save`.
+    let value = unsafe { &*value.cast::<CfValue>() };
+    // SAFETY: a read of a module API pointer, set by RedisModule_Init
+    // before any callback runs and never changed after.
+    let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
+        return;
+    };
+    let (Ok(cmd), Ok(fmt)) = (CString::new("CF.LOADCHUNK"), CString::new("slb")) else {
+        return;
+    };
+    let out = |end: usize, chunk: &[u8]| {
+        // SAFETY: `aof` and `key` are Redis's, valid for this callback; the
+        // format "slb" is a RedisModuleString, a long long and a buffer
+        // (pointer, length), as passed.
+        unsafe {
+            emit(
+                aof,
+                cmd.as_ptr(),
+                fmt.as_ptr(),
+                key,
+                (end + 1) as std::ffi::c_longlong,
+                chunk.as_ptr().cast::<std::ffi::c_char>(),
+                chunk.len(),
+            );
+        }
+    };
+    match value {
+        CfValue::Ready(f) => {
+            let bytes = f.to_bytes();
+            let mut start = 0;
+            while let Some(end) = chunk_end(start, bytes.len()) {
+                out(end, &bytes[start..end]);
+                start = end;
+            }
+        }
+        CfValue::Loading(p) => {
+            // The chunks received so far, as they came (whole chunks).
+            let mut start = 0;
+            while let Some(end) = chunk_end(start, p.expected) {
+                if end > p.bytes.len() {
+                    break;
+                }
+                out(end, &p.bytes[start..end]);
+                start = end;
+            }
+        }
+    }
+}
+
+/// `DEBUG DIGEST` and `DEBUG DIGEST-VALUE`: the digest of the saved bytes
+/// (a restore under way: of the chunks received), so two servers holding
+/// the same bytes agree.
+unsafe extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    // SAFETY: as in `rdb_save`.
+    let value = unsafe { &*value.cast::<CfValue>() };
+    let bytes = match value {
+        CfValue::Ready(f) => f.to_bytes(),
+        CfValue::Loading(p) => p.bytes.clone(),
+    };
+    // SAFETY: reads of module API pointers, set by RedisModule_Init before
+    // any callback runs and never changed after.
+    let api = unsafe {
+        (
+            raw::RedisModule_DigestAddStringBuffer,
+            raw::RedisModule_DigestEndSequence,
+        )
+    };
+    if let (Some(add), Some(end)) = api {
+        // SAFETY: `md` is Redis's digest context for this callback; the
+        // buffer is `bytes`, alive across the call.
+        unsafe {
+            add(md, bytes.as_ptr().cast(), bytes.len());
+            end(md);
+        }
+    }
+}
+
+unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
+    // SAFETY: as in `rdb_save`.
+    let value = unsafe { &*value.cast::<CfValue>() };
+    std::mem::size_of::<CfValue>()
+        + match value {
+            CfValue::Ready(f) => f.heap_bytes(),
+            CfValue::Loading(p) => p.bytes.capacity(),
+        }
+}
+
+unsafe extern "C" fn free(value: *mut c_void) {
+    // SAFETY: as in `rdb_save`; Redis frees a value once, after its last use.
+    drop(unsafe { Box::from_raw(value.cast::<CfValue>()) });
+}
+
+unsafe extern "C" fn copy(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    // SAFETY: as in `rdb_save`.
+    let value = unsafe { &*value.cast::<CfValue>() };
+    // `CuckooFilter::clone` panics if the copy cannot be allocated: that is
+    // a failed COPY (null), not an unwind into Redis.
+    let copied = catch_unwind(AssertUnwindSafe(|| match value {
+        CfValue::Ready(f) => {
+            let mut c = Filter::new(f.cf.clone(), f.max_iterations, f.expansion);
+            c.deleted = f.deleted;
+            CfValue::Ready(c)
+        }
+        CfValue::Loading(p) => CfValue::Loading(Pending {
+            bytes: p.bytes.clone(),
+            expected: p.expected,
+        }),
+    }));
+    match copied {
+        Ok(v) => Box::into_raw(Box::new(v)).cast(),
+        Err(_) => std::ptr::null_mut(),
+    }
+}
