@@ -557,6 +557,34 @@ impl CuckooFilter {
         }
     }
 
+    /// Finishes a growth step under way, if there is one, on this thread:
+    /// copies what the writes since the step have not copied of the old
+    /// table (each write copies a 16-bucket chunk of it, so a filter no one
+    /// writes stays mid-step, its lookups looking in both tables on a
+    /// miss), then frees the old table. Returns true if a step was under
+    /// way. For a background thread of an idle filter, or for a host that
+    /// must never leave a step half done between two commands (a
+    /// replicated store whose snapshot or replica must match the primary
+    /// byte for byte). A fixed filter has nothing to finish.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::builder().capacity(1000).growable(true).build()?;
+    /// for k in 0..5_000u64 {
+    ///     filter.insert(&k)?;
+    ///     filter.finish_growth(); // every step done within its insert
+    /// }
+    /// assert!(!filter.finish_growth());
+    /// assert!((0..5_000u64).all(|k| filter.contains(&k)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn finish_growth(&self) -> bool {
+        match &self.inner {
+            Inner::Growable(any) => with_growable!(&**any, g => g.finish_growth()),
+            _ => false,
+        }
+    }
+
     /// True if the filter can still grow: growable, and not yet at its
     /// [`max_capacity`](Self::max_capacity).
     ///

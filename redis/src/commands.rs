@@ -213,6 +213,18 @@ fn filter_ref(key: &RedisKey) -> Result<Option<&Filter>, RedisError> {
     }
 }
 
+/// After a write: a growth step the write started is finished within the
+/// command. cuckoo-nest spreads a step's copy over the writes after it,
+/// but the saved format holds no step half done: an RDB snapshot (taken in
+/// a forked child, which finishes the step there) would then hand a
+/// replica a table the primary reaches only by another path, and the two
+/// would place the next writes differently. Finished here, every command
+/// starts and ends with no step under way, on the primary and on every
+/// replica alike; the command that grows a filter pays for its copy.
+fn finish_growth(filter: &Filter) {
+    filter.cf.finish_growth();
+}
+
 /// The key's filter for writing (its dump cache dropped); `None` if the
 /// key is empty.
 fn filter_mut(key: &RedisKeyWritable) -> Result<Option<&mut Filter>, RedisError> {
@@ -293,6 +305,7 @@ fn add_one(ctx: &Context, args: &[RedisString], nx: bool) -> RedisResult {
         return Ok(RedisValue::Integer(0));
     }
     let inserted = filter.cf.insert_bytes(item);
+    finish_growth(filter);
     // Replicated even when the insert fails: a failed insert may have
     // moved items between their buckets, and the replica must move them
     // too to stay byte-identical.
@@ -376,6 +389,7 @@ fn insert_many(ctx: &Context, args: &[RedisString], nx: bool) -> RedisResult {
             }
         }
     }
+    finish_growth(filter);
     ctx.replicate_verbatim();
     Ok(RedisValue::Array(replies))
 }
@@ -428,6 +442,7 @@ pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let filter = filter_mut(&key)?.ok_or(RedisError::Str(NOT_FOUND))?;
     let removed = filter.cf.remove_bytes(args[2].as_slice());
+    finish_growth(filter);
     if removed {
         filter.deleted += 1;
         ctx.replicate_verbatim();

@@ -89,7 +89,9 @@ impl Filter {
     /// A key from the saved format: a filter saved by this module, or by
     /// any cuckoo-nest user (no metadata: RedisBloom's defaults).
     pub fn from_bytes(bytes: &[u8]) -> Result<Filter, String> {
-        let cf = CuckooFilter::from_bytes(bytes).map_err(|e| e.to_string())?;
+        // No huge pages: the table from Redis's allocator, whatever its size.
+        let cf =
+            CuckooFilter::from_bytes_with_huge_pages(bytes, false).map_err(|e| e.to_string())?;
         let meta = CuckooFilter::read_metadata(bytes).map_err(|e| e.to_string())?;
         let expansion = if cf.is_growable() {
             DEFAULT_EXPANSION

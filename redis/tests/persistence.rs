@@ -246,6 +246,13 @@ fn debug_reload_copy_memory_usage() {
         grew as f64 > usage as f64 * 0.9,
         "used_memory grew {grew}, MEMORY USAGE {usage}"
     );
+    // Loaded back (a table over 4 MiB): still from Redis's allocator.
+    cmd("DEBUG").arg("RELOAD").query::<()>(&mut c).unwrap();
+    let grew = used(&mut c) - before_used;
+    assert!(
+        grew as f64 > usage as f64 * 0.9,
+        "after DEBUG RELOAD used_memory grew {grew}, MEMORY USAGE {usage}"
+    );
     cmd("DEL").arg("m").query::<i64>(&mut c).unwrap();
     assert!(used(&mut c) - before_used < usage / 10, "freed");
 }

@@ -772,6 +772,28 @@ impl<const B: usize> Growable<B> {
         }
     }
 
+    /// Copies what a growth step under way has left to copy, then frees
+    /// the old table: the step is over when this returns (unless keys
+    /// crafted to collide left a chunk no room to go, which the next
+    /// writes retry). Returns true if a step was under way.
+    pub(crate) fn finish_growth(&self) -> bool {
+        let was_under_way = {
+            let guard = pin();
+            let state = self.state.load(&guard);
+            match &state.migration {
+                Some(m) => {
+                    let _ = self.finish(state, m, &guard);
+                    true
+                }
+                None => false,
+            }
+        };
+        if was_under_way {
+            self.state.reclaim(RECLAIM_ROUNDS);
+        }
+        was_under_way
+    }
+
     /// The first generation's capacity times `2^spare`: where growth stops.
     pub(crate) fn max_capacity(&self) -> usize {
         self.capacity.saturating_mul(1 << self.first.spare)

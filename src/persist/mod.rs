@@ -536,6 +536,35 @@ impl CuckooFilter {
         Self::from_table(&header, &[table])
     }
 
+    /// [`from_bytes`](Self::from_bytes), choosing whether a large table
+    /// gets huge pages (as [`Builder::huge_pages`](crate::Builder::huge_pages);
+    /// `from_bytes` says yes). With `false` the table comes from the global
+    /// allocator whatever its size, as a host that accounts for memory
+    /// through its allocator needs (a Redis module: otherwise a loaded
+    /// table of 4 MiB or more is a mapping of its own that `INFO memory`
+    /// and `maxmemory` do not see). Clones of the filter keep the choice.
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let bytes = CuckooFilter::with_capacity(1000).to_bytes();
+    /// let loaded = CuckooFilter::from_bytes_with_huge_pages(&bytes, false)?;
+    /// assert_eq!(loaded.to_bytes(), bytes);
+    /// # Ok::<(), cuckoo_nest::DecodeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`from_bytes`](Self::from_bytes).
+    pub fn from_bytes_with_huge_pages(
+        bytes: &[u8],
+        huge_pages: bool,
+    ) -> Result<CuckooFilter, DecodeError> {
+        let mut header = Header::decode(bytes)?;
+        header.config.huge_pages = huge_pages;
+        let table = header.table(bytes)?;
+        header.verify(table)?;
+        Self::from_table(&header, &[table])
+    }
+
     /// [`from_bytes`](Self::from_bytes) from a stream (a file, a socket).
     /// Reads exactly the filter's bytes, so whatever follows it in the
     /// stream is left unread. The table is read in chunks that grow with

@@ -92,9 +92,10 @@ impl Words {
         let huge = huge_pages && bytes >= HUGE_PAGE_THRESHOLD;
         // A table backed on first touch comes from its own mapping at any
         // size past a few pages: `alloc_zeroed` may take it from the heap
-        // and write every zero at once.
+        // and write every zero at once. Not with `huge_pages(false)`, which
+        // asks for the global allocator (a host counting memory through it).
         #[cfg(all(target_os = "linux", not(miri)))]
-        if huge || (!populate && bytes >= LAZY_MAPPING_THRESHOLD) {
+        if huge || (huge_pages && !populate && bytes >= LAZY_MAPPING_THRESHOLD) {
             if let Some(words) = Self::mapped(len, huge, populate) {
                 return Ok(words);
             }
