@@ -866,11 +866,19 @@ impl<const B: usize> Growable<B> {
                 .map_or(0, |m| m.from.table.table_bytes())
     }
 
-    /// Bytes of the table(s) with their stripes and padding.
+    /// Bytes of the table(s) with their stripes and padding: the current
+    /// generation's, the frozen one's while a step is under way, and the
+    /// next one's once inserts have begun to prepare it.
     pub(crate) fn memory_usage(&self) -> usize {
+        let next = self
+            .next
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map_or(0, |(n, _)| n.table.memory_usage());
         let guard = pin();
         let state = self.state.load(&guard);
-        state.cur.table.memory_usage()
+        next + state.cur.table.memory_usage()
             + state
                 .migration
                 .as_ref()
@@ -904,6 +912,9 @@ impl<const B: usize> Growable<B> {
             }
             self.state.load(&guard).cur.table.clear();
             self.topped_out.store(false, Ordering::Relaxed);
+            // Empty, the filter is far from its next step: give back the
+            // next generation inserts may have prepared.
+            *self.next.lock().unwrap_or_else(|e| e.into_inner()) = None;
             self.gate.open();
         }
         self.state.reclaim(RECLAIM_ROUNDS);
