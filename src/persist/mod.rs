@@ -316,8 +316,15 @@ impl CuckooFilter {
     /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w` from
     /// its current position, streaming: the table goes out about 16 KiB
     /// at a time as it is copied, so the save needs memory for that, not
-    /// for a copy of the table, and writers wait only while a piece of
-    /// their stripe is copied, never for the I/O. It writes a zero header first (which
+    /// for a copy of the table. Writers wait while a piece of their stripe
+    /// is copied (a microsecond or two). They wait for the I/O in two cases
+    /// only: an insert whose every displacement path would hide a
+    /// fingerprint from the save copies its buckets' pieces ahead of it, up
+    /// to an eighth of the table (kept in memory until the save reaches
+    /// them), and past that allowance waits for the save to move on; and a
+    /// growable filter's insert that needs a growth step waits for the
+    /// whole save (a save holds the growth lock; before that, inserts make
+    /// room by displacement past the load the filter grows at). It writes a zero header first (which
     /// every reader refuses), the table, then seeks back to write the real
     /// header, and leaves `w` at the end of what it wrote. Same copy as
     /// `to_bytes`. [`save_to_path`](Self::save_to_path) saves this way.
