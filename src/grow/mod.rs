@@ -94,9 +94,10 @@ const CHUNK_BUCKETS: usize = 1;
 /// a fifth of its items, thousands of inserts for each piece to back.
 const PREPARE_AT: f64 = 0.8;
 
-/// Chunks each writer copies, besides its own item's, while a growth step
-/// is under way ([`Growable::help`]): the copy of a table of `n` buckets is
-/// spread over about `n / CHUNK_BUCKETS / (HELP_CHUNKS + 2)` writes.
+/// Chunks each writer copies, besides its own item's (removes, counts and
+/// unique inserts), while a growth step is under way ([`Growable::help`]):
+/// the copy of a table of `n` buckets is spread over about
+/// `n / CHUNK_BUCKETS / HELP_CHUNKS` writes.
 const HELP_CHUNKS: usize = 1;
 
 /// Share of the new generation's slots that its items may fill while it
@@ -247,6 +248,16 @@ struct Migration<const B: usize> {
 struct State<const B: usize> {
     cur: Arc<Generation<B>>,
     migration: Option<Migration<B>>,
+}
+
+/// What came of one try at an insert ([`Growable::insert_item`]).
+enum Attempt {
+    /// The insert's answer.
+    Done(Result<bool, InsertError>),
+    /// The generation at this address is full: grow it, then try again.
+    Grow(usize),
+    /// The step under way was finished first: try again.
+    Again,
 }
 
 /// A growable table of `B`-slot buckets: see the module docs.
@@ -566,28 +577,40 @@ impl<const B: usize> Growable<B> {
                         m.budget.fetch_add(1, Ordering::Relaxed);
                         drop(pass);
                         self.finish(state, m, &guard)?;
-                        continue;
+                        copied_all = true;
+                        Attempt::Again
+                    } else {
+                        self.attempt(state, item, copies)
                     }
-                }
-                let result = self.insert_into(&state.cur, item, copies);
-                if let Some(m) = &state.migration {
-                    if result != Ok(true) {
-                        // Nothing new went in: give the budget back.
-                        m.budget.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                match result {
-                    Err(InsertError::Full { .. }) => Err(Arc::as_ptr(&state.cur) as usize),
-                    other => Ok(other),
+                } else {
+                    self.attempt(state, item, copies)
                 }
             };
             if copied_all {
                 self.state.reclaim(RECLAIM_ROUNDS);
             }
             match outcome {
-                Ok(result) => return result,
-                Err(full) => self.grow(full)?,
+                Attempt::Done(result) => return result,
+                Attempt::Grow(full) => self.grow(full)?,
+                Attempt::Again => {}
             }
+        }
+    }
+
+    /// One try at inserting `item` into `state`'s current generation,
+    /// inside the caller's section and gate pass.
+    #[inline]
+    fn attempt(&self, state: &State<B>, item: NestedItem, copies: Copies) -> Attempt {
+        let result = self.insert_into(&state.cur, item, copies);
+        if let Some(m) = &state.migration {
+            if result != Ok(true) {
+                // Nothing new went in: give the budget back.
+                m.budget.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        match result {
+            Err(InsertError::Full { .. }) => Attempt::Grow(Arc::as_ptr(&state.cur) as usize),
+            other => Attempt::Done(other),
         }
     }
 
