@@ -164,15 +164,15 @@ fn a_step_finished_by_another_writer_loses_nothing() {
         filter.insert_hash(trigger).unwrap();
         assert_eq!(filter.depth(), 1, "the insert grew the filter");
         let filter = Arc::new(filter);
-        let extra = key(1_000);
-        let writer = {
+        let reader = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || filter.insert_hash(extra).unwrap())
+            let items = items.clone();
+            thread::spawn(move || items.iter().all(|&h| filter.contains_hash(h)))
         };
-        let found = items.iter().all(|&h| filter.contains_hash(h));
-        writer.join().unwrap();
+        let extra = key(1_000);
+        filter.insert_hash(extra).unwrap();
         assert!(
-            found,
+            reader.join().unwrap(),
             "a lookup missed an item while a writer finished the step"
         );
         assert!(items.iter().all(|&h| filter.contains_hash(h)));
