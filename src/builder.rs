@@ -206,8 +206,9 @@ impl Builder {
     /// that load), an insert allocates a table twice as
     /// large and the filter moves into it while every other thread keeps
     /// using it: lookups never wait (they look in both tables meanwhile).
-    /// No insert pays for the copy: the larger table is allocated and
-    /// backed a piece at a time by the inserts before the step, and after
+    /// No insert pays for the copy: the larger table is allocated before
+    /// the step and backed by a short-lived thread (`cuckoo-nest-back`),
+    /// and after
     /// it each write copies one 16-bucket chunk of the old table (a
     /// remove or unique insert first copies the one or two chunks its
     /// item lies in), until the writes have copied it all. Below

@@ -17,11 +17,12 @@
 //!
 //! A growth step, while other threads go on:
 //!
-//! 0. Inserts that find their two buckets full in a generation past 80%
-//!    of the load it grows at prepare the next one, a turn each: one
-//!    allocates it (not yet backed by memory), the next ones back it a
-//!    piece at a time (a huge page, or 256 KiB), so the step finds it
-//!    ready and no insert pays for backing a whole table.
+//! 0. The first insert that finds its two buckets full in a generation
+//!    past 80% of the load it grows at allocates the next one (not yet
+//!    backed by memory) and starts a thread that backs it, a huge page at
+//!    a time, so the step finds it ready and no insert pays for backing a
+//!    table (where no thread can start, the inserts back it a piece at a
+//!    time instead).
 //! 1. An insert finds its two buckets full in a generation at the load it
 //!    grows at ([`crate::config::growth_load`]: 95% of the design load).
 //!    Outside its read-side section ([`current`]), under the growth
@@ -250,6 +251,44 @@ struct State<const B: usize> {
     migration: Option<Migration<B>>,
 }
 
+/// A prepared generation's count of pieces backed when none is left to
+/// back by the inserts: all are, or a thread of its own backs them.
+const BACKED: usize = usize::MAX;
+
+/// Starts a thread that backs `next`'s memory, every piece in turn, so that
+/// no insert pays for it: backing a huge page can take the kernel
+/// milliseconds when it must first compact memory to find one, and
+/// measured so inside inserts (`examples/growth_latency.rs`). The thread
+/// holds the generation until it is done, so it outlives neither the
+/// memory nor, if the filter drops first, more than that. False if no
+/// thread could start (the inserts then back it a piece at a time), and
+/// always under loom and Miri, where there is no memory to back; true,
+/// with no thread, for heap memory, which has no pieces to back.
+fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> bool {
+    #[cfg(not(any(loom, miri)))]
+    {
+        if !next.table.populates() {
+            // Heap memory (`huge_pages(false)`): nothing to back ahead.
+            return true;
+        }
+        let next = Arc::clone(next);
+        std::thread::Builder::new()
+            .name("cuckoo-nest-back".into())
+            .spawn(move || {
+                let mut k = 0;
+                while next.table.populate_part(k) {
+                    k += 1;
+                }
+            })
+            .is_ok()
+    }
+    #[cfg(any(loom, miri))]
+    {
+        let _ = next;
+        false
+    }
+}
+
 /// What came of one try at an insert ([`Growable::insert_item`]).
 enum Attempt {
     /// The insert's answer.
@@ -283,7 +322,7 @@ pub(crate) struct Growable<const B: usize> {
     /// ([`Growable::prepare_next`]), with the pieces backed so far: the
     /// step then finds its table ready, and no insert pays for backing a
     /// whole table at once.
-    next: crate::sync::Mutex<Option<(Generation<B>, usize)>>,
+    next: crate::sync::Mutex<Option<(Arc<Generation<B>>, usize)>>,
     /// The first generation's capacity.
     capacity: usize,
     huge_pages: bool,
@@ -697,10 +736,11 @@ impl<const B: usize> Growable<B> {
     }
 
     /// One insert's turn at preparing the generation after `g`: allocates
-    /// it (its memory not yet backed), or backs one more piece of it (one
-    /// huge page, or 256 KiB), or, if another thread is at it or it is
-    /// ready, nothing. An allocation that fails is left to the step, which
-    /// reports it.
+    /// it (its memory not yet backed) and hands the backing to a thread of
+    /// its own; or, where no such thread could start, backs one more piece
+    /// of it (one huge page, or 256 KiB); or, if another thread is at it or
+    /// it is ready, nothing. An allocation that fails is left to the step,
+    /// which reports it.
     #[cold]
     fn prepare_next(&self, g: &Generation<B>) {
         if g.addr.depth == g.addr.spare {
@@ -711,9 +751,9 @@ impl<const B: usize> Growable<B> {
         };
         match &mut *next {
             Some((n, backed)) if n.addr.depth == g.addr.depth + 1 => {
-                if *backed != usize::MAX && !n.table.populate_part(*backed) {
-                    *backed = usize::MAX; // every piece backed
-                } else if *backed != usize::MAX {
+                if *backed != BACKED && !n.table.populate_part(*backed) {
+                    *backed = BACKED;
+                } else if *backed != BACKED {
                     *backed += 1;
                 }
             }
@@ -721,7 +761,11 @@ impl<const B: usize> Growable<B> {
                 let addr = g.addr.next();
                 *next = Generation::new(addr, self.capacity << addr.depth, self.huge_pages)
                     .ok()
-                    .map(|n| (n, 0));
+                    .map(|n| {
+                        let n = Arc::new(n);
+                        let backed = if back_in_background(&n) { BACKED } else { 0 };
+                        (n, backed)
+                    });
             }
         }
     }
@@ -1138,12 +1182,16 @@ impl<const B: usize> Growable<B> {
         let prepared = self.next.lock().unwrap_or_else(|e| e.into_inner()).take();
         let next = match prepared {
             Some((next, _)) if next.addr.depth == addr.depth => next,
-            _ => Generation::new(addr, self.capacity << addr.depth, self.huge_pages).map_err(
-                |e| match e {
-                    BuildError::AllocationFailed { bytes } => InsertError::GrowthFailed { bytes },
-                    _ => InsertError::GrowthFailed { bytes: usize::MAX },
-                },
-            )?,
+            _ => Arc::new(
+                Generation::new(addr, self.capacity << addr.depth, self.huge_pages).map_err(
+                    |e| match e {
+                        BuildError::AllocationFailed { bytes } => {
+                            InsertError::GrowthFailed { bytes }
+                        }
+                        _ => InsertError::GrowthFailed { bytes: usize::MAX },
+                    },
+                )?,
+            ),
         };
         let slots = next.buckets() * B;
         if !broken::GROW_NO_GATE && !self.gate.close() {
@@ -1156,7 +1204,7 @@ impl<const B: usize> Growable<B> {
         let budget = (slots as f64 * migration_load(B)) as i64 - frozen_len as i64;
         self.state.replace(
             State {
-                cur: Arc::new(next),
+                cur: next,
                 migration: Some(Migration {
                     from: Arc::clone(cur),
                     chunks: (0..chunks)

@@ -231,6 +231,11 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         self.words.populate_part(k)
     }
 
+    /// True if [`Self::populate_part`] has anything to back.
+    pub(crate) fn populates(&self) -> bool {
+        self.words.populates()
+    }
+
     /// The occupied slots of a table loaded from saved bytes, or the first
     /// thing in it no writer stores (see [`audit_table`]).
     pub(crate) fn audit(&self) -> Result<usize, DecodeError> {

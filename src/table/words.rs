@@ -208,6 +208,16 @@ impl Words {
         })
     }
 
+    /// True if [`Words::populate_part`] has pieces to back: memory of its
+    /// own mapping, not the heap's.
+    pub(crate) fn populates(&self) -> bool {
+        #[cfg(all(target_os = "linux", not(miri)))]
+        if let Source::Mapped { .. } = self.source {
+            return true;
+        }
+        false
+    }
+
     /// Backs piece `k` of a table allocated [`Words::zeroed_lazily`]: 2 MiB
     /// (one huge page) or 256 KiB, so whoever prepares the table ahead of
     /// use pays one short page-fault burst at a time. False once `k` is past
@@ -357,6 +367,10 @@ impl Words {
     }
 
     pub(crate) fn populate_part(&self, _k: usize) -> bool {
+        false
+    }
+
+    pub(crate) fn populates(&self) -> bool {
         false
     }
 }
