@@ -251,6 +251,10 @@ struct State<const B: usize> {
     migration: Option<Migration<B>>,
 }
 
+/// True where a next generation's table can be a mapping to back ahead
+/// (and not under loom and Miri, whose tables are heap memory).
+const PREPARES: bool = cfg!(all(target_os = "linux", not(miri), not(loom)));
+
 /// A prepared generation's count of pieces backed when none is left to
 /// back by the inserts: all are, or a thread of its own backs them.
 const BACKED: usize = usize::MAX;
@@ -741,9 +745,13 @@ impl<const B: usize> Growable<B> {
     /// of it (one huge page, or 256 KiB); or, if another thread is at it or
     /// it is ready, nothing. An allocation that fails is left to the step,
     /// which reports it.
+    ///
+    /// Only where the next table will be a mapping of its own (Linux, huge
+    /// pages on): heap memory (`huge_pages(false)`, other systems) is not
+    /// backed ahead, so preparing it would only hold its memory longer.
     #[cold]
     fn prepare_next(&self, g: &Generation<B>) {
-        if g.addr.depth == g.addr.spare {
+        if !PREPARES || !self.huge_pages || g.addr.depth == g.addr.spare {
             return;
         }
         let Ok(mut next) = self.next.try_lock() else {
