@@ -327,6 +327,11 @@ pub(crate) struct Growable<const B: usize> {
     /// step then finds its table ready, and no insert pays for backing a
     /// whole table at once.
     next: crate::sync::Mutex<Option<(Arc<Generation<B>>, usize)>>,
+    /// The depth of the generation in `next` once there is nothing left
+    /// for inserts to do for it (backed, handed to a thread, or its
+    /// allocation refused), else 0: read first, so the inserts near the
+    /// growth load do not all take `next`'s lock to find that out.
+    next_done: AtomicU64,
     /// The first generation's capacity.
     capacity: usize,
     huge_pages: bool,
@@ -363,6 +368,7 @@ impl<const B: usize> Growable<B> {
             gate: Gate::new(),
             grow_lock: crate::sync::Mutex::new(()),
             next: crate::sync::Mutex::new(None),
+            next_done: AtomicU64::new(0),
             capacity,
             huge_pages,
         }
@@ -751,19 +757,25 @@ impl<const B: usize> Growable<B> {
     /// backed ahead, so preparing it would only hold its memory longer.
     #[cold]
     fn prepare_next(&self, g: &Generation<B>) {
-        if !PREPARES || !self.huge_pages || g.addr.depth == g.addr.spare {
+        let depth = u64::from(g.addr.depth + 1);
+        if !PREPARES
+            || !self.huge_pages
+            || g.addr.depth == g.addr.spare
+            || self.next_done.load(Ordering::Relaxed) == depth
+        {
             return;
         }
         let Ok(mut next) = self.next.try_lock() else {
             return;
         };
-        match &mut *next {
-            Some((n, backed)) if n.addr.depth == g.addr.depth + 1 => {
-                if *backed != BACKED && !n.table.populate_part(*backed) {
+        let done = match &mut *next {
+            Some((n, backed)) if u64::from(n.addr.depth) == depth => {
+                if !n.table.populate_part(*backed) {
                     *backed = BACKED;
-                } else if *backed != BACKED {
+                } else {
                     *backed += 1;
                 }
+                *backed == BACKED
             }
             _ => {
                 let addr = g.addr.next();
@@ -774,7 +786,12 @@ impl<const B: usize> Growable<B> {
                         let backed = if back_in_background(&n) { BACKED } else { 0 };
                         (n, backed)
                     });
+                // A refused allocation is left to the step to report.
+                next.as_ref().is_none_or(|(_, backed)| *backed == BACKED)
             }
+        };
+        if done {
+            self.next_done.store(depth, Ordering::Relaxed);
         }
     }
 
@@ -990,6 +1007,7 @@ impl<const B: usize> Growable<B> {
             // Empty, the filter is far from its next step: give back the
             // next generation inserts may have prepared.
             *self.next.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            self.next_done.store(0, Ordering::Relaxed);
             self.gate.open();
         }
         self.state.reclaim(RECLAIM_ROUNDS);
@@ -1087,7 +1105,8 @@ impl<const B: usize> Growable<B> {
         let n = from.buckets();
         let first = c * CHUNK_BUCKETS;
         let end = (first + CHUNK_BUCKETS).min(n);
-        // On the stack: a writer's share of a step allocates nothing.
+        // On the stack: a writer's share of a step allocates nothing (8:
+        // the largest bucket size, as `B` cannot size an array here).
         let mut low = [(0usize, 0u32); CHUNK_BUCKETS * 8];
         let mut high = [(0usize, 0u32); CHUNK_BUCKETS * 8];
         let (mut lows, mut highs) = (0, 0);
@@ -1188,6 +1207,7 @@ impl<const B: usize> Growable<B> {
         }
         let addr = cur.addr.next();
         let prepared = self.next.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.next_done.store(0, Ordering::Relaxed);
         let next = match prepared {
             Some((next, _)) if next.addr.depth == addr.depth => next,
             _ => Arc::new(
