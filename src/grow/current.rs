@@ -90,18 +90,28 @@ impl Slot {
     }
 
     /// Enters a section (outermost or nested): the mark, ordered before
-    /// the loads that follow.
+    /// the loads that follow. False, with nothing written, if the slot's
+    /// depth is at its most ([`DEPTH_MASK`]): the section is nested in
+    /// others that keep the slot inside until they leave, so it needs no
+    /// mark of its own, and its guard must not leave ([`Guard`]'s
+    /// `COVERED` tag). A count that wrapped instead would read as outside
+    /// while the outer sections still use what they loaded.
     #[inline(always)]
-    pub(crate) fn enter(&self, mode: Mode) {
+    pub(crate) fn enter(&self, mode: Mode) -> bool {
         let word = &self.word;
+        // Only this thread changes the depth (the reclaimer's
+        // read-modify-writes add 0): its own last value.
+        let w = word.load(Ordering::Relaxed);
+        if w & DEPTH_MASK == DEPTH_MASK {
+            return false;
+        }
         if mode == Mode::Light || crate::broken::SECTION_NO_FENCE {
-            let w = word.load(Ordering::Relaxed);
-            debug_assert!(w & DEPTH_MASK < DEPTH_MASK, "sections nested too deep");
             word.store(w + 1, Ordering::Relaxed);
             std::sync::atomic::compiler_fence(Ordering::SeqCst);
         } else {
             word.fetch_add(1, Ordering::AcqRel);
         }
+        true
     }
 
     /// Leaves the section: release, so everything the section read is
@@ -337,27 +347,38 @@ mod imp {
     static ORPHANS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
 
     /// A read-side section: the state loaded through it stays alive until
-    /// it drops. Not `Send`: it marks its own thread's slot.
+    /// it drops. Neither `Send` nor `Sync` (its raw pointer): it marks its
+    /// own thread's slot.
     pub(crate) struct Guard {
-        /// The section's slot, its address's low bit [`PORTABLE`] if the
-        /// section leaves as the portable mode does (slots are aligned to
-        /// a cache line, so the bit is free): this thread's slot, kept
-        /// alive by the thread-local `OWNER` for as long as `FAST` points
-        /// to it (and by the list in `SLOTS` until then too), or one of
-        /// `ORPHANS`, never freed.
+        /// The section's slot, its address's low bits a tag ([`PORTABLE`],
+        /// [`COVERED`]; slots are aligned to a cache line, so the bits are
+        /// free): this thread's slot, kept alive by the thread-local
+        /// `OWNER` for as long as `FAST` points to it (and by the list in
+        /// `SLOTS` until then too), or one of `ORPHANS`, never freed.
         slot: *const Slot,
     }
 
     /// The tag of a [`Guard`] whose section leaves with a read-modify-write
     /// ([`Slot::leave`]): the portable mode's sections and every orphan
-    /// slot's. One register bit, where a field of the guard or of the slot
+    /// slot's. Register bits, where a field of the guard or of the slot
     /// would cost a load on every section's exit.
     const PORTABLE: usize = 1;
+    /// The tag of a [`Guard`] whose section left no mark (its slot's depth
+    /// was at its most: [`Slot::enter`]) and must not leave one.
+    const COVERED: usize = 2;
 
     impl Guard {
-        fn new(slot: *const Slot, mode: Mode) -> Self {
-            debug_assert_eq!(slot.addr() & PORTABLE, 0, "slots are aligned");
-            let tag = if mode == Mode::Portable { PORTABLE } else { 0 };
+        /// The guard of a section that entered on `slot` (`entered`: its
+        /// mark was written) in `mode`.
+        fn new(slot: *const Slot, mode: Mode, entered: bool) -> Self {
+            debug_assert_eq!(slot.addr() & (PORTABLE | COVERED), 0, "slots are aligned");
+            let tag = if !entered {
+                COVERED
+            } else if mode == Mode::Portable {
+                PORTABLE
+            } else {
+                0
+            };
             Guard {
                 slot: slot.map_addr(|a| a | tag),
             }
@@ -367,22 +388,26 @@ mod imp {
     impl Drop for Guard {
         #[inline(always)]
         fn drop(&mut self) {
-            if self.slot.addr() & PORTABLE == 0 {
+            if self.slot.addr() & (PORTABLE | COVERED) == 0 {
                 // SAFETY: see the field: the slot outlives the guard (a
                 // guard never outlives the call that made it, and `OWNER`
                 // is destroyed only when its thread exits, after every such
                 // call).
                 unsafe { &*self.slot }.leave(Mode::Light);
             } else {
-                leave_portable(self.slot);
+                leave_tagged(self.slot);
             }
         }
     }
 
-    /// A [`Guard`]'s exit tagged [`PORTABLE`].
+    /// A tagged [`Guard`]'s exit: a read-modify-write if [`PORTABLE`],
+    /// nothing if [`COVERED`].
     #[cold]
     #[inline(never)]
-    fn leave_portable(tagged: *const Slot) {
+    fn leave_tagged(tagged: *const Slot) {
+        if tagged.addr() & COVERED != 0 {
+            return;
+        }
         let slot = tagged.map_addr(|a| a & !PORTABLE);
         // SAFETY: untagged, this is the slot `Guard::new` was given, which
         // outlives the guard (the `Guard::slot` field: `OWNER`'s slot, or
@@ -402,8 +427,8 @@ mod imp {
         }
         // SAFETY: non-null, `FAST` points to the slot `OWNER` holds, which
         // it clears before dropping it.
-        unsafe { &*slot }.enter(Mode::Light);
-        Guard::new(slot, Mode::Light)
+        let entered = unsafe { &*slot }.enter(Mode::Light);
+        Guard::new(slot, Mode::Light, entered)
     }
 
     /// [`pin`] in the portable mode, on a thread whose slot is not
@@ -413,12 +438,9 @@ mod imp {
     #[inline(never)]
     fn pin_slow() -> Guard {
         let mode = mode();
-        let enter = |s: &SlotOwner| {
-            s.0.enter(mode);
-            Arc::as_ptr(&s.0)
-        };
-        if let Ok(slot) = OWNER.try_with(enter) {
-            return Guard::new(slot, mode);
+        let enter = |s: &SlotOwner| (Arc::as_ptr(&s.0), s.0.enter(mode));
+        if let Ok((slot, entered)) = OWNER.try_with(enter) {
+            return Guard::new(slot, mode, entered);
         }
         let mut orphans = ORPHANS.lock().unwrap_or_else(|e| e.into_inner());
         let slot = match orphans.iter().find(|s| s.claim()) {
@@ -432,7 +454,7 @@ mod imp {
                 slot
             }
         };
-        Guard::new(slot, Mode::Portable)
+        Guard::new(slot, Mode::Portable, true)
     }
 
     /// A state that operations load and growth steps replace.
@@ -565,6 +587,64 @@ mod imp {
                 // SAFETY: as above.
                 unsafe { state.free() };
             }
+        }
+    }
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::grow::current::{Slot, DEPTH_MASK};
+
+        /// More nested sections than a slot's depth counts (a callback into
+        /// the filter from inside a section, recursing).
+        const DEEP: usize = 70_000;
+
+        fn inside(slots: &Slots, slot: &Arc<Slot>, mode: Mode) -> bool {
+            slots.inside(mode).iter().any(|(s, _)| Arc::ptr_eq(s, slot))
+        }
+
+        /// Past the depth the slot counts, a section writes no mark, and
+        /// the slot reads as inside until the outermost section leaves, in
+        /// either mode.
+        #[test]
+        fn sections_nested_past_the_depth_count_keep_the_slot_inside() {
+            for mode in [Mode::Light, Mode::Portable] {
+                let slots = Slots::new();
+                let slot = slots.register();
+                let entered: Vec<bool> = (0..DEEP).map(|_| slot.enter(mode)).collect();
+                assert_eq!(
+                    entered.iter().filter(|e| **e).count(),
+                    DEPTH_MASK as usize,
+                    "{mode:?}"
+                );
+                assert!(inside(&slots, &slot, mode), "{mode:?}");
+                // Innermost first, all but the outermost.
+                for &e in entered[1..].iter().rev() {
+                    if e {
+                        slot.leave(mode);
+                    }
+                    assert!(inside(&slots, &slot, mode), "{mode:?}");
+                }
+                slot.leave(mode);
+                assert!(!inside(&slots, &slot, mode), "{mode:?}");
+            }
+        }
+
+        /// The same through [`pin`]'s guards on this thread's own slot.
+        #[test]
+        fn guards_nested_past_the_depth_count_keep_the_thread_inside() {
+            let mine = |slots: &[(Arc<Slot>, u64)]| {
+                OWNER.with(|o| slots.iter().any(|(s, _)| Arc::ptr_eq(s, &o.0)))
+            };
+            // Exactly as many as wrap a 16-bit count to 0.
+            let mut guards: Vec<Guard> = (0..=DEPTH_MASK).map(|_| pin()).collect();
+            assert!(mine(&SLOTS.inside(mode())));
+            let outermost = guards.remove(0);
+            while let Some(g) = guards.pop() {
+                drop(g);
+            }
+            assert!(mine(&SLOTS.inside(mode())));
+            drop(outermost);
+            assert!(!mine(&SLOTS.inside(mode())));
         }
     }
 }

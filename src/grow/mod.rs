@@ -1391,6 +1391,68 @@ mod tests {
         assert_eq!(g.len(), before);
     }
 
+    /// A callback into the filter from inside a section (a `Hash` impl
+    /// that looks up in the same filter, recursing), nested deeper than a
+    /// slot's depth count, while another thread grows the filter: every
+    /// level keeps reading the state it loaded until it leaves, after the
+    /// steps that unlinked it have tried to free it.
+    #[test]
+    #[cfg_attr(miri, ignore = "70,000 nested sections take miri hours")]
+    fn sections_nested_past_the_depth_count_outlive_growth_steps() {
+        // Levels below the outermost: 65,536 in all, as many as wrap a
+        // 16-bit count to 0.
+        const DEEP: usize = 65_535;
+        let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false).unwrap();
+        let first: Vec<u64> = keys(50, 5).collect();
+        for &h in &first {
+            g.insert(h, Copies::Any).unwrap();
+        }
+        let depth_at_first = g.depth();
+        let bottom = std::sync::Barrier::new(2);
+        let grown = std::sync::Barrier::new(2);
+        // Each level loads the state, recurses, then looks its first keys
+        // up in the generation it loaded.
+        fn nest(g: &Growable<4>, levels: usize, first: &[u64], at_bottom: &dyn Fn()) -> bool {
+            let guard = pin();
+            let state = g.state.load(&guard);
+            let below = levels == 0 || nest(g, levels - 1, first, at_bottom);
+            if levels == 0 {
+                at_bottom();
+            }
+            below
+                && first.iter().all(|&h| {
+                    state.cur.table.contains_hash(h)
+                        || state
+                            .migration
+                            .as_ref()
+                            .is_some_and(|m| m.from.table.contains_hash(h))
+                })
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                bottom.wait();
+                // Several growth steps, each finished, and its unlinked
+                // states offered for freeing, while the nest is inside.
+                for h in keys(4_000, 6) {
+                    g.insert(h, Copies::Any).unwrap();
+                }
+                g.finish_growth();
+                assert!(g.depth() >= depth_at_first + 3, "depth {}", g.depth());
+                grown.wait();
+            });
+            let nester = std::thread::Builder::new()
+                .stack_size(512 << 20)
+                .spawn_scoped(s, || {
+                    nest(&g, DEEP, &first, &|| {
+                        bottom.wait();
+                        grown.wait();
+                    })
+                })
+                .unwrap();
+            assert!(nester.join().unwrap(), "a nested level lost its first keys");
+        });
+    }
+
     #[test]
     fn clear_empties_every_generation() {
         let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false).unwrap();
