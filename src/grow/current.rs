@@ -368,8 +368,18 @@ mod imp {
     const COVERED: usize = 2;
 
     impl Guard {
+        /// The guard of a section that entered on `slot` in the light mode
+        /// and wrote its mark.
+        #[inline(always)]
+        fn light(slot: *const Slot) -> Self {
+            debug_assert_eq!(slot.addr() & (PORTABLE | COVERED), 0, "slots are aligned");
+            Guard { slot }
+        }
+
         /// The guard of a section that entered on `slot` (`entered`: its
         /// mark was written) in `mode`.
+        #[cold]
+        #[inline(never)]
         fn new(slot: *const Slot, mode: Mode, entered: bool) -> Self {
             debug_assert_eq!(slot.addr() & (PORTABLE | COVERED), 0, "slots are aligned");
             let tag = if !entered {
@@ -427,8 +437,11 @@ mod imp {
         }
         // SAFETY: non-null, `FAST` points to the slot `OWNER` holds, which
         // it clears before dropping it.
-        let entered = unsafe { &*slot }.enter(Mode::Light);
-        Guard::new(slot, Mode::Light, entered)
+        if unsafe { &*slot }.enter(Mode::Light) {
+            Guard::light(slot)
+        } else {
+            Guard::new(slot, Mode::Light, false)
+        }
     }
 
     /// [`pin`] in the portable mode, on a thread whose slot is not
