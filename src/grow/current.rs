@@ -473,6 +473,10 @@ mod imp {
     /// A state that operations load and growth steps replace.
     pub(crate) struct Current<T> {
         ptr: AtomicPtr<T>,
+        /// Owns the `T`s behind `ptr` and `retired` (the auto traits of
+        /// `AtomicPtr` would make it `Sync` for any `T`): see the `Send`
+        /// and `Sync` impls below.
+        _owns: std::marker::PhantomData<*mut T>,
         /// States unlinked and not yet freed: raw, not boxed, because a
         /// `Box` asserts unique access and sections (this thread's among
         /// them, when it is the one that unlinks) may still hold references.
@@ -498,19 +502,28 @@ mod imp {
         }
     }
 
+    // SAFETY: a `Current` owns its `T`s (boxed, freed once by `reclaim`
+    // or `drop`, on whichever thread runs them: `T: Send`) and hands out
+    // `&T` to every thread that loads it (`T: Sync`).
+    unsafe impl<T: Send + Sync> Send for Current<T> {}
+    // SAFETY: as above.
+    unsafe impl<T: Send + Sync> Sync for Current<T> {}
+
     impl<T: Send + Sync> Current<T> {
         pub(crate) fn new(value: T) -> Self {
             init();
             Current {
                 ptr: AtomicPtr::new(Box::into_raw(Box::new(value))),
+                _owns: std::marker::PhantomData,
                 retired: Mutex::new(Vec::new()),
             }
         }
 
         /// The state now (acquire: what was written before it was
-        /// published is visible).
+        /// published is visible), borrowed for as long as both the guard's
+        /// section and `self` live.
         #[inline(always)]
-        pub(crate) fn load<'g>(&self, _guard: &'g Guard) -> &'g T {
+        pub(crate) fn load<'g>(&'g self, _guard: &'g Guard) -> &'g T {
             // SAFETY: the pointer is never null (set in `new`, replaced only
             // by `replace` with another boxed value), and a state it pointed
             // to is freed only by `reclaim`, after every section that was
@@ -694,7 +707,7 @@ mod imp {
             }
         }
 
-        pub(crate) fn load<'g>(&self, _guard: &'g Guard) -> &'g T {
+        pub(crate) fn load<'g>(&'g self, _guard: &'g Guard) -> &'g T {
             // SAFETY: every pointer published stays allocated until drop.
             unsafe { &*self.ptr.load(Ordering::Acquire) }
         }
