@@ -47,10 +47,10 @@ run_models() {
         timeout 1200 cargo test -p cuckoo-nest-loom-tests --release --no-fail-fast \
         -- --nocapture --test-threads=1 >"$log" 2>&1 || status=$?
     # The growable filter's read-side section protocol, modelled inside the
-    # crate (its slots are not public): src/grow/current.rs, loom_model.
+    # crate (its slots are not public): src/grow/reclaim/slot.rs, loom_model.
     RUSTFLAGS="--cfg loom $flags" CARGO_TARGET_DIR="$target_root/loom-$name" \
         timeout 600 cargo test -p cuckoo-nest --lib --release \
-        -- --nocapture --test-threads=1 grow::current::loom_model >>"$log" 2>&1 || status=$?
+        -- --nocapture --test-threads=1 grow::reclaim::slot::loom_model >>"$log" 2>&1 || status=$?
     return $status
 }
 
@@ -100,7 +100,7 @@ done
         "save_ignores_marks|--cfg cuckoo_broken_save_ignores_marks|save_keeps_an_item_moving_backwards two_slot_save_keeps_an_item_moving_backwards"
         "remove_ignores_save|--cfg cuckoo_broken_remove_ignores_save|save_keeps_an_item_whose_colliding_copy_is_removed"
         # Growth (model 14, loom-tests/tests/growth.rs; the section model,
-        # src/grow/current.rs).
+        # src/grow/reclaim/slot.rs).
         "grow_lookup_skips_frozen|--cfg cuckoo_broken_grow_lookup_skips_frozen|lookup_during_growth_finds_every_item a_step_finished_by_another_writer_loses_nothing"
         "grow_publish_early|--cfg cuckoo_broken_grow_publish_early|a_step_finished_by_another_writer_loses_nothing"
         "grow_no_gate|--cfg cuckoo_broken_grow_no_gate|insert_during_growth_is_kept"

@@ -76,11 +76,11 @@ pub(crate) const GROW_REMOVE_SKIPS_COPY: bool = cfg!(cuckoo_broken_grow_remove_s
 pub(crate) const GROW_SAVE_UNLOCKED: bool = cfg!(cuckoo_broken_grow_save_unlocked);
 
 /// A read-side section of a growable filter enters without its fence (on
-/// the reader's side of the asymmetric pair: `grow/current.rs`).
+/// the reader's side of the asymmetric pair: `grow/reclaim/slot.rs`).
 pub(crate) const SECTION_NO_FENCE: bool = cfg!(cuckoo_broken_section_no_fence);
 
 /// A read-side section in the portable mode leaves with a plain store, not
-/// a read-modify-write (`grow/current.rs`, `Slot::leave`).
+/// a read-modify-write (`grow/reclaim/slot.rs`, `Slot::leave`).
 pub(crate) const SECTION_LEAVE_STORE: bool = cfg!(cuckoo_broken_section_leave_store);
 
 /// Why a write opens a versioned section.

@@ -10,14 +10,14 @@
 //! ordered one way or the other, so either the writer sees the gate closed
 //! and backs out, or the closer sees the writer's count and waits for it.
 //! The barrier pair is the asymmetric one of the read-side sections
-//! (`current.rs`): a compiler fence for the writer where the closer runs
+//! (`barrier.rs`): a compiler fence for the writer where the closer runs
 //! `membarrier`, `SeqCst` fences on both sides elsewhere. (Fences, not
 //! `SeqCst` loads and stores: loom models `SeqCst` fences but treats
 //! `SeqCst` accesses as acquire/release, tokio-rs/loom#180, so only the
 //! fenced form can be checked there.) The counts are spread over padded shards,
 //! chosen per thread, so writers on different cores do not share a line.
 
-use super::current::{heavy_barrier, light_fence};
+use super::barrier::{heavy_barrier, light_fence};
 use crate::sync::{AtomicBool, AtomicU64, Ordering, Spin};
 use crossbeam_utils::CachePadded;
 

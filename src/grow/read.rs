@@ -1,0 +1,197 @@
+//! Lookups and what a growable filter reports about itself: each a
+//! read-side section over the current state, never waiting on a writer or
+//! a growth step.
+
+use super::*;
+
+impl<const B: usize> Growable<B> {
+    /// True if `hash`'s item is (probably) in the filter. Lock-free: loads
+    /// the state, looks in the current generation, and on a miss in the
+    /// frozen one of a growth step under way.
+    #[inline]
+    pub(crate) fn contains(&self, hash: u64) -> bool {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        // The branch is on "growing?", almost never taken, not on "found?":
+        // a shuffled stream of hits and misses mispredicts that half the
+        // time, and each misprediction throws away the next lookups' loads
+        // in flight (with it, 23.4 ns a lookup at 8x on a 1.85 MB table;
+        // without, 16.1 ns: docs/benchmarks.md, "Growth").
+        match &state.migration {
+            None => state.cur.table.contains_hash(hash),
+            Some(m) => {
+                state.cur.table.contains_hash(hash)
+                    || (!broken::GROW_LOOKUP_SKIPS_FROZEN && m.from.table.contains_hash(hash))
+            }
+        }
+    }
+
+    /// Looks up `n` keys (key `k` hashes to `hash_at(k)`) in one section:
+    /// the current generation's pipelined batch loop, then, while a growth
+    /// step is under way, the frozen generation for the keys it missed.
+    /// Returns how many were found.
+    pub(crate) fn contains_many<const D: usize>(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        let mut found = state.cur.table.contains_many::<D>(n, &hash_at, out);
+        if let Some(m) = &state.migration {
+            if !broken::GROW_LOOKUP_SKIPS_FROZEN {
+                for (k, hit) in out[..n].iter_mut().enumerate() {
+                    if !*hit && m.from.table.contains_hash(hash_at(k)) {
+                        *hit = true;
+                        found += 1;
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// `config` (the filter's configuration as built or loaded) as of the
+    /// current generation: its depth, buckets, capacity and width.
+    pub(crate) fn config_now(&self, config: &crate::config::Config) -> crate::config::Config {
+        let guard = pin();
+        let addr = self.state.load(&guard).cur.addr;
+        Self::config_at(config, &addr, self.capacity << addr.depth)
+    }
+
+    pub(super) fn config_at(
+        config: &crate::config::Config,
+        addr: &Nested,
+        capacity: usize,
+    ) -> crate::config::Config {
+        crate::config::Config {
+            fingerprint_bits: addr.width(),
+            buckets: addr.local << addr.depth,
+            capacity,
+            growth: Some(crate::config::Growth {
+                key_bits: addr.key_bits,
+                spare: addr.spare,
+                depth: addr.depth,
+            }),
+            ..*config
+        }
+    }
+
+    /// Bytes of the current generation's table: what a save writes.
+    pub(crate) fn current_table_bytes(&self) -> usize {
+        let guard = pin();
+        self.state.load(&guard).cur.table.table_bytes()
+    }
+
+    /// How many copies of `hash`'s fingerprint its buckets hold.
+    pub(crate) fn count(&self, hash: u64) -> usize {
+        let item = self.first.item(hash);
+        let guard = pin();
+        let (_pass, state) = self.enter(&guard);
+        let (i1, _, fp) = state.cur.addr.place(item);
+        match &state.migration {
+            Some(m) if self.copy_chunks_of(state, m, item, &guard).is_err() => {
+                // A chunk could not be copied: its items are still in the
+                // frozen generation, those copied since in the current one.
+                let (j1, _, fq) = m.from.addr.place(item);
+                let in_frozen = m.from.table.count(j1, fq);
+                state.cur.table.count(i1, fp).max(in_frozen)
+            }
+            _ => state.cur.table.count(i1, fp),
+        }
+    }
+
+    /// Items held: inserts minus removes, exact when no write is in flight.
+    pub(crate) fn len(&self) -> usize {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        let cur = state.cur.table.len();
+        match &state.migration {
+            Some(m) => cur + m.frozen_len - m.moved.load(Ordering::Relaxed) as usize,
+            None => cur,
+        }
+    }
+
+    /// The first generation's capacity times `2^spare`: where growth stops.
+    pub(crate) fn max_capacity(&self) -> usize {
+        self.capacity.saturating_mul(1 << self.first.spare)
+    }
+
+    /// True unless the current generation is the last one.
+    pub(crate) fn can_grow(&self) -> bool {
+        let guard = pin();
+        let addr = self.state.load(&guard).cur.addr;
+        addr.depth < addr.spare
+    }
+
+    /// The current generation's capacity: the first one's, doubled at each
+    /// growth step.
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn capacity(&self) -> usize {
+        let guard = pin();
+        self.capacity << self.state.load(&guard).cur.addr.depth
+    }
+
+    /// The current generation's two buckets and stored fingerprint for
+    /// `hash` (for tests).
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn locate(&self, hash: u64) -> (usize, usize, u32) {
+        let guard = pin();
+        let table = &self.state.load(&guard).cur.table;
+        let (i1, fp) = table.locate(hash);
+        (i1, table.alt(i1, fp), fp)
+    }
+
+    /// Growth steps taken (the current generation's depth).
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn depth(&self) -> u32 {
+        let guard = pin();
+        self.state.load(&guard).cur.addr.depth
+    }
+
+    /// Fingerprint slots of the current generation.
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn slots(&self) -> usize {
+        let guard = pin();
+        self.state.load(&guard).cur.buckets() * B
+    }
+
+    /// Width of the fingerprints the current generation stores.
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn stored_bits(&self) -> u32 {
+        let guard = pin();
+        self.state.load(&guard).cur.addr.width()
+    }
+
+    /// Bytes of the bucket table(s) held now: the current generation's, and
+    /// the frozen one's while a growth step is under way.
+    pub(crate) fn table_bytes(&self) -> usize {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        state.cur.table.table_bytes()
+            + state
+                .migration
+                .as_ref()
+                .map_or(0, |m| m.from.table.table_bytes())
+    }
+
+    /// Bytes of the table(s) with their stripes and padding: the current
+    /// generation's, the frozen one's while a step is under way, and the
+    /// next one's once inserts have begun to prepare it.
+    pub(crate) fn memory_usage(&self) -> usize {
+        let next = self
+            .next
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map_or(0, |(n, _)| n.table.memory_usage());
+        let guard = pin();
+        let state = self.state.load(&guard);
+        next + state.cur.table.memory_usage()
+            + state
+                .migration
+                .as_ref()
+                .map_or(0, |m| m.from.table.memory_usage())
+    }
+}

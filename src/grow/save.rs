@@ -1,0 +1,117 @@
+//! Saving and loading a growable filter: its chunks in order, with a
+//! growth step finished first.
+
+use super::*;
+
+impl<const B: usize> Growable<B> {
+    /// Saves the current generation a chunk at a time, as a fixed table
+    /// saves (`table/save.rs`: writers keep writing), and returns its item
+    /// count and `config` as of that generation. Under the growth lock, so
+    /// no growth step starts meanwhile; one under way is finished first.
+    /// While the save runs, an insert that finds the generation at the
+    /// load it grows at makes room by displacement instead of growing it (a
+    /// table takes a few points more than its design load), and waits for
+    /// the save only when that fails. If a growth step's copy could not be
+    /// finished (only with crafted keys: a pair asked for more than `2b`
+    /// copies of one fingerprint, see [`Self::copy_chunk`]), the save holds
+    /// the current generation without the copies that did not fit.
+    pub(crate) fn save_chunks<E>(
+        &self,
+        config: &crate::config::Config,
+        out: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(usize, crate::config::Config), E> {
+        let _lock = (!broken::GROW_SAVE_UNLOCKED)
+            .then(|| self.grow_lock.lock().unwrap_or_else(|e| e.into_inner()));
+        {
+            let guard = pin();
+            let state = self.state.load(&guard);
+            if let Some(m) = state
+                .migration
+                .as_ref()
+                .filter(|_| !broken::GROW_SAVE_UNLOCKED)
+            {
+                let _ = self.finish(state, m, &guard);
+            }
+        }
+        // The frozen generation, retired by the finish, is freed before
+        // the save rather than held through it.
+        self.state.reclaim(RECLAIM_ROUNDS);
+        struct Saving<'a>(&'a AtomicBool);
+        impl Drop for Saving<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::Relaxed);
+            }
+        }
+        self.saving.store(true, Ordering::Relaxed);
+        let _saving = Saving(&self.saving);
+        let guard = pin();
+        let cur = &self.state.load(&guard).cur;
+        let items = cur.table.save_chunks(out)?;
+        Ok((
+            items,
+            Self::config_at(config, &cur.addr, self.capacity << cur.addr.depth),
+        ))
+    }
+
+    /// A filter whose current generation is the saved table in `parts`
+    /// (exactly as long as `config`'s header says), holding `len` items,
+    /// not yet audited ([`Self::audit`]).
+    pub(crate) fn from_le_bytes(
+        config: &crate::config::Config,
+        growth: crate::config::Growth,
+        len: usize,
+        parts: &[&[u8]],
+    ) -> Result<Self, BuildError> {
+        let addr = Nested::of(growth, config.buckets);
+        let table = Table::from_le_bytes_addressed(
+            Packed::new(B, addr.width()),
+            addr,
+            config.buckets,
+            len,
+            config.huge_pages,
+            parts,
+        )?;
+        let first_capacity = config.capacity >> growth.depth;
+        Ok(Self::with_generation(
+            Generation::of(table, addr),
+            first_capacity,
+            config.huge_pages,
+        ))
+    }
+
+    /// The occupied slots of the current generation, or the first thing in
+    /// it no writer stores (for a filter just loaded).
+    pub(crate) fn audit(&self) -> Result<usize, crate::error::DecodeError> {
+        let guard = pin();
+        let cur = &self.state.load(&guard).cur;
+        let occupied = cur.table.audit()?;
+        for i in 0..cur.buckets() {
+            let bucket = cur.table.load_bucket(i);
+            if (0..B).any(|j| {
+                let fp = cur.table.lane(&bucket, j);
+                fp != 0 && !cur.addr.is_written(fp)
+            }) {
+                return Err(crate::error::DecodeError::InvalidBucket {
+                    bucket: i,
+                    reason: "a growable filter's fingerprint with a zero key",
+                });
+            }
+        }
+        Ok(occupied)
+    }
+
+    /// Address and length of the current generation's words (for tests).
+    #[cfg(feature = "internals")]
+    pub(crate) fn words_range(&self) -> (usize, usize) {
+        let guard = pin();
+        self.state.load(&guard).cur.table.words_range()
+    }
+
+    /// The fingerprints in bucket `i` of the current generation (for
+    /// tests).
+    #[cfg(feature = "internals")]
+    pub(crate) fn bucket_fingerprints(&self, i: usize) -> Vec<u32> {
+        let guard = pin();
+        self.state.load(&guard).cur.table.bucket_fingerprints(i)
+    }
+}

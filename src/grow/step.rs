@@ -1,0 +1,388 @@
+//! Growth steps: preparing the next generation, freezing the current one,
+//! copying it a chunk at a time, and finishing.
+
+use super::*;
+
+impl<const B: usize> Growable<B> {
+    /// A writer's share of a growth step under way: copies up to
+    /// [`HELP_CHUNKS`] chunks no one has claimed yet. So no one insert
+    /// copies the whole generation: the step is spread over the writers
+    /// that come after it, a bounded amount each (an idle filter finishes
+    /// it with its next writes). Returns true once every chunk is copied.
+    /// A chunk left for lack of room (crafted hashes only) waits for
+    /// [`Self::finish`].
+    pub(super) fn help(&self, state: &State<B>, m: &Migration<B>, guard: &Guard) -> bool {
+        let n = m.chunks.len() as u64;
+        for _ in 0..HELP_CHUNKS {
+            let c = m.cursor.fetch_add(1, Ordering::Relaxed);
+            if c >= n {
+                break;
+            }
+            if self.copy_chunk(state, m, c as usize, guard).is_err() {
+                break;
+            }
+        }
+        m.left.load(Ordering::Acquire) == 0
+    }
+
+    /// One insert's turn at preparing the generation after `g`: allocates
+    /// it (its memory not yet backed) and hands the backing to a thread of
+    /// its own; or, where no such thread could start, backs one more piece
+    /// of it (one huge page, or 256 KiB); or, if another thread is at it or
+    /// it is ready, nothing. An allocation that fails is left to the step,
+    /// which reports it.
+    ///
+    /// Only where the next table will be a mapping of its own (Linux, huge
+    /// pages on): heap memory (`huge_pages(false)`, other systems) is not
+    /// backed ahead, so preparing it would only hold its memory longer.
+    #[cold]
+    pub(super) fn prepare_next(&self, g: &Generation<B>) {
+        let depth = u64::from(g.addr.depth + 1);
+        if !PREPARES
+            || !self.huge_pages
+            || g.addr.depth == g.addr.spare
+            || self.next_done.load(Ordering::Relaxed) == depth
+        {
+            return;
+        }
+        let Ok(mut next) = self.next.try_lock() else {
+            return;
+        };
+        let done = match &mut *next {
+            Some((n, backed)) if u64::from(n.addr.depth) == depth => {
+                if !n.table.populate_part(*backed) {
+                    *backed = BACKED;
+                } else {
+                    *backed += 1;
+                }
+                *backed == BACKED
+            }
+            _ => {
+                let addr = g.addr.next();
+                *next = Generation::new(addr, self.capacity << addr.depth, self.huge_pages)
+                    .ok()
+                    .map(|n| {
+                        let n = Arc::new(n);
+                        let backed = if back_in_background(&n) { BACKED } else { 0 };
+                        (n, backed)
+                    });
+                // A refused allocation is left to the step to report.
+                next.as_ref().is_none_or(|(_, backed)| *backed == BACKED)
+            }
+        };
+        if done {
+            self.next_done.store(depth, Ordering::Relaxed);
+        }
+    }
+
+    /// Copies what a growth step under way has left to copy, then frees
+    /// the old table: the step is over when this returns (unless keys
+    /// crafted to collide left a chunk no room to go, which the next
+    /// writes retry). Returns true if a step was under way.
+    pub(crate) fn finish_growth(&self) -> bool {
+        let was_under_way = {
+            let guard = pin();
+            let state = self.state.load(&guard);
+            match &state.migration {
+                Some(m) => {
+                    let _ = self.finish(state, m, &guard);
+                    true
+                }
+                None => false,
+            }
+        };
+        if was_under_way {
+            self.state.reclaim(RECLAIM_ROUNDS);
+        }
+        was_under_way
+    }
+
+    /// Copies the chunks of the frozen generation that hold `hash`'s
+    /// buckets, so every copy of its fingerprint is in the current one.
+    pub(super) fn copy_chunks_of(
+        &self,
+        state: &State<B>,
+        m: &Migration<B>,
+        item: NestedItem,
+        guard: &Guard,
+    ) -> Result<(), InsertError> {
+        let (j1, j2, _) = m.from.addr.place(item);
+        self.copy_chunk(state, m, j1 / CHUNK_BUCKETS, guard)?;
+        self.copy_chunk(state, m, j2 / CHUNK_BUCKETS, guard)
+    }
+
+    /// Copies chunk `c` of the frozen generation into the current one,
+    /// unless it is copied already (or waits while another thread copies
+    /// it). If the current generation has no room for a fingerprint (only
+    /// possible with crafted hashes: it is held under [`migration_load`]),
+    /// the chunk is left to be resumed from that fingerprint and the error
+    /// returned; the frozen generation still answers for every item.
+    pub(super) fn copy_chunk(
+        &self,
+        state: &State<B>,
+        m: &Migration<B>,
+        c: usize,
+        guard: &Guard,
+    ) -> Result<(), InsertError> {
+        let chunk = &m.chunks[c];
+        let spin = Spin::new();
+        // Claimed from `LEFT_OVER`: a copy that stopped, to resume.
+        let resumed = 'claim: loop {
+            for from in [PENDING, LEFT_OVER] {
+                if chunk
+                    .state
+                    .compare_exchange(from, BUSY, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    break 'claim from == LEFT_OVER;
+                }
+            }
+            match chunk.state.load(Ordering::Acquire) {
+                DONE => return Ok(()),
+                BUSY => spin.wait(),
+                _ => {}
+            }
+        };
+        if broken::GROW_PUBLISH_EARLY {
+            self.count_done(state, m, guard);
+        }
+        let (rest, mut moved) = if resumed {
+            let mut left = m.left_over.lock().unwrap_or_else(|e| e.into_inner());
+            let at = left
+                .iter()
+                .position(|(k, _)| *k == c)
+                .expect("a chunk left over has its rest waiting");
+            (left.swap_remove(at).1, 0)
+        } else {
+            self.fill_chunk(state, m, c)
+        };
+        // What did not fit its bucket: the table's own inserts, which make
+        // room by displacement.
+        for (k, &(to, fp)) in rest.iter().enumerate() {
+            if let Err(e) = state.cur.table.insert(to, fp, Copies::Any) {
+                m.moved.fetch_add(moved, Ordering::Relaxed);
+                m.left_over
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((c, rest[k..].to_vec()));
+                chunk.state.store(LEFT_OVER, Ordering::Release);
+                return Err(e);
+            }
+            moved += 1;
+        }
+        m.moved.fetch_add(moved, Ordering::Relaxed);
+        chunk.state.store(DONE, Ordering::Release);
+        if !broken::GROW_PUBLISH_EARLY {
+            self.count_done(state, m, guard);
+        }
+        Ok(())
+    }
+
+    /// The first pass over chunk `c`: reads its buckets (the frozen
+    /// generation is never written again: plain relaxed loads see its final
+    /// contents), and stores each fingerprint, one bit narrower, in a free
+    /// slot of its bucket one generation up, under the locks of each of the
+    /// two target ranges taken once. Returns what did not fit, and how many
+    /// went in.
+    pub(super) fn fill_chunk(
+        &self,
+        state: &State<B>,
+        m: &Migration<B>,
+        c: usize,
+    ) -> (Vec<(usize, u32)>, u64) {
+        let from = &m.from;
+        let n = from.buckets();
+        let first = c * CHUNK_BUCKETS;
+        let end = (first + CHUNK_BUCKETS).min(n);
+        // On the stack: a writer's share of a step allocates nothing (8:
+        // the largest bucket size, as `B` cannot size an array here).
+        let mut low = [(0usize, 0u32); CHUNK_BUCKETS * 8];
+        let mut high = [(0usize, 0u32); CHUNK_BUCKETS * 8];
+        let (mut lows, mut highs) = (0, 0);
+        for i in first..end {
+            let bucket = from.table.load_bucket(i);
+            for j in 0..B {
+                let fp = from.table.lane(&bucket, j);
+                if fp != 0 {
+                    let (to, fp2) = from.addr.split(i, fp);
+                    if to < n {
+                        low[lows] = (to, fp2);
+                        lows += 1;
+                    } else {
+                        high[highs] = (to, fp2);
+                        highs += 1;
+                    }
+                }
+            }
+        }
+        let mut rest = Vec::new();
+        let table = &state.cur.table;
+        table.fill_range(first, end, &low[..lows], &mut rest);
+        table.fill_range(first + n, end + n, &high[..highs], &mut rest);
+        let stored = (lows + highs - rest.len()) as u64;
+        (rest, stored)
+    }
+
+    /// Counts a chunk copied; after the last, publishes the state with
+    /// nothing migrating: the frozen generation answers for nothing the
+    /// current one does not hold. Only one thread takes `left` to zero.
+    pub(super) fn count_done(&self, state: &State<B>, m: &Migration<B>, guard: &Guard) {
+        if m.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.state.replace(
+                State {
+                    cur: Arc::clone(&state.cur),
+                    migration: None,
+                },
+                guard,
+            );
+        }
+    }
+
+    /// Copies every chunk not yet copied (claiming them from a shared
+    /// cursor, so helpers split the work), then waits for those others
+    /// hold; returns once the migration is over.
+    pub(super) fn finish(
+        &self,
+        state: &State<B>,
+        m: &Migration<B>,
+        guard: &Guard,
+    ) -> Result<(), InsertError> {
+        let n = m.chunks.len() as u64;
+        loop {
+            let c = m.cursor.fetch_add(1, Ordering::Relaxed);
+            if c >= n {
+                break;
+            }
+            self.copy_chunk(state, m, c as usize, guard)?;
+        }
+        // Chunks another thread holds, or left to resume.
+        for c in 0..m.chunks.len() {
+            self.copy_chunk(state, m, c, guard)?;
+        }
+        Ok(())
+    }
+
+    /// A growth step (module docs), after an insert found generation `seen`
+    /// full. Returns `Ok` when the insert should try again: another thread
+    /// grew the filter meanwhile, a migration under way was finished, or
+    /// this step grew it.
+    #[cold]
+    pub(super) fn grow(&self, seen: usize) -> Result<(), InsertError> {
+        let result = {
+            let guard = pin();
+            let _lock = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.grow_step(seen, &guard)
+        };
+        // Outside any section of this thread (a section of its own would
+        // keep every retired state alive): the retired states, and with the
+        // last of them the frozen generation, whose unmapping takes
+        // milliseconds, are freed here, on the thread that grew the filter,
+        // never on a lookup's.
+        self.state.reclaim(RECLAIM_ROUNDS);
+        result
+    }
+
+    /// [`Self::grow`] under the growth lock and a section.
+    pub(super) fn grow_step(&self, seen: usize, guard: &Guard) -> Result<(), InsertError> {
+        let state = self.state.load(guard);
+        if Arc::as_ptr(&state.cur) as usize != seen {
+            return Ok(());
+        }
+        if let Some(m) = &state.migration {
+            // The current generation filled while it was still being
+            // copied into: finish the copy; the insert tries again, and
+            // grows the filter if it is still full.
+            return self.finish(state, m, guard);
+        }
+        let cur = &state.cur;
+        if cur.addr.depth == cur.addr.spare {
+            self.topped_out.store(true, Ordering::Relaxed);
+            return Err(self.at_max_capacity());
+        }
+        let addr = cur.addr.next();
+        let prepared = self.next.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.next_done.store(0, Ordering::Relaxed);
+        let next = match prepared {
+            Some((next, _)) if next.addr.depth == addr.depth => next,
+            _ => Arc::new(
+                Generation::new(addr, self.capacity << addr.depth, self.huge_pages).map_err(
+                    |e| match e {
+                        BuildError::AllocationFailed { bytes } => {
+                            InsertError::GrowthFailed { bytes }
+                        }
+                        _ => InsertError::GrowthFailed { bytes: usize::MAX },
+                    },
+                )?,
+            ),
+        };
+        let slots = next.buckets() * B;
+        if !broken::GROW_NO_GATE && !self.gate.close() {
+            return Err(InsertError::GrowthFailed { bytes: 0 });
+        }
+        // Frozen: no write to `cur` is in flight, none starts. Its count
+        // is final.
+        let frozen_len = cur.table.len();
+        let chunks = cur.buckets().div_ceil(CHUNK_BUCKETS);
+        let budget = (slots as f64 * migration_load(B)) as i64 - frozen_len as i64;
+        self.state.replace(
+            State {
+                cur: next,
+                migration: Some(Migration {
+                    from: Arc::clone(cur),
+                    chunks: (0..chunks)
+                        .map(|_| Chunk {
+                            state: AtomicU8::new(PENDING),
+                        })
+                        .collect(),
+                    left_over: crate::sync::Mutex::new(Vec::new()),
+                    left: AtomicU64::new(chunks as u64),
+                    cursor: AtomicU64::new(0),
+                    moved: AtomicU64::new(0),
+                    frozen_len,
+                    budget: AtomicI64::new(budget),
+                }),
+            },
+            guard,
+        );
+        if !broken::GROW_NO_GATE {
+            self.gate.open();
+        }
+        // The insert that grew the filter now tries again, and copies its
+        // share of the step as every writer after it does.
+        Ok(())
+    }
+}
+
+/// Starts a thread that backs `next`'s memory, every piece in turn, so that
+/// no insert pays for it: backing a huge page can take the kernel
+/// milliseconds when it must first compact memory to find one, and
+/// measured so inside inserts (`examples/growth_latency.rs`). The thread
+/// holds the generation until it is done, so it outlives neither the
+/// memory nor, if the filter drops first, more than that. False if no
+/// thread could start (the inserts then back it a piece at a time), and
+/// always under loom and Miri, where there is no memory to back; true,
+/// with no thread, for heap memory, which has no pieces to back.
+pub(super) fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> bool {
+    #[cfg(not(any(loom, miri)))]
+    {
+        if !next.table.populates() {
+            // Heap memory (`huge_pages(false)`): nothing to back ahead.
+            return true;
+        }
+        let next = Arc::clone(next);
+        std::thread::Builder::new()
+            .name("cuckoo-nest-back".into())
+            .spawn(move || {
+                let mut k = 0;
+                while next.table.populate_part(k) {
+                    k += 1;
+                }
+            })
+            .is_ok()
+    }
+    #[cfg(any(loom, miri))]
+    {
+        let _ = next;
+        false
+    }
+}

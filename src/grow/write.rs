@@ -1,0 +1,266 @@
+//! Inserts and removes: writers pass the gate into the current
+//! generation, copy their share of a growth step under way, and start the
+//! next step when a generation is full.
+
+use super::*;
+
+/// What came of one try at an insert ([`Growable::insert_item`]).
+pub(super) enum Attempt {
+    /// The insert's answer.
+    Done(Result<bool, InsertError>),
+    /// The generation at this address is full: grow it, then try again.
+    Grow(usize),
+    /// The step under way was finished first: try again.
+    Again,
+}
+
+impl<const B: usize> Growable<B> {
+    /// Inserts `n` keys in order; stops at the first that fails.
+    pub(crate) fn insert_many(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+    ) -> Result<(), BatchInsertError> {
+        for k in 0..n {
+            self.insert(hash_at(k), Copies::Any)
+                .map_err(|error| BatchInsertError { inserted: k, error })?;
+        }
+        Ok(())
+    }
+
+    /// Inserts the item whose fingerprint `fp` generation `from` (of a
+    /// filter with the same local bucket count, key width and spare bits)
+    /// stores in bucket `i`: how a merge moves a fingerprint between
+    /// filters of different depths.
+    pub(crate) fn insert_stored(
+        &self,
+        from: &Nested,
+        i: usize,
+        fp: u32,
+    ) -> Result<(), InsertError> {
+        self.insert_item(from.item_at(i, fp), Copies::Any)
+            .map(|_| ())
+    }
+
+    /// Inserts `hash`'s item; growing the filter when it is full. `Full`
+    /// only once the last generation (one doubling per spare bit) is full.
+    pub(crate) fn insert(&self, hash: u64, copies: Copies) -> Result<bool, InsertError> {
+        self.insert_item(self.first.item(hash), copies)
+    }
+
+    /// [`Self::insert`] of an item already placed ([`Nested::item`]).
+    pub(super) fn insert_item(
+        &self,
+        item: NestedItem,
+        copies: Copies,
+    ) -> Result<bool, InsertError> {
+        loop {
+            // Set if this insert saw the last chunk of a growth step copied:
+            // it then frees the retired states once its section is over.
+            let mut copied_all = false;
+            // The generation found full, by address: the section that saw
+            // it ends before the growth step, which frees retired states.
+            let outcome = {
+                let guard = pin();
+                let Some(pass) = self.gate.enter() else {
+                    drop(guard);
+                    self.gate.wait_open();
+                    continue;
+                };
+                let state = self.state.load(&guard);
+                if let Some(m) = &state.migration {
+                    // A unique insert must see every copy of its
+                    // fingerprint in the current generation; a plain one
+                    // adds a copy wherever the others are.
+                    if copies == Copies::Unique {
+                        self.copy_chunks_of(state, m, item, &guard)?;
+                    }
+                    copied_all = self.help(state, m, &guard);
+                    if m.budget.fetch_sub(1, Ordering::Relaxed) <= 0 {
+                        // The copy must finish before more new items go in.
+                        m.budget.fetch_add(1, Ordering::Relaxed);
+                        drop(pass);
+                        self.finish(state, m, &guard)?;
+                        copied_all = true;
+                        Attempt::Again
+                    } else {
+                        self.attempt(state, item, copies)
+                    }
+                } else {
+                    self.attempt(state, item, copies)
+                }
+            };
+            if copied_all {
+                self.state.reclaim(RECLAIM_ROUNDS);
+            }
+            match outcome {
+                Attempt::Done(result) => return result,
+                Attempt::Grow(full) => self.grow(full)?,
+                Attempt::Again => {}
+            }
+        }
+    }
+
+    /// One try at inserting `item` into `state`'s current generation,
+    /// inside the caller's section and gate pass.
+    #[inline]
+    pub(super) fn attempt(&self, state: &State<B>, item: NestedItem, copies: Copies) -> Attempt {
+        let result = self.insert_into(&state.cur, item, copies);
+        if let Some(m) = &state.migration {
+            if result != Ok(true) {
+                // Nothing new went in: give the budget back.
+                m.budget.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        match result {
+            Err(InsertError::Full { .. }) => Attempt::Grow(Arc::as_ptr(&state.cur) as usize),
+            other => Attempt::Done(other),
+        }
+    }
+
+    /// An insert into generation `g`: into a free slot of the pair if there
+    /// is one; else, in a table short of the load it grows at, by
+    /// displacement; else `Full` (the caller grows the filter). Growing
+    /// below the design load, not at the first failed insert, spares the
+    /// long displacement searches of a table near its maximum load: the
+    /// table after the step is half as full.
+    #[inline]
+    pub(super) fn insert_into(
+        &self,
+        g: &Generation<B>,
+        item: NestedItem,
+        copies: Copies,
+    ) -> Result<bool, InsertError> {
+        let (i1, i2, fp) = g.addr.place(item);
+        if let Some(stored) = g.table.insert_if_room(i1, i2, fp, copies)? {
+            return Ok(stored);
+        }
+        if g.addr.depth == g.addr.spare && self.topped_out.load(Ordering::Relaxed) {
+            return Err(self.at_max_capacity());
+        }
+        if g.addr.depth < g.addr.spare
+            && !self.saving.load(Ordering::Relaxed)
+            && self.near_full(g, i1, i2)
+        {
+            return Err(InsertError::Full {
+                len: g.table.len(),
+                slots: g.buckets() * B,
+            });
+        }
+        match g.table.insert_making_room(i1, i2, fp, copies) {
+            // The filter's count, not the generation's: while a step is
+            // under way, the items not yet copied count too.
+            Err(InsertError::Full { slots, .. }) => match self.len() {
+                len if g.loaded_enough_to_grow(len) => Err(InsertError::Full { len, slots }),
+                len => Err(g.crowded(i1, i2, fp, len, slots)),
+            },
+            other => other,
+        }
+    }
+
+    /// True if generation `g` holds the load it grows at: checked on the
+    /// stripes of `i1` and `i2` first (two loads; each stripe holds
+    /// thousands of slots in a large table), then, if they say so, on the
+    /// whole count.
+    ///
+    /// Past [`PREPARE_AT`] of that load (by the same two stripes), it also
+    /// takes its turn preparing the next generation.
+    #[cold]
+    pub(super) fn near_full(&self, g: &Generation<B>, i1: usize, i2: usize) -> bool {
+        let load = g.grow_load;
+        let ((n1, s1), (n2, s2)) = (g.table.stripe_load(i1), g.table.stripe_load(i2));
+        let sampled = (n1 + n2) as f64 / (s1 + s2) as f64;
+        if sampled >= PREPARE_AT * load {
+            self.prepare_next(g);
+        }
+        if sampled < load {
+            return false;
+        }
+        g.table.len() as f64 >= load * (g.buckets() * B) as f64
+    }
+
+    /// Removes one copy of `hash`'s fingerprint, if there is one.
+    pub(crate) fn remove(&self, hash: u64) -> bool {
+        let item = self.first.item(hash);
+        let guard = pin();
+        let (pass, state) = self.enter(&guard);
+        if let Some(m) = &state.migration {
+            // If the copy stopped for lack of room (see `copy_chunk`), the
+            // item may still be only in the frozen generation: the remove
+            // then finds nothing here and says so; nothing is lost.
+            if !broken::GROW_REMOVE_SKIPS_COPY {
+                let _ = self.copy_chunks_of(state, m, item, &guard);
+            }
+        }
+        let (i1, _, fp) = state.cur.addr.place(item);
+        let removed = state.cur.table.remove(i1, fp);
+        if removed && self.topped_out.load(Ordering::Relaxed) {
+            self.topped_out.store(false, Ordering::Relaxed);
+        }
+        let copied_all = match &state.migration {
+            Some(m) => self.help(state, m, &guard),
+            None => false,
+        };
+        drop(pass);
+        drop(guard);
+        if copied_all {
+            self.state.reclaim(RECLAIM_ROUNDS);
+        }
+        removed
+    }
+
+    /// Enters the gate and loads the state it guards.
+    pub(super) fn enter<'g>(&'g self, guard: &'g Guard) -> (gate::Pass<'g>, &'g State<B>) {
+        loop {
+            if let Some(pass) = self.gate.enter() {
+                return (pass, self.state.load(guard));
+            }
+            self.gate.wait_open();
+        }
+    }
+
+    /// The refusal of an insert into a full last generation.
+    #[cold]
+    pub(super) fn at_max_capacity(&self) -> InsertError {
+        InsertError::MaxCapacity {
+            max_capacity: self.max_capacity(),
+            len: self.len(),
+        }
+    }
+
+    /// Empties the filter, keeping its current size. A growth step under
+    /// way is finished first (so no chunk copied later brings items back).
+    pub(crate) fn clear(&self) {
+        {
+            let guard = pin();
+            let _lock = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+            let state = self.state.load(&guard);
+            if let Some(m) = &state.migration {
+                if self.finish(state, m, &guard).is_err() {
+                    // The copy has no room (crafted hashes): drop the
+                    // frozen generation's items instead of copying them;
+                    // writers wait at the gate meanwhile. (If the gate's
+                    // barrier fails, the frozen generation stays; clearing
+                    // the current one below is still right.)
+                    if self.gate.close() {
+                        self.state.replace(
+                            State {
+                                cur: Arc::clone(&state.cur),
+                                migration: None,
+                            },
+                            &guard,
+                        );
+                    }
+                }
+            }
+            self.state.load(&guard).cur.table.clear();
+            self.topped_out.store(false, Ordering::Relaxed);
+            // Empty, the filter is far from its next step: give back the
+            // next generation inserts may have prepared.
+            *self.next.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            self.next_done.store(0, Ordering::Relaxed);
+            self.gate.open();
+        }
+        self.state.reclaim(RECLAIM_ROUNDS);
+    }
+}
