@@ -4,15 +4,25 @@
 //! `--cfg cuckoo_broken_*` flag, which no normal build does, and then every
 //! helper here folds to the real behaviour.
 //!
-//! The switches sit at the protocol's seams, so the protocol reads as the
-//! protocol: the guard that opens a versioned section ([`Section::kept`]),
-//! the version re-check ([`validation`]) and the read fence, the lock order
-//! ([`lock_order`]), the slot store ([`fetch_or`]), the order of a move's two
-//! writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]) and the
-//! save's check (`SAVE_IGNORES_MARKS`, in table/save.rs). Two
-//! change the protocol's logic rather than a mechanism and stay one test at
-//! their sites: `UNIQUE_UNLOCKED` (table/insert.rs) and
-//! `PROBE_STAMP_AFTER_LOAD` (table/mod.rs).
+//! Each switch is read in one place, a seam of the protocol, so the
+//! protocol reads as the protocol. In the table: the guard that opens a
+//! versioned section ([`Section::kept`]), the version re-check
+//! ([`validation`]) and the read fence (`Stripes`), the lock order
+//! ([`lock_order`]), the slot store ([`fetch_or`]), the order of a move's
+//! two writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]), the
+//! save's check of its marks (`SAVE_IGNORES_MARKS`, table/save.rs). In
+//! growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
+//! generation's lookup (`GROW_LOOKUP_SKIPS_FROZEN`,
+//! `Migration::frozen_contains`), the moment a chunk counts as copied
+//! (`GROW_PUBLISH_EARLY`, `Growable::count_done_when`), the save's growth
+//! lock (`GROW_SAVE_UNLOCKED`, `Growable::save_chunks`), and a section's
+//! mark and exit (`SECTION_NO_FENCE`, `SECTION_LEAVE_STORE`: `Slot::enter`,
+//! `Slot::leave`). Four change the protocol's logic rather than a
+//! mechanism and stay one test at their sites: `UNIQUE_UNLOCKED`
+//! (table/insert.rs, the unique insert's check), `PROBE_STAMP_AFTER_LOAD`
+//! (table/mod.rs), `REMOVE_IGNORES_SAVE` (table/insert.rs, the remove's
+//! choice of copy) and `GROW_REMOVE_SKIPS_COPY` (grow/write.rs, a remove
+//! during a step).
 
 use crate::sync::{AtomicU64, Ordering};
 

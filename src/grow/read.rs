@@ -19,10 +19,7 @@ impl<const B: usize> Growable<B> {
         // without, 16.1 ns: docs/benchmarks.md, "Growth").
         match &state.migration {
             None => state.cur.table.contains_hash(hash),
-            Some(m) => {
-                state.cur.table.contains_hash(hash)
-                    || (!broken::GROW_LOOKUP_SKIPS_FROZEN && m.from.table.contains_hash(hash))
-            }
+            Some(m) => state.cur.table.contains_hash(hash) || m.frozen_contains(hash),
         }
     }
 
@@ -40,12 +37,10 @@ impl<const B: usize> Growable<B> {
         let state = self.state.load(&guard);
         let mut found = state.cur.table.contains_many::<D>(n, &hash_at, out);
         if let Some(m) = &state.migration {
-            if !broken::GROW_LOOKUP_SKIPS_FROZEN {
-                for (k, hit) in out[..n].iter_mut().enumerate() {
-                    if !*hit && m.from.table.contains_hash(hash_at(k)) {
-                        *hit = true;
-                        found += 1;
-                    }
+            for (k, hit) in out[..n].iter_mut().enumerate() {
+                if !*hit && m.frozen_contains(hash_at(k)) {
+                    *hit = true;
+                    found += 1;
                 }
             }
         }
@@ -193,5 +188,13 @@ impl<const B: usize> Growable<B> {
                 .migration
                 .as_ref()
                 .map_or(0, |m| m.from.table.memory_usage())
+    }
+}
+
+impl<const B: usize> Migration<B> {
+    /// The frozen generation's answer to a lookup the current one missed.
+    #[inline]
+    fn frozen_contains(&self, hash: u64) -> bool {
+        !broken::GROW_LOOKUP_SKIPS_FROZEN && self.from.table.contains_hash(hash)
     }
 }

@@ -143,9 +143,7 @@ impl<const B: usize> Growable<B> {
                 _ => {}
             }
         };
-        if broken::GROW_PUBLISH_EARLY {
-            self.count_done(state, m, guard);
-        }
+        self.count_done_when(Publish::BeforeCopy, state, m, guard);
         let (rest, mut moved) = if resumed {
             let mut left = m.left_over.lock().unwrap_or_else(|e| e.into_inner());
             let at = left
@@ -172,9 +170,7 @@ impl<const B: usize> Growable<B> {
         }
         m.moved.fetch_add(moved, Ordering::Relaxed);
         chunk.state.store(DONE, Ordering::Release);
-        if !broken::GROW_PUBLISH_EARLY {
-            self.count_done(state, m, guard);
-        }
+        self.count_done_when(Publish::AfterCopy, state, m, guard);
         Ok(())
     }
 
@@ -221,6 +217,16 @@ impl<const B: usize> Growable<B> {
         table.fill_range(first + n, end + n, &high[..highs], &mut rest);
         let stored = (lows + highs - rest.len()) as u64;
         (rest, stored)
+    }
+
+    /// Counts chunk `m`'s copy done at the moment `when` names: once its
+    /// fingerprints are in the new generation (`AfterCopy`), never before.
+    #[inline]
+    fn count_done_when(&self, when: Publish, state: &State<B>, m: &Migration<B>, guard: &Guard) {
+        let early = broken::GROW_PUBLISH_EARLY;
+        if (when == Publish::BeforeCopy) == early {
+            self.count_done(state, m, guard);
+        }
     }
 
     /// Counts a chunk copied; after the last, publishes the state with
@@ -316,7 +322,7 @@ impl<const B: usize> Growable<B> {
             ),
         };
         let slots = next.buckets() * B;
-        if !broken::GROW_NO_GATE && !self.gate.close() {
+        if !self.gate.close() {
             return Err(InsertError::GrowthFailed { bytes: 0 });
         }
         // Frozen: no write to `cur` is in flight, none starts. Its count
@@ -344,9 +350,7 @@ impl<const B: usize> Growable<B> {
             },
             guard,
         );
-        if !broken::GROW_NO_GATE {
-            self.gate.open();
-        }
+        self.gate.open();
         // The insert that grew the filter now tries again, and copies its
         // share of the step as every writer after it does.
         Ok(())
@@ -385,4 +389,11 @@ pub(super) fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> b
         let _ = next;
         false
     }
+}
+
+/// Where a chunk's copy is counted done ([`Growable::count_done_when`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Publish {
+    BeforeCopy,
+    AfterCopy,
 }
