@@ -219,14 +219,18 @@ pub enum InsertError {
         len: usize,
     },
     /// A growable filter was full and could not grow: the allocator refused
-    /// the next, twice larger table (or, never seen, the kernel refused the
-    /// memory barrier a growth step takes: `bytes` is then 0). Nothing was
-    /// lost; the filter stays as it was, and a later insert tries to grow
-    /// again.
+    /// the next, twice larger table. Nothing was lost; the filter stays as
+    /// it was, and a later insert tries to grow again.
     GrowthFailed {
         /// Bytes the next table needed (`usize::MAX` if its size overflows).
         bytes: usize,
     },
+    /// A growable filter was full and could not grow: the system refused
+    /// the process-wide memory barrier a growth step takes to stop the
+    /// writers (`membarrier`, then the page-protection barrier it falls
+    /// back to; a seccomp filter can deny both). Nothing was lost; the
+    /// filter stays as it was, and a later insert tries again.
+    GrowthBlocked,
 }
 
 impl fmt::Display for InsertError {
@@ -251,6 +255,10 @@ impl fmt::Display for InsertError {
             InsertError::GrowthFailed { bytes } => write!(
                 f,
                 "the filter is full and could not grow: the allocator refused the next table ({bytes} bytes); nothing was lost"
+            ),
+            InsertError::GrowthBlocked => write!(
+                f,
+                "the filter is full and could not grow: the system refused the process-wide memory barrier a growth step takes (membarrier and its mprotect fallback, e.g. a seccomp filter); nothing was lost"
             ),
         }
     }

@@ -82,6 +82,21 @@ impl CuckooFilter {
     }
 }
 
+/// Makes the process-wide barriers a growth step takes fail from now on,
+/// as a seccomp filter denying them would: `membarrier` (the filter then
+/// falls back to the page-protection barrier) and that fallback too (a
+/// growth step then refuses with `InsertError::GrowthBlocked`). False
+/// where growth does not use `membarrier` at all (no fallback to test).
+/// Process-wide: for a test binary of its own. Unstable.
+pub fn debug_fail_barriers(membarrier: bool, page: bool) -> bool {
+    use crate::grow::barrier::{FAIL, FAIL_MEMBARRIER, FAIL_PAGE_BARRIER};
+    crate::grow::barrier::init();
+    let bits =
+        if membarrier { FAIL_MEMBARRIER } else { 0 } | if page { FAIL_PAGE_BARRIER } else { 0 };
+    FAIL.store(bits, std::sync::atomic::Ordering::Relaxed);
+    crate::grow::barrier::is_light()
+}
+
 /// The growth engine (src/grow/) on its own, as
 /// [`Builder::growable`](crate::Builder::growable) puts it behind
 /// [`CuckooFilter`], with hooks the loom models and stress tests need

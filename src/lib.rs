@@ -147,7 +147,7 @@ pub use error::{
 pub use filter::CuckooFilter;
 pub use hash::StableHasher;
 #[cfg(feature = "internals")]
-pub use internals::GrowableFilter;
+pub use internals::{debug_fail_barriers, GrowableFilter};
 pub use persist::{FilterView, MAX_METADATA};
 
 #[cfg(test)]

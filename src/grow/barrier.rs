@@ -73,19 +73,115 @@ mod imp {
     }
 
     /// The heavy side (a reclaim, a gate's close): a full barrier on every
-    /// thread of the process with `membarrier`, else this thread's `SeqCst`
-    /// fence. False if `membarrier` failed after its registration
-    /// succeeded (never seen; the light sides then ran with compiler fences
-    /// only, and the caller must not rely on the ordering).
+    /// thread of the process where the light side is a compiler fence, else
+    /// this thread's `SeqCst` fence. If `membarrier` fails after its
+    /// registration succeeded (a seccomp filter that denies only the
+    /// expedited command, or one installed since), every later heavy side
+    /// takes [`page_barrier`] instead. False if that fails too: the light
+    /// sides then ran with compiler fences only, and the caller must not
+    /// rely on the ordering (a growth step does not start, and says why).
     pub(crate) fn heavy_barrier() -> bool {
         #[cfg(all(target_os = "linux", not(miri)))]
         if is_light() {
-            const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
-            // SAFETY: as in `membarrier_register`.
-            return unsafe { libc::syscall(libc::SYS_membarrier, PRIVATE_EXPEDITED, 0) } == 0;
+            if !MEMBARRIER_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
+                const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
+                // SAFETY: as in `membarrier_register`.
+                let ok = !forced_to_fail(FAIL_MEMBARRIER)
+                    && unsafe { libc::syscall(libc::SYS_membarrier, PRIVATE_EXPEDITED, 0) } == 0;
+                if ok {
+                    return true;
+                }
+                MEMBARRIER_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            return page_barrier();
         }
         fence(Ordering::SeqCst);
         true
+    }
+
+    /// Set once `membarrier` has failed after its registration: from then
+    /// on the heavy side is [`page_barrier`].
+    #[cfg(all(target_os = "linux", not(miri)))]
+    static MEMBARRIER_FAILED: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// A barrier on every thread of the process without `membarrier`:
+    /// revoking write access to a page this process has written makes the
+    /// kernel flush the page's translations on every CPU that may hold
+    /// them, which on x86_64 it does with an interrupt to each CPU running
+    /// a thread of the process; taking the interrupt orders that CPU's
+    /// earlier stores before its later loads, and a thread not running was
+    /// switched out, itself a full barrier. (The same process-wide barrier
+    /// .NET's `FlushProcessWriteBuffers` and the `membarrier` crates fall
+    /// back to.) Other architectures may flush without interrupting (arm64
+    /// broadcasts its invalidations), so there it is not a barrier: false.
+    #[cfg(all(target_os = "linux", not(miri)))]
+    fn page_barrier() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::sync::Mutex;
+            /// The page (its address and size), mapped once, never unmapped.
+            static PAGE: OnceLock<Option<(usize, usize)>> = OnceLock::new();
+            /// Serializes the changes of the page's protection.
+            static LOCK: Mutex<()> = Mutex::new(());
+            if forced_to_fail(FAIL_PAGE_BARRIER) {
+                return false;
+            }
+            let page = PAGE.get_or_init(|| {
+                // SAFETY: sysconf reads a constant of the system.
+                let size = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+                // SAFETY: a new anonymous private mapping at an address the
+                // kernel picks: no memory of ours is touched.
+                let p = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        size,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                        -1,
+                        0,
+                    )
+                };
+                (p != libc::MAP_FAILED).then_some((p as usize, size))
+            });
+            let Some((addr, size)) = *page else {
+                return false;
+            };
+            let _lock = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+            let p = addr as *mut libc::c_void;
+            // SAFETY: `p` is the mapping made above, `size` bytes, never
+            // unmapped; only this function, under `LOCK`, changes its
+            // protection, and it is written only here, after it was made
+            // writable (an atomic, aligned to the page).
+            unsafe {
+                if libc::mprotect(p, size, libc::PROT_READ | libc::PROT_WRITE) != 0 {
+                    return false;
+                }
+                (*(p as *const std::sync::atomic::AtomicU64))
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                libc::mprotect(p, size, libc::PROT_NONE) == 0
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// Test hooks (feature `internals`): barriers made to fail, as a
+    /// seccomp filter would.
+    pub(crate) const FAIL_MEMBARRIER: u8 = 1;
+    pub(crate) const FAIL_PAGE_BARRIER: u8 = 2;
+    #[cfg(feature = "internals")]
+    pub(crate) static FAIL: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+    #[inline]
+    fn forced_to_fail(what: u8) -> bool {
+        #[cfg(feature = "internals")]
+        return FAIL.load(std::sync::atomic::Ordering::Relaxed) & what != 0;
+        #[cfg(not(feature = "internals"))]
+        {
+            let _ = what;
+            false
+        }
     }
 }
 
@@ -107,3 +203,5 @@ mod imp {
 pub(crate) use imp::{heavy_barrier, light_fence};
 #[cfg(not(loom))]
 pub(crate) use imp::{init, is_light};
+#[cfg(all(not(loom), feature = "internals"))]
+pub(crate) use imp::{FAIL, FAIL_MEMBARRIER, FAIL_PAGE_BARRIER};

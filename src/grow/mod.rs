@@ -58,7 +58,7 @@
 //! ends, so the removed item may still be found meanwhile (a false
 //! positive, never a false negative).
 
-mod barrier;
+pub(crate) mod barrier;
 mod gate;
 mod read;
 mod reclaim;

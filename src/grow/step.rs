@@ -323,7 +323,7 @@ impl<const B: usize> Growable<B> {
         };
         let slots = next.buckets() * B;
         if !self.gate.close() {
-            return Err(InsertError::GrowthFailed { bytes: 0 });
+            return Err(InsertError::GrowthBlocked);
         }
         // Frozen: no write to `cur` is in flight, none starts. Its count
         // is final.
