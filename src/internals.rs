@@ -87,7 +87,9 @@ impl CuckooFilter {
 /// falls back to the page-protection barrier) and that fallback too (a
 /// growth step then refuses with `InsertError::GrowthBlocked`). False
 /// where growth does not use `membarrier` at all (no fallback to test).
-/// Process-wide: for a test binary of its own. Unstable.
+/// Process-wide: for a test binary of its own. Unstable. (Not under loom,
+/// whose barriers are fences.)
+#[cfg(not(loom))]
 pub fn debug_fail_barriers(membarrier: bool, page: bool) -> bool {
     use crate::grow::barrier::{FAIL, FAIL_MEMBARRIER, FAIL_PAGE_BARRIER};
     crate::grow::barrier::init();

@@ -146,8 +146,10 @@ pub use error::{
 };
 pub use filter::CuckooFilter;
 pub use hash::StableHasher;
+#[cfg(all(feature = "internals", not(loom)))]
+pub use internals::debug_fail_barriers;
 #[cfg(feature = "internals")]
-pub use internals::{debug_fail_barriers, GrowableFilter};
+pub use internals::GrowableFilter;
 pub use persist::{FilterView, MAX_METADATA};
 
 #[cfg(test)]

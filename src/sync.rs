@@ -43,3 +43,13 @@ impl Spin {
         self.backoff.snooze();
     }
 }
+
+/// Lets other threads run (a reclaimer between its looks at the marks).
+/// Under loom, a model's yield.
+#[inline]
+pub(crate) fn yield_now() {
+    #[cfg(loom)]
+    loom::thread::yield_now();
+    #[cfg(not(loom))]
+    std::thread::yield_now();
+}

@@ -85,7 +85,7 @@ fn item<'a>(own: &'a [Vec<Item>], shared: &'a [Vec<Item>], w: usize, i: usize) -
 
 #[test]
 fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
-    let (capacity, growth) = if MIRI { (32, 8) } else { (1_000, 64) };
+    let (capacity, growth) = if MIRI { (32, 8) } else { (500, 64) };
     let filter = CuckooFilter::builder()
         .capacity(capacity)
         .false_positive_rate(0.01)
@@ -121,6 +121,10 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
                         .unwrap_or_else(|e| panic!("writer {w} item {i}: {e}"));
                     item(own, shared, w, i).acknowledged.fetch_add(1, SeqCst);
                     published.store(i as u64 + 1, SeqCst);
+                    // Hand the core over: growth steps then span many
+                    // turns of the scheduler, with lookups and saves run
+                    // during them, not only between them.
+                    std::thread::yield_now();
                     if let Some(j) = i.checked_sub(LAG) {
                         let removes = match plan(j) {
                             Plan::Removed => true,
@@ -143,7 +147,10 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
             let (done, false_negatives, lookups) = (&done, &false_negatives, &lookups);
             s.spawn(move || {
                 let mut x = 0x9e37_79b9_u64 + r as u64;
-                while !done.load(SeqCst) {
+                // Under Miri, which interprets every step, a few lookups.
+                let mut budget = if MIRI { 24 } else { u64::MAX };
+                while !done.load(SeqCst) && budget > 0 {
+                    budget -= 1;
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
@@ -157,7 +164,11 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
                     let it = item(own, shared, w, i);
                     let seen = it.before();
                     let found = filter.contains_hash(hash_of(w, i));
-                    lookups.fetch_add(1, SeqCst);
+                    if lookups.fetch_add(1, SeqCst) % 16 == 0 {
+                        // As the writers do: no thread holds a core for a
+                        // whole time slice while the others wait.
+                        std::thread::yield_now();
+                    }
                     if !found && it.held(seen) {
                         false_negatives.fetch_add(1, SeqCst);
                     }
@@ -187,6 +198,7 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
                     if last || MIRI {
                         break;
                     }
+                    std::thread::yield_now();
                 }
             });
         }

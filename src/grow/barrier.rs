@@ -190,6 +190,12 @@ mod imp {
     use crate::sync::{fence, Ordering};
 
     /// Loom has no `membarrier`: the portable pairing, which it models.
+    pub(crate) fn init() {}
+
+    pub(crate) fn is_light() -> bool {
+        false
+    }
+
     pub(crate) fn light_fence() {
         fence(Ordering::SeqCst);
     }
@@ -200,8 +206,6 @@ mod imp {
     }
 }
 
-pub(crate) use imp::{heavy_barrier, light_fence};
-#[cfg(not(loom))]
-pub(crate) use imp::{init, is_light};
+pub(crate) use imp::{heavy_barrier, init, is_light, light_fence};
 #[cfg(all(not(loom), feature = "internals"))]
 pub(crate) use imp::{FAIL, FAIL_MEMBARRIER, FAIL_PAGE_BARRIER};

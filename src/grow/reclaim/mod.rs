@@ -32,14 +32,19 @@
 
 mod slot;
 
-#[cfg(not(loom))]
 mod imp {
     use super::slot::{all_left, Mode, Slot, Slots};
     use crate::grow::barrier::{heavy_barrier, init, is_light};
-    use crate::sync::{AtomicPtr, Ordering};
-    use std::sync::{Arc, Mutex};
+    use crate::sync::{AtomicPtr, Mutex, Ordering};
+    use std::sync::Arc;
 
+    #[cfg(not(loom))]
     static SLOTS: Slots = Slots::new();
+    // Loom runs each execution afresh: its slots with it.
+    #[cfg(loom)]
+    loom::lazy_static! {
+        static ref SLOTS: Slots = Slots::new();
+    }
 
     /// How this process's sections order their marks ([`Mode`]).
     #[inline(always)]
@@ -51,6 +56,7 @@ mod imp {
         }
     }
 
+    #[cfg(not(loom))]
     thread_local! {
         /// This thread's slot in the light mode once registered, else null:
         /// what a section reads. Constant-initialized with no destructor,
@@ -70,10 +76,28 @@ mod imp {
         };
     }
 
+    // Under loom, one slot per model thread and execution; the light mode
+    // (and with it `FAST`) is never on.
+    #[cfg(loom)]
+    loom::thread_local! {
+        static OWNER: SlotOwner = SlotOwner(SLOTS.register());
+    }
+
+    /// This thread's slot if the light mode's fast path may use it, else
+    /// null ([`pin`]).
+    #[inline(always)]
+    fn fast() -> *const Slot {
+        #[cfg(not(loom))]
+        return FAST.with(std::cell::Cell::get);
+        #[cfg(loom)]
+        std::ptr::null()
+    }
+
     struct SlotOwner(Arc<Slot>);
 
     impl Drop for SlotOwner {
         fn drop(&mut self) {
+            #[cfg(not(loom))]
             FAST.with(|f| f.set(std::ptr::null()));
         }
     }
@@ -83,7 +107,7 @@ mod imp {
     /// by one section at a time ([`Slot::claim`], under this lock) and
     /// never freed, so a guard needs no way to give one back. There are as
     /// many as such sections ever ran at once: a handful.
-    static ORPHANS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
+    static ORPHANS: std::sync::Mutex<Vec<Arc<Slot>>> = std::sync::Mutex::new(Vec::new());
 
     /// A read-side section: the state loaded through it stays alive until
     /// it drops. Neither `Send` nor `Sync` (its raw pointer): it marks its
@@ -170,7 +194,7 @@ mod imp {
     /// entering its first section, take [`pin_slow`].
     #[inline(always)]
     pub(crate) fn pin() -> Guard {
-        let slot = FAST.with(std::cell::Cell::get);
+        let slot = fast();
         if slot.is_null() {
             return pin_slow();
         }
@@ -211,7 +235,7 @@ mod imp {
 
     /// A state that operations load and growth steps replace.
     pub(crate) struct Current<T> {
-        ptr: AtomicPtr<T>,
+        ptr: AtomicPtr<Boxed<T>>,
         /// Owns the `T`s behind `ptr` and `retired` (the auto traits of
         /// `AtomicPtr` would make it `Sync` for any `T`): see the `Send`
         /// and `Sync` impls below.
@@ -222,8 +246,44 @@ mod imp {
         retired: Mutex<Vec<Retired<T>>>,
     }
 
-    /// A pointer from `Box::into_raw`, unlinked, freed once by its owner.
-    struct Retired<T>(*mut T);
+    /// A published state. Under loom, with a cell read by every load and
+    /// written by the free: loom reports a free not ordered after every
+    /// load of the state (a section still using what the reclaimer frees)
+    /// as a causality violation, so the growth models check the
+    /// reclamation too.
+    struct Boxed<T> {
+        value: T,
+        #[cfg(loom)]
+        alive: loom::cell::UnsafeCell<()>,
+    }
+
+    impl<T> Boxed<T> {
+        /// A new state, boxed, as the raw pointer `Current` holds.
+        fn into_raw(value: T) -> *mut Self {
+            Box::into_raw(Box::new(Boxed {
+                value,
+                #[cfg(loom)]
+                alive: loom::cell::UnsafeCell::new(()),
+            }))
+        }
+
+        /// Frees it.
+        ///
+        /// # Safety
+        /// `p` came from [`Boxed::into_raw`] and is freed once; no
+        /// reference to the state is alive, now or later.
+        unsafe fn free(p: *mut Self) {
+            #[cfg(loom)]
+            // SAFETY: `p` is live until the drop below (the caller's word).
+            unsafe { &*p }.alive.with_mut(|_| ());
+            // SAFETY: from `Box::into_raw`, freed once (the caller's word).
+            drop(unsafe { Box::from_raw(p) });
+        }
+    }
+
+    /// A pointer from [`Boxed::into_raw`], unlinked, freed once by its
+    /// owner.
+    struct Retired<T>(*mut Boxed<T>);
 
     // SAFETY: a retired state is a `T` owned by the list: sent between
     // threads as the `Box<T>` it was (`T: Send`).
@@ -235,9 +295,9 @@ mod imp {
         /// # Safety
         /// No reference to the state may be alive, now or later.
         unsafe fn free(self) {
-            // SAFETY: from `Box::into_raw`, freed once (`self` is consumed);
-            // the caller vouches no reference is left.
-            drop(unsafe { Box::from_raw(self.0) });
+            // SAFETY: from `Boxed::into_raw`, freed once (`self` is
+            // consumed); the caller vouches no reference is left.
+            unsafe { Boxed::free(self.0) }
         }
     }
 
@@ -252,7 +312,7 @@ mod imp {
         pub(crate) fn new(value: T) -> Self {
             init();
             Current {
-                ptr: AtomicPtr::new(Box::into_raw(Box::new(value))),
+                ptr: AtomicPtr::new(Boxed::into_raw(value)),
                 _owns: std::marker::PhantomData,
                 retired: Mutex::new(Vec::new()),
             }
@@ -269,14 +329,15 @@ mod imp {
             // inside when it was unlinked has left: the guard's section
             // entered before this load, so it either is one of those (and
             // `reclaim` waits for it) or it loads a state not yet unlinked.
-            unsafe { &*self.ptr.load(Ordering::Acquire) }
+            let state = unsafe { &*self.ptr.load(Ordering::Acquire) };
+            #[cfg(loom)]
+            state.alive.with(|_| ());
+            &state.value
         }
 
         /// Publishes `value` (release) and retires the state it replaces.
         pub(crate) fn replace(&self, value: T, _guard: &Guard) {
-            let old = self
-                .ptr
-                .swap(Box::into_raw(Box::new(value)), Ordering::AcqRel);
+            let old = self.ptr.swap(Boxed::into_raw(value), Ordering::AcqRel);
             // Unlinked here, once: no later load returns it.
             self.retired
                 .lock()
@@ -331,7 +392,7 @@ mod imp {
                     return;
                 }
                 if round + 1 < rounds {
-                    std::thread::yield_now();
+                    crate::sync::yield_now();
                 }
             }
             self.retired
@@ -343,18 +404,21 @@ mod imp {
 
     impl<T> Drop for Current<T> {
         fn drop(&mut self) {
-            // SAFETY: `&mut self`: no operation is running on the filter, so
-            // no section uses any state; each came from `Box::into_raw` and
-            // is freed once, here.
-            drop(unsafe { Box::from_raw(*self.ptr.get_mut()) });
-            let retired = self.retired.get_mut().unwrap_or_else(|e| e.into_inner());
+            // `&mut self`: no operation is running on the filter, so no
+            // section uses any state.
+            let now = self.ptr.load(Ordering::Relaxed);
+            // SAFETY: as above; each came from `Boxed::into_raw` and is
+            // freed once, here.
+            unsafe { Boxed::free(now) };
+            let mut retired = self.retired.lock().unwrap_or_else(|e| e.into_inner());
             for state in retired.drain(..) {
                 // SAFETY: as above.
                 unsafe { state.free() };
             }
         }
     }
-    #[cfg(test)]
+
+    #[cfg(all(test, not(loom)))]
     mod tests {
         use super::*;
         use crate::grow::reclaim::slot::DEPTH_MASK;
@@ -375,63 +439,6 @@ mod imp {
             assert!(mine(&SLOTS.inside(mode())));
             drop(outermost);
             assert!(!mine(&SLOTS.inside(mode())));
-        }
-    }
-}
-
-#[cfg(loom)]
-mod imp {
-    use crate::sync::{AtomicPtr, Ordering};
-
-    /// No section under loom: nothing is freed before the filter drops.
-    pub(crate) struct Guard;
-
-    pub(crate) fn pin() -> Guard {
-        Guard
-    }
-
-    pub(crate) struct Current<T> {
-        ptr: AtomicPtr<T>,
-        /// Every state ever published, freed on drop.
-        all: std::sync::Mutex<Vec<*mut T>>,
-    }
-
-    // SAFETY: `Current` owns `T` values (through raw pointers it frees
-    // once, on drop) and shares `&T` across threads.
-    unsafe impl<T: Send + Sync> Send for Current<T> {}
-    // SAFETY: as above.
-    unsafe impl<T: Send + Sync> Sync for Current<T> {}
-
-    impl<T: Send + Sync> Current<T> {
-        pub(crate) fn new(value: T) -> Self {
-            let p = Box::into_raw(Box::new(value));
-            Current {
-                ptr: AtomicPtr::new(p),
-                all: std::sync::Mutex::new(vec![p]),
-            }
-        }
-
-        pub(crate) fn load<'g>(&'g self, _guard: &'g Guard) -> &'g T {
-            // SAFETY: every pointer published stays allocated until drop.
-            unsafe { &*self.ptr.load(Ordering::Acquire) }
-        }
-
-        pub(crate) fn replace(&self, value: T, _guard: &Guard) {
-            let p = Box::into_raw(Box::new(value));
-            self.all.lock().unwrap().push(p);
-            self.ptr.swap(p, Ordering::AcqRel);
-        }
-
-        pub(crate) fn reclaim(&self, _rounds: usize) {}
-    }
-
-    impl<T> Drop for Current<T> {
-        fn drop(&mut self) {
-            for p in self.all.get_mut().unwrap().drain(..) {
-                // SAFETY: each was made by `Box::into_raw` once and is
-                // freed once; no reference outlives `&mut self`.
-                drop(unsafe { Box::from_raw(p) });
-            }
         }
     }
 }

@@ -120,7 +120,6 @@ impl Slot {
     /// Enters an outermost section on a slot no section is inside (its
     /// depth 0), with a read-modify-write: false if one is inside. The
     /// caller serializes claims (see `ORPHANS`).
-    #[cfg(not(loom))]
     pub(super) fn claim(&self) -> bool {
         let word = &self.word;
         let w = word.load(Ordering::Relaxed);
