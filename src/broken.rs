@@ -17,7 +17,7 @@
 //! (`GROW_PUBLISH_EARLY`, `Growable::count_done_when`), the save's growth
 //! lock (`GROW_SAVE_UNLOCKED`, `Growable::save_chunks`), and a section's
 //! mark and exit (`SECTION_NO_FENCE`, `SECTION_LEAVE_STORE`: `Slot::enter`,
-//! `Slot::leave`). Four change the protocol's logic rather than a
+//! `Slot::leave`), the reclaimer's wait (`RECLAIM_NO_WAIT`, `all_left`). Four change the protocol's logic rather than a
 //! mechanism and stay one test at their sites: `UNIQUE_UNLOCKED`
 //! (table/insert.rs, the unique insert's check), `PROBE_STAMP_AFTER_LOAD`
 //! (table/mod.rs), `REMOVE_IGNORES_SAVE` (table/insert.rs, the remove's
@@ -92,6 +92,9 @@ pub(crate) const SECTION_NO_FENCE: bool = cfg!(cuckoo_broken_section_no_fence);
 /// A read-side section in the portable mode leaves with a plain store, not
 /// a read-modify-write (`grow/reclaim/slot.rs`, `Slot::leave`).
 pub(crate) const SECTION_LEAVE_STORE: bool = cfg!(cuckoo_broken_section_leave_store);
+/// The reclaimer frees retired states without waiting for the sections it
+/// saw inside to leave.
+pub(crate) const RECLAIM_NO_WAIT: bool = cfg!(cuckoo_broken_reclaim_no_wait);
 
 /// Why a write opens a versioned section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -187,11 +187,11 @@ impl Slots {
 /// True once every section in `inside` has been left (its slot's count of
 /// outermost sections left moved on: acquire, pairing with the section's
 /// release on leaving).
-#[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn all_left(inside: &[(Arc<Slot>, u64)]) -> bool {
-    inside
-        .iter()
-        .all(|(slot, word)| slot.word.load(Ordering::Acquire) >> DEPTH_BITS != word >> DEPTH_BITS)
+    crate::broken::RECLAIM_NO_WAIT
+        || inside.iter().all(|(slot, word)| {
+            slot.word.load(Ordering::Acquire) >> DEPTH_BITS != word >> DEPTH_BITS
+        })
 }
 
 #[cfg(all(test, not(loom)))]
