@@ -4,14 +4,14 @@
 # (simd/), and the filter end to end in every configuration. Sizes shrink
 # under cfg(miri) inside the tests themselves.
 #
-#   cuckoo-nest:      unit tests (--lib), tests/contract.rs, tests/model.rs,
-#                     tests/load.rs, tests/growth.rs and
-#                     tests/thread_local_destructor.rs (sections on a slot
+#   cuckoo-nest:      unit tests (--lib), tests/it/contract.rs, tests/it/model.rs,
+#                     tests/it/load.rs, tests/it/growth.rs and
+#                     tests/it/thread_local_destructor.rs (sections on a slot
 #                     of their own once the thread's is gone). Not
-#                     tests/stress.rs (time-boxed: under
+#                     tests/it/stress.rs (time-boxed: under
 #                     Miri's clock too few operations happen to reach its
 #                     target load; ThreadSanitizer and loom cover it), nor
-#                     tests/batch.rs (safe code over the same probe, sized
+#                     tests/it/batch.rs (safe code over the same probe, sized
 #                     for native speed), nor the doctests.
 #   cuckoo-nest-simd: all its tests (kernels against the scalar reference).
 #
@@ -41,7 +41,7 @@ cargo +nightly miri --version || fail "cargo miri does not run"
 cargo +nightly miri setup || fail "cargo miri setup (building the Miri sysroot)"
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}/miri
-# proptest (tests/model.rs) asks for the working directory to find its
+# proptest (tests/it/model.rs) asks for the working directory to find its
 # regression files, which Miri's isolation refuses.
 export MIRIFLAGS="-Zmiri-disable-isolation ${MIRIFLAGS:-}"
 
@@ -53,7 +53,10 @@ run() {
     echo "--- ok in $((SECONDS - t0))s"
 }
 
-run -p cuckoo-nest --lib --test contract --test model --test load --test growth --test thread_local_destructor
+run -p cuckoo-nest --lib
+# The integration tests are modules of one binary (tests/it): a filter per
+# module picks those listed above.
+run -p cuckoo-nest --test it -- contract:: model:: load:: growth:: thread_local_destructor::
 run -p cuckoo-nest-simd
 
 printf '\nmiri.sh: passed; wall time %ds\n' $((SECONDS - start))

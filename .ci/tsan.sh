@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# ThreadSanitizer over the multi-thread stress tests (tests/stress.rs:
+# ThreadSanitizer over the multi-thread stress tests (tests/it/stress.rs:
 # writers insert past 90% load (so most inserts displace) and remove, readers
-# look up published keys; tests/collisions.rs: colliding items cycled
+# look up published keys; tests/it/collisions.rs: colliding items cycled
 # through insert and remove while readers look up one that stays;
-# tests/save_while_writing.rs: saves, with chunks copied ahead by inserts,
-# while writers displace near full; tests/growth.rs: writers grow a
+# tests/it/save_while_writing.rs: saves, with chunks copied ahead by inserts,
+# while writers displace near full; tests/it/growth.rs: writers grow a
 # growable filter 32x while readers look up and writers remove;
-# tests/growable.rs: saves, clones and merges while a writer grows one). Nightly
+# tests/it/growable.rs: saves, clones and merges while a writer grows one). Nightly
 # only: -Zsanitizer=thread, with std rebuilt instrumented (-Zbuild-std, needs
 # the rust-src component), in its own target directory so the flags never
 # touch other builds.
@@ -47,27 +47,27 @@ export CUCKOO_STRESS_MS=${CUCKOO_STRESS_MS:-1500}
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 target_dir=${CARGO_TARGET_DIR:-$PWD/target}/tsan
 
+# The integration tests are modules of one binary (tests/it); each run below
+# takes one module, by filter.
 tsan_test() {
-    local test=$1
-    shift
     RUSTFLAGS="-Zsanitizer=thread" RUSTDOCFLAGS="-Zsanitizer=thread" CARGO_TARGET_DIR="$target_dir" \
-        cargo +nightly test -Zbuild-std --target "$host" -p cuckoo-nest --test "$test" "$@"
+        cargo +nightly test -Zbuild-std --target "$host" -p cuckoo-nest --test it "$@"
 }
 
 for test in stress collisions save_while_writing growth growable; do
-    echo "ThreadSanitizer: tests/$test.rs on $host, CUCKOO_STRESS_MS=$CUCKOO_STRESS_MS"
-    bin=$(tsan_test "$test" --no-run --message-format=json |
+    echo "ThreadSanitizer: tests/it/$test.rs on $host, CUCKOO_STRESS_MS=$CUCKOO_STRESS_MS"
+    bin=$(tsan_test --no-run --message-format=json |
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1) ||
-        fail "building tests/$test.rs with -Zsanitizer=thread -Zbuild-std"
-    [ -n "$bin" ] || fail "no test binary for tests/$test.rs in cargo's output"
+        fail "building tests/it with -Zsanitizer=thread -Zbuild-std"
+    [ -n "$bin" ] || fail "no test binary for tests/it in cargo's output"
     if command -v nm >/dev/null; then
         # (grep without -q reads all of nm's output: no SIGPIPE under pipefail)
         nm "$bin" | grep __tsan_init >/dev/null || fail "$bin is not instrumented by ThreadSanitizer"
     else
         echo "note: nm not found, cannot double-check the instrumentation of $bin"
     fi
-    tsan_test "$test" -- --nocapture ||
-        fail "ThreadSanitizer run of tests/$test.rs (a data race report or a test failure, above)"
+    tsan_test -- --nocapture "$test::" ||
+        fail "ThreadSanitizer run of tests/it/$test.rs (a data race report or a test failure, above)"
 done
 
 printf '\ntsan.sh: passed; wall time %ds\n' $((SECONDS - start))

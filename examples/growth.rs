@@ -1,7 +1,7 @@
 //! What growing costs: a growable filter started at capacity C and filled
 //! to 64C, against filters built for the final count, on the same keys.
 //!
-//! `cargo run --release --example growth [-- C [ROUNDS]]` (default C =
+//! `cargo run --release -p cuckoo-nest-examples --example growth [-- C [ROUNDS]]` (default C =
 //! 125000, 5 rounds)
 //!
 //! Prints, for the builder's pick at a 1% false-positive rate:

@@ -2,7 +2,7 @@
 //! timed, through N items, for a growable filter started at capacity C and
 //! for a fixed filter built for N, on the same keys, in alternating runs.
 //!
-//! `cargo run --release --example growth_latency [-- N [C [RUNS]]]`
+//! `cargo run --release -p cuckoo-nest-examples --example growth_latency [-- N [C [RUNS]]]`
 //! (default N = 8,000,000, C = 125,000, 2 runs of each)
 //!
 //! Prints, per run, in microseconds: the insert latency's p50, p99, p99.9

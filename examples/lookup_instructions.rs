@@ -9,7 +9,7 @@
 //! of its own that callgrind can count alone:
 //!
 //! ```sh
-//! cargo build --release --example lookup_instructions
+//! cargo build --release -p cuckoo-nest-examples --example lookup_instructions
 //! for shape in 4x16 4x12 ss4x13; do
 //!   for f in single batch; do
 //!     valgrind --tool=callgrind --callgrind-out-file=/dev/null \

@@ -20,8 +20,8 @@
 //! their p50, p99, p99.9 and maximum in microseconds.
 //!
 //! ```sh
-//! cargo run --release --example lookup_waits            # 256 MiB clears
-//! cargo run --release --example lookup_waits -- 64 3    # 64 MiB, 3 clears
+//! cargo run --release -p cuckoo-nest-examples --example lookup_waits            # 256 MiB clears
+//! cargo run --release -p cuckoo-nest-examples --example lookup_waits -- 64 3    # 64 MiB, 3 clears
 //! ```
 
 #[path = "common/mod.rs"]

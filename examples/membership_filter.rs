@@ -33,8 +33,8 @@
 //! (default 100 µs, a fast SSD's random read), said plainly in the output.
 //!
 //! ```sh
-//! cargo run --release --example membership_filter              # 200,000 keys
-//! cargo run --release --example membership_filter -- 1000000 50 100
+//! cargo run --release -p cuckoo-nest-examples --example membership_filter              # 200,000 keys
+//! cargo run --release -p cuckoo-nest-examples --example membership_filter -- 1000000 50 100
 //! #                                      keys, device µs, overwrite rounds
 //! ```
 

@@ -9,8 +9,8 @@
 //!   medians).
 //!
 //! ```sh
-//! cargo run --release --example persist_speed            # 256 MiB
-//! cargo run --release --example persist_speed -- 16      # 16 MiB
+//! cargo run --release -p cuckoo-nest-examples --example persist_speed            # 256 MiB
+//! cargo run --release -p cuckoo-nest-examples --example persist_speed -- 16      # 16 MiB
 //! ```
 
 #[path = "common/mod.rs"]

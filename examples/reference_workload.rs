@@ -9,7 +9,7 @@
 //! 3. the 50% set again through `contains_batch_hash`.
 //!
 //! ```sh
-//! cargo run --release --example reference_workload -- 1000000 4x12,4x16,ss4x13
+//! cargo run --release -p cuckoo-nest-examples --example reference_workload -- 1000000 4x12,4x16,ss4x13
 //! ```
 //!
 //! Prints one line per shape: nanoseconds per insert, per lookup at each

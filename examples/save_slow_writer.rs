@@ -4,7 +4,7 @@
 //! times every insert; then the same number of inserts is timed with no
 //! save running. Alternating rounds, each on a fresh filter.
 //!
-//! `cargo run --release --example save_slow_writer [-- CAPACITY [ROUNDS]]`
+//! `cargo run --release -p cuckoo-nest-examples --example save_slow_writer [-- CAPACITY [ROUNDS]]`
 //! (default 4,000,000 items: a 16 MiB table, about 1,000 writes of 16 KiB,
 //! a save of about 1 s; 3 rounds)
 

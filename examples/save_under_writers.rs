@@ -14,8 +14,8 @@
 //! process). Medians over the rounds, with min-max.
 //!
 //! ```text
-//! cargo run --release --example save_under_writers            # 256 MiB, 85%, 5 rounds
-//! cargo run --release --example save_under_writers -- 64 0.5 3 # MiB, load, rounds
+//! cargo run --release -p cuckoo-nest-examples --example save_under_writers            # 256 MiB, 85%, 5 rounds
+//! cargo run --release -p cuckoo-nest-examples --example save_under_writers -- 64 0.5 3 # MiB, load, rounds
 //! ```
 //!
 //! Files go to the system's temporary directory (the page cache: the

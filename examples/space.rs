@@ -1,7 +1,7 @@
 //! Space and speed of the packed and semi-sorted layouts, the figures
 //! docs/benchmarks.md quotes for them.
 //!
-//! `cargo run --release --example space [-- ITEMS [OUT_OF_CACHE_ITEMS [ROUNDS [SPACE]]]]`
+//! `cargo run --release -p cuckoo-nest-examples --example space [-- ITEMS [OUT_OF_CACHE_ITEMS [ROUNDS [SPACE]]]]`
 //! (defaults: 1,000,000; 32,000,000; 7; 1, and 0 skips part 1 and 2)
 //!
 //! 1. For false-positive rates from 10% to 10^-6: the builder's choice,

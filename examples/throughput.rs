@@ -1,7 +1,7 @@
 //! Builds a filter for N keys (default 10 million), then prints the
 //! single-thread insert and lookup rates, batched and not.
 //!
-//! `cargo run --release --example throughput [-- N]`
+//! `cargo run --release -p cuckoo-nest-examples --example throughput [-- N]`
 
 #[path = "common/mod.rs"]
 mod common;

@@ -82,7 +82,7 @@ pub(crate) const GROW_PUBLISH_EARLY: bool = cfg!(cuckoo_broken_grow_publish_earl
 pub(crate) const GROW_REMOVE_SKIPS_COPY: bool = cfg!(cuckoo_broken_grow_remove_skips_copy);
 /// A growable filter's save neither takes the growth lock nor finishes a
 /// step under way: it saves the new generation while the frozen one still
-/// holds items not yet copied (tests/growable.rs catches it).
+/// holds items not yet copied (tests/it/growable.rs catches it).
 pub(crate) const GROW_SAVE_UNLOCKED: bool = cfg!(cuckoo_broken_grow_save_unlocked);
 
 /// A read-side section of a growable filter enters without its fence (on

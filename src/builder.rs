@@ -319,10 +319,10 @@ impl Builder {
             (Some(0), None) => return Err(BuildError::ZeroCapacity),
             (c, _) => c.unwrap_or(0),
         };
-        if let Some(rate) = self.false_positive_rate {
-            if !(rate > 0.0 && rate < 1.0) {
-                return Err(BuildError::InvalidFalsePositiveRate { rate });
-            }
+        if let Some(rate) = self.false_positive_rate
+            && !(rate > 0.0 && rate < 1.0)
+        {
+            return Err(BuildError::InvalidFalsePositiveRate { rate });
         }
         Config::check_shape(
             self.bucket_size.unwrap_or(4),

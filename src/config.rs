@@ -35,7 +35,7 @@ pub const FINGERPRINT_BITS: std::ops::RangeInclusive<u32> = 4..=32;
 
 /// The load a table of `b`-slot buckets with `f`-bit fingerprints is sized
 /// for: a little under the load at which inserts start failing, measured
-/// per shape (`tests/load.rs` prints and checks it; docs/design.md has the
+/// per shape (`tests/it/load.rs` prints and checks it; docs/design.md has the
 /// table). Small fingerprints give each bucket fewer distinct alternates,
 /// so their tables fill less.
 pub(crate) fn design_load(b: usize, f: u32) -> f64 {
@@ -66,7 +66,7 @@ pub(crate) fn growth_load(b: usize, key_bits: u32) -> f64 {
 /// b = 4: 0.955 at f = 4, 0.969-0.975 from f = 5; b = 8: 0.982 at f = 4,
 /// 0.993-0.995 from f = 5. Each design load keeps at least 1.5 points below
 /// the lowest of those, so `capacity` random inserts fit in small tables
-/// too (`tests/load.rs` checks it for every shape).
+/// too (`tests/it/load.rs` checks it for every shape).
 const DESIGN_LOADS: &[(usize, u32, f64)] = &[
     (2, 8, 0.85),
     (2, 5, 0.80),

@@ -35,7 +35,7 @@ impl CuckooFilter {
     }
 
     /// Address and length in bytes of the bucket table; only for
-    /// tests/huge_pages.rs, which checks how the kernel backs it.
+    /// tests/it/huge_pages.rs, which checks how the kernel backs it.
     pub fn debug_table_ptr(&self) -> (usize, usize) {
         with_table!(&self.inner, t => t.words_range(), g => g.words_range())
     }

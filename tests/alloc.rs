@@ -1,3 +1,6 @@
+//! A test binary of its own, not a module of tests/it: its counting global
+//! allocator would count every test's allocations in a shared process.
+//!
 //! What reading and saving allocate. `read_from` allocates as bytes
 //! arrive: a stream whose header claims a huge table costs about what the
 //! stream held, not what it claimed. `save_to_path` and

@@ -1,3 +1,7 @@
+//! A test binary of its own, not a module of tests/it: built only with the
+//! `serde` feature (`required-features` in Cargo.toml), which `cargo test`
+//! leaves off.
+//!
 //! The `serde` feature: a filter through serde_json (bytes as an array of
 //! numbers, the least convenient encoding) and back, answering the same;
 //! bad input is the format's error with DecodeError's message.

@@ -222,10 +222,8 @@ mod tests {
                 in_it = matches!((hex(from), hex(to)), (Some(f), Some(t)) if f <= at && at < t);
                 continue;
             }
-            if in_it {
-                if let Some(v) = line.strip_prefix("AnonHugePages:") {
-                    return v.trim().trim_end_matches("kB").trim().parse().ok();
-                }
+            if in_it && let Some(v) = line.strip_prefix("AnonHugePages:") {
+                return v.trim().trim_end_matches("kB").trim().parse().ok();
             }
         }
         None

@@ -359,10 +359,10 @@ fn share_lookups(
         if let Some(line) = fig.line_index(&c.label) {
             rows.push((line, *f, false));
         }
-        if c.batched.is_some() {
-            if let Some(line) = fig.line_index(&c.batched_label()) {
-                rows.push((line, *f, true));
-            }
+        if c.batched.is_some()
+            && let Some(line) = fig.line_index(&c.batched_label())
+        {
+            rows.push((line, *f, true));
         }
     }
     for r in 0..w.rounds {

@@ -106,11 +106,11 @@ impl<const B: usize> Growable<B> {
     #[inline]
     pub(super) fn attempt(&self, state: &State<B>, item: NestedItem, copies: Copies) -> Attempt {
         let result = self.insert_into(&state.cur, item, copies);
-        if let Some(m) = &state.migration {
-            if result != Ok(true) {
-                // Nothing new went in: give the budget back.
-                m.budget.fetch_add(1, Ordering::Relaxed);
-            }
+        if let Some(m) = &state.migration
+            && result != Ok(true)
+        {
+            // Nothing new went in: give the budget back.
+            m.budget.fetch_add(1, Ordering::Relaxed);
         }
         match result {
             Err(InsertError::Full { .. }) => Attempt::Grow(Arc::as_ptr(&state.cur) as usize),
@@ -235,22 +235,22 @@ impl<const B: usize> Growable<B> {
             let guard = pin();
             let _lock = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
             let state = self.state.load(&guard);
-            if let Some(m) = &state.migration {
-                if self.finish(state, m, &guard).is_err() {
-                    // The copy has no room (crafted hashes): drop the
-                    // frozen generation's items instead of copying them;
-                    // writers wait at the gate meanwhile. (If the gate's
-                    // barrier fails, the frozen generation stays; clearing
-                    // the current one below is still right.)
-                    if self.gate.close() {
-                        self.state.replace(
-                            State {
-                                cur: Arc::clone(&state.cur),
-                                migration: None,
-                            },
-                            &guard,
-                        );
-                    }
+            if let Some(m) = &state.migration
+                && self.finish(state, m, &guard).is_err()
+            {
+                // The copy has no room (crafted hashes): drop the
+                // frozen generation's items instead of copying them;
+                // writers wait at the gate meanwhile. (If the gate's
+                // barrier fails, the frozen generation stays; clearing
+                // the current one below is still right.)
+                if self.gate.close() {
+                    self.state.replace(
+                        State {
+                            cur: Arc::clone(&state.cur),
+                            migration: None,
+                        },
+                        &guard,
+                    );
                 }
             }
             self.state.load(&guard).cur.table.clear();

@@ -45,7 +45,7 @@
 //! in the other bucket, as a hop would. So under its locks a remove checks
 //! the same marks and takes the copy in the copied bucket rather than hand
 //! the answer from a bucket not yet copied to one already copied (loom
-//! model 13d; the stress test in tests/save_while_writing.rs lost an item
+//! model 13d; the stress test in tests/it/save_while_writing.rs lost an item
 //! about one run in ten under load before).
 //!
 //! What the saved table holds: every item inserted before the save began

@@ -95,10 +95,10 @@ impl Words {
         // and write every zero at once. Not with `huge_pages(false)`, which
         // asks for the global allocator (a host counting memory through it).
         #[cfg(all(target_os = "linux", not(miri)))]
-        if huge || (huge_pages && !populate && bytes >= LAZY_MAPPING_THRESHOLD) {
-            if let Some(words) = Self::mapped(len, huge, populate) {
-                return Ok(words);
-            }
+        if (huge || (huge_pages && !populate && bytes >= LAZY_MAPPING_THRESHOLD))
+            && let Some(words) = Self::mapped(len, huge, populate)
+        {
+            return Ok(words);
         }
         let align = if huge { HUGE_PAGE } else { 64 };
         let layout = std::alloc::Layout::from_size_align(bytes, align)

@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests, one copy: a test includes this file with
-//! `mod common;`.
+//! Helpers shared by the integration tests, one copy: tests/it/main.rs includes this file as
+//! `mod common` (a test file of its own in tests/ would include it with `mod common;`).
 
 /// A splitmix64 stream (Steele, Lea, Flood 2014): distinct, well-mixed keys, the same on every
 /// run. The state starts at `seed` times an odd constant, so nearby seeds start far apart.

@@ -187,10 +187,10 @@ impl Server {
     fn wait_ready(&mut self, limit: Duration) -> bool {
         let start = Instant::now();
         while start.elapsed() < limit {
-            if let Some(child) = self.child.as_mut() {
-                if let Ok(Some(_)) = child.try_wait() {
-                    return false;
-                }
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(_)) = child.try_wait()
+            {
+                return false;
             }
             if let Ok(mut c) = self.try_conn() {
                 // Loading a large RDB answers LOADING until it is done.

@@ -3,10 +3,10 @@
 //! restarted fresh, stale, torn and missing. The example checks every
 //! answer against the store itself; this test checks what it reports.
 
-#[path = "../examples/membership_filter.rs"]
-mod membership_filter;
+#[path = "../../examples/membership_filter.rs"]
+mod example;
 
-use membership_filter::Startup;
+use example::Startup;
 
 #[test]
 fn the_membership_filter_example_runs_small() {
@@ -15,11 +15,10 @@ fn the_membership_filter_example_runs_small() {
     std::fs::create_dir_all(&dir).unwrap();
     // 50,000 overwrites of 5,000 keys (the example's own default: 1M of
     // 10k).
-    let report =
-        membership_filter::run(&dir, 5_000, std::time::Duration::from_micros(20), 2_000, 10);
+    let report = example::run(&dir, 5_000, std::time::Duration::from_micros(20), 2_000, 10);
     let _ = std::fs::remove_dir_all(&dir);
     let report = report.unwrap();
-    membership_filter::print(&report);
+    example::print(&report);
     assert_eq!(report.overwrites, 50_000);
     let how: Vec<&Startup> = report.startups.iter().map(|(_, h)| h).collect();
     assert_eq!(

@@ -164,7 +164,7 @@ proptest! {
         // fingerprints than items...) behind correct checksums: a forged or
         // buggy writer. It is refused with an error naming what no writer
         // stores, or (the unverified view) answers without panicking.
-        // tests/forged.rs forges tables that do load and checks the items.
+        // tests/it/forged.rs forges tables that do load and checks the items.
         let mut b = saved()[which].clone();
         let mut s = seed | 1;
         for x in b[64..].iter_mut() {

@@ -1,6 +1,6 @@
 //! Batch operations agree with one-at-a-time operations.
 
-mod common;
+use crate::common;
 
 use cuckoo_nest::{CuckooFilter, InsertError, LengthMismatch};
 

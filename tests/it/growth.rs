@@ -5,7 +5,7 @@
 //! the false-positive rate of the last generation at or under what its key
 //! width promises.
 //!
-//! How a reader knows a "no" is wrong (as in tests/stress.rs): every key has
+//! How a reader knows a "no" is wrong (as in tests/it/stress.rs): every key has
 //! a state word. A writer publishes `INSERTED` (release) only after the
 //! insert returned, and sets `REMOVING` *before* it removes; keys are never
 //! reinserted. A reader that sees `INSERTED` before and after its lookup

@@ -2,12 +2,10 @@
 //! widths (plain and semi-sorted), lossless failure, honest capacity for
 //! every shape, and the false-positive rate across widths.
 //!
-//! `cargo test -p cuckoo-nest --test load -- --nocapture` prints the
+//! `cargo test -p cuckoo-nest --test it load:: -- --nocapture` prints the
 //! figures docs/design.md and docs/benchmarks.md quote.
 
-mod common;
-
-use common::splitmix64;
+use crate::common::splitmix64;
 use cuckoo_nest::CuckooFilter;
 
 // Under miri, a few buckets: every insert near full searches hundreds of

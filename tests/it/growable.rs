@@ -2,7 +2,7 @@
 //! method on a filter that has grown, the builder's refusals, and the
 //! saved format (version 3) through every way in and out. The concurrent
 //! contract (threads inserting through growth while others remove and look
-//! up) is tests/growth.rs's; the interleavings are loom-tests/tests/growth.rs's.
+//! up) is tests/it/growth.rs's; the interleavings are loom-tests/tests/growth.rs's.
 
 use cuckoo_nest::{
     BuildError, CuckooFilter, DecodeError, FilterView, InsertError, MergeError, StableHasher,

@@ -36,13 +36,12 @@ fn anon_huge_bytes(start: usize, len: usize) -> usize {
     let mut overlap = None;
     for line in smaps.lines() {
         let first = line.split_whitespace().next().unwrap_or("");
-        if let Some((lo, hi)) = first.split_once('-') {
-            if let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-            {
-                // A mapping's header line: "lo-hi perms offset dev inode path".
-                overlap = (lo < end && hi > start).then(|| hi.min(end) - lo.max(start));
-                continue;
-            }
+        if let Some((lo, hi)) = first.split_once('-')
+            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        {
+            // A mapping's header line: "lo-hi perms offset dev inode path".
+            overlap = (lo < end && hi > start).then(|| hi.min(end) - lo.max(start));
+            continue;
         }
         if let (Some(ov), Some(rest)) = (overlap, line.strip_prefix("AnonHugePages:")) {
             let kib: usize = rest
