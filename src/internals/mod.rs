@@ -1,0 +1,89 @@
+//! Test hooks, behind the `internals` cargo feature (off by default, on for
+//! this workspace's tests, loom models and benchmarks): aiming items at
+//! buckets, reading a bucket, tuning the batch distance, finding the table's
+//! memory. Unstable: no semver promise covers them. `growable.rs`: the
+//! growth engine on its own, for the loom models and stress tests.
+
+mod growable;
+
+pub use growable::GrowableFilter;
+
+use crate::error::LengthMismatch;
+use crate::face::CuckooFilter;
+use crate::shape::with_table;
+use crate::table::check_lengths;
+
+impl CuckooFilter {
+    /// [`contains_batch_hash`](Self::contains_batch_hash) keeping `distance`
+    /// lookups in flight (rounded to a power of two in 1..=64), for tuning.
+    pub fn contains_batch_hash_with_distance(
+        &self,
+        hashes: &[u64],
+        out: &mut [bool],
+        distance: usize,
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(hashes.len(), out.len())?;
+        let n = hashes.len();
+        let h = |k: usize| hashes[k];
+        Ok(
+            with_table!(&self.inner, t => match distance.clamp(1, 64).next_power_of_two() {
+                0 | 1 => t.contains_many::<1>(n, h, out),
+                2 => t.contains_many::<2>(n, h, out),
+                4 => t.contains_many::<4>(n, h, out),
+                8 => t.contains_many::<8>(n, h, out),
+                16 => t.contains_many::<16>(n, h, out),
+                32 => t.contains_many::<32>(n, h, out),
+                _ => t.contains_many::<64>(n, h, out),
+            }, g => g.contains_many::<{ crate::table::DEFAULT_DISTANCE }>(n, h, out)),
+        )
+    }
+
+    /// Address and length in bytes of the bucket table; only for
+    /// tests/huge_pages.rs, which checks how the kernel backs it.
+    pub fn debug_table_ptr(&self) -> (usize, usize) {
+        with_table!(&self.inner, t => t.words_range(), g => g.words_range())
+    }
+
+    /// Primary bucket, alternate bucket and fingerprint of a hash (for tests
+    /// and models that need to aim items at buckets).
+    pub fn debug_locate(&self, hash: u64) -> (usize, usize, u32) {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            (i1, t.alt(i1, fp), fp)
+        }, g => g.locate(hash))
+    }
+
+    /// The `k`-th hash whose primary bucket is `i1` and fingerprint `fp`
+    /// (`None` past the last, or for a bucket or fingerprint out of range,
+    /// or on a growable filter): for tests and models that aim several
+    /// items at one bucket pair with one fingerprint.
+    pub fn debug_hash_for(&self, i1: usize, fp: u32, k: u32) -> Option<u64> {
+        with_table!(&self.inner, t => t.unlocate(i1, fp, k), _g => None)
+    }
+
+    /// The hash whose spread (the first step of every filter's addressing)
+    /// is `spread`: for tests that aim items at a growable filter's local
+    /// bucket, key and spare bits, which are fields of the spread hash.
+    pub fn debug_hash_spreading_to(spread: u64) -> u64 {
+        crate::hash::unspread(spread)
+    }
+
+    /// The fingerprints in bucket `i` (0 = empty; of the current
+    /// generation of a growable filter), for tests.
+    pub fn debug_bucket(&self, i: usize) -> Vec<u32> {
+        with_table!(&self.inner, t => t.bucket_fingerprints(i), g => g.bucket_fingerprints(i))
+    }
+
+    /// [`save_to_path`](Self::save_to_path) whose rename fails with
+    /// `error`, as a crash between writing the temporary file and the
+    /// rename would leave things (for tests).
+    pub fn debug_save_to_path_failing_rename(
+        &self,
+        path: &std::path::Path,
+        error: std::io::ErrorKind,
+    ) -> std::io::Result<()> {
+        crate::persist::save_to_path(&self.inner, &self.config, path, &[], |_, _| {
+            Err(error.into())
+        })
+    }
+}
