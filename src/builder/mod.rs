@@ -3,14 +3,12 @@
 //! meet the rate.
 
 //!
-//! The settings are here; `choose.rs` turns them into a configuration.
+//! The settings are here; `choose.rs` turns them into a configuration;
+//! the face (`face/mod.rs`) builds the filter from it.
 
 mod choose;
 
-use crate::error::BuildError;
-use crate::face::CuckooFilter;
-
-/// Builds a [`CuckooFilter`] from a capacity and, optionally, a target
+/// Builds a [`CuckooFilter`](crate::CuckooFilter) from a capacity and, optionally, a target
 /// false-positive rate, a bucket size, a fingerprint width and a hash seed.
 ///
 /// Without a bucket size or fingerprint width, the builder picks the
@@ -111,7 +109,7 @@ impl Builder {
     /// Semi-sorted buckets (paper section 5.2): the four fingerprints of a
     /// bucket ordered by their high 4 bits, which are stored as one 12-bit
     /// index, saving one bit per item. Needs 4-slot buckets (the default;
-    /// any other bucket size is [`BuildError::SemiSortedNeedsFourSlots`]).
+    /// any other bucket size is [`BuildError::SemiSortedNeedsFourSlots`](crate::BuildError::SemiSortedNeedsFourSlots)).
     /// Lookups decode the index (a table of 3,876 entries); every insert
     /// and remove re-encodes its bucket and makes concurrent lookups of that
     /// bucket retry.
@@ -254,7 +252,7 @@ impl Builder {
     /// ```
     ///
     /// [`build`](Self::build) refuses, with
-    /// [`BuildError::InvalidMaxCapacity`], a maximum without
+    /// [`BuildError::InvalidMaxCapacity`](crate::BuildError::InvalidMaxCapacity), a maximum without
     /// `growable(true)`, one below the capacity, and one that needs more
     /// spare bits than the fingerprint has room for.
     #[must_use = "a builder method returns the changed builder"]
@@ -268,7 +266,7 @@ impl Builder {
     /// the `internals` feature. The filter's
     /// [`capacity`](crate::CuckooFilter::capacity) is then what that many
     /// buckets hold at the shape's design load, rounded down, and at least
-    /// 1; 0 buckets is [`BuildError::ZeroBuckets`].
+    /// 1; 0 buckets is [`BuildError::ZeroBuckets`](crate::BuildError::ZeroBuckets).
     ///
     /// ```
     /// # #[cfg(feature = "internals")] {
@@ -284,24 +282,5 @@ impl Builder {
     pub fn buckets(mut self, buckets: usize) -> Self {
         self.buckets = Some(buckets);
         self
-    }
-
-    /// Builds the filter.
-    ///
-    /// ```
-    /// use cuckoo_nest::{BuildError, CuckooFilter};
-    /// let filter = CuckooFilter::builder().capacity(1000).build()?;
-    /// assert_eq!(filter.capacity(), 1000);
-    /// assert_eq!(CuckooFilter::builder().build().unwrap_err(), BuildError::NoCapacity);
-    /// # Ok::<(), BuildError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// A [`BuildError`]: a capacity missing or 0, a setting out of range,
-    /// a combination no table supports (a false-positive rate no shape
-    /// reaches, say), a table too large for the address space, or an
-    /// allocation the allocator refused.
-    pub fn build(self) -> Result<CuckooFilter, BuildError> {
-        CuckooFilter::from_config(self.config()?)
     }
 }

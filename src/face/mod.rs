@@ -10,7 +10,8 @@
 //! - `grow.rs`: a growable filter's own questions and `finish_growth`.
 //! - `merge.rs`: the union of two filters.
 //! - `save.rs`, `load.rs`: the saved format, calling `persist/`.
-//! - here: the type, its constructors, `Debug`, `PartialEq`, `Clone`.
+//! - here: the type, its constructors (and [`Builder::build`]), `Debug`,
+//!   `PartialEq`, `Clone`.
 //!
 //! Below: `shape.rs` picks the table of the filter's shape (`table/`,
 //! `layout/`) or the growable filter (`grow/`); `persist/` saves and loads
@@ -116,6 +117,29 @@ impl CuckooFilter {
             inner: Inner::new(&config)?,
             config,
         })
+    }
+}
+
+/// The last step of a [`Builder`]: its checked configuration made into a
+/// filter (the builder chooses, the face builds).
+impl Builder {
+    /// Builds the filter.
+    ///
+    /// ```
+    /// use cuckoo_nest::{BuildError, CuckooFilter};
+    /// let filter = CuckooFilter::builder().capacity(1000).build()?;
+    /// assert_eq!(filter.capacity(), 1000);
+    /// assert_eq!(CuckooFilter::builder().build().unwrap_err(), BuildError::NoCapacity);
+    /// # Ok::<(), BuildError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A [`BuildError`]: a capacity missing or 0, a setting out of range,
+    /// a combination no table supports (a false-positive rate no shape
+    /// reaches, say), a table too large for the address space, or an
+    /// allocation the allocator refused.
+    pub fn build(self) -> Result<CuckooFilter, BuildError> {
+        CuckooFilter::from_config(self.config()?)
     }
 }
 
