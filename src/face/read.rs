@@ -21,6 +21,9 @@ pub(crate) mod sealed {
     /// The primitives a readable filter supplies. Sealed: nameable inside
     /// the crate only, so [`ReadFilter`](super::ReadFilter) has exactly
     /// two implementations and can grow methods without breaking anyone.
+    // `Config` is crate-private while this trait is reachable as the
+    // supertrait of a public one; no user can name the trait, so none can
+    // call these methods.
     #[allow(private_interfaces)]
     pub trait Reader {
         /// The configuration built or saved (bucket size, layout, seed).

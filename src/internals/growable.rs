@@ -1,5 +1,7 @@
 //! [`GrowableFilter`]: the growth engine without the public face around it.
 
+use crate::builder::Builder;
+use crate::error::{BuildError, InsertError};
 use crate::grow::with_growable;
 
 /// The growth engine (src/grow/) on its own, as
@@ -15,19 +17,19 @@ impl GrowableFilter {
     /// A growable filter whose first generation is what `builder` would
     /// build (capacity, bucket size, fingerprint width or false-positive
     /// rate), growing by doubling, up to 128 times that capacity.
-    pub fn new(builder: crate::Builder) -> Result<Self, crate::BuildError> {
+    pub fn new(builder: Builder) -> Result<Self, BuildError> {
         Ok(GrowableFilter {
             inner: crate::grow::AnyGrowable::new(&builder.growable(true).config()?)?,
         })
     }
 
     /// Inserts an item by its hash; grows the filter when it is full.
-    pub fn insert_hash(&self, hash: u64) -> Result<(), crate::InsertError> {
+    pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
         with_growable!(&self.inner, g => g.insert(hash, crate::table::Copies::Any).map(|_| ()))
     }
 
     /// Inserts unless a copy is (probably) there; returns whether it did.
-    pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, crate::InsertError> {
+    pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
         with_growable!(&self.inner, g => g.insert(hash, crate::table::Copies::Unique))
     }
 
