@@ -4,6 +4,7 @@
 //! saved header carries one; both check it here.
 
 use crate::error::BuildError;
+use std::fmt;
 
 /// Bucket sizes the table supports.
 ///
@@ -50,10 +51,9 @@ pub(crate) fn design_load(b: usize, f: u32) -> f64 {
 /// width. A generation fills from half this load to this load, so twice
 /// the share of its inserts land near the top as when one table fills
 /// from empty, and the last few points before the design load are where
-/// displacement costs most (filling 1M items through three growth steps
-/// in 4-slot buckets: 1,110 instructions an insert growing at the design
-/// load, 892 at 95% of it, 800 at 90%; docs/design.md). The price is
-/// memory: 1/0.95, 5% more bits per item.
+/// displacement costs most (docs/design.md gives the instructions an
+/// insert costs at each choice). The price is memory: 1/0.95, 5% more
+/// bits per item.
 pub(crate) fn growth_load(b: usize, key_bits: u32) -> f64 {
     design_load(b, key_bits) * 0.95
 }
@@ -176,139 +176,31 @@ impl Config {
     }
 }
 
-/// The configuration accessors [`CuckooFilter`](crate::CuckooFilter) and
-/// [`FilterView`](crate::FilterView) share, written once: an `impl` block
-/// of a type with a `config: Config` field, a `current_config()` method (a
-/// growable filter's current generation) and a `len()` method.
-macro_rules! config_accessors {
-    ($example:literal) => {
-        /// The number of items the filter was sized for: the capacity asked
-        /// for (or, for an exact bucket count, what those buckets hold at the
-        /// design load). That many random inserts always fit; more usually
-        /// do, up to the load at which the first insert fails, measured per
-        /// shape in docs/design.md (for example 0.97 of
-        /// [`slots`](Self::slots) for 4-slot buckets). A growable filter's
-        /// is its current generation's: the first capacity, doubled at
-        /// each growth step. Never 0, since every table holds one item,
-        /// even where a saved header says 0.
-        ///
-        #[doc = $example]
-        /// assert!(filter.capacity() >= 1000);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn capacity(&self) -> usize {
-            self.current_config().capacity.max(1)
-        }
-
-        /// Fingerprint slots in the table (buckets x bucket size).
-        ///
-        #[doc = $example]
-        /// assert_eq!(filter.slots(), filter.buckets() * filter.bucket_size());
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn slots(&self) -> usize {
-            self.current_config().slots()
-        }
-
-        /// Buckets in the table.
-        ///
-        #[doc = $example]
-        /// assert!(filter.buckets() * 4 >= 1000);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn buckets(&self) -> usize {
-            self.current_config().buckets
-        }
-
-        /// Fingerprints per bucket (2, 4 or 8).
-        ///
-        #[doc = $example]
-        /// assert_eq!(filter.bucket_size(), 4);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn bucket_size(&self) -> usize {
-            self.config.bucket_size
-        }
-
-        /// Fingerprint width in bits (4 to 32). A growable filter's is the
-        /// width its current generation stores: the key's bits and the
-        /// spare bits not yet spent, one narrower at each growth step.
-        ///
-        #[doc = $example]
-        /// assert_eq!(filter.fingerprint_bits(), 16);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn fingerprint_bits(&self) -> u32 {
-            self.current_config().fingerprint_bits
-        }
-
-        /// True if the buckets are semi-sorted
-        /// ([`Builder::semi_sorted`](crate::Builder::semi_sorted)).
-        ///
-        #[doc = $example]
-        /// assert!(!filter.is_semi_sorted());
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn is_semi_sorted(&self) -> bool {
-            self.config.semi_sorted
-        }
-
-        /// The seed of the filter's hash
-        /// ([`Builder::seed`](crate::Builder::seed)).
-        ///
-        #[doc = $example]
-        /// assert_eq!(filter.seed(), 0);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn seed(&self) -> u64 {
-            self.config.seed
-        }
-
-        /// The fraction of slots in use, in `0.0..=1.0`.
-        ///
-        #[doc = $example]
-        /// assert_eq!(filter.load_factor(), 1.0 / filter.slots() as f64);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn load_factor(&self) -> f64 {
-            self.len() as f64 / self.slots() as f64
-        }
-
-        /// The false-positive rate expected at the current load: each lookup
-        /// compares against `2 * b * load_factor` fingerprints on average,
-        /// each matching by chance with probability `1 / (2^f - 1)`. About
-        /// `2b/2^f` when full.
-        ///
-        #[doc = $example]
-        /// assert!(filter.expected_false_positive_rate() < 1e-6);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn expected_false_positive_rate(&self) -> f64 {
-            self.current_config()
-                .false_positive_rate(self.load_factor())
-        }
-
-        /// The false-positive rate expected once the filter holds
-        /// [`capacity`](Self::capacity) items.
-        ///
-        #[doc = $example]
-        /// assert!(filter.expected_false_positive_rate_at_capacity() < 2e-4);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[must_use]
-        pub fn expected_false_positive_rate_at_capacity(&self) -> f64 {
-            let config = self.current_config();
-            config.false_positive_rate(config.design_load())
-        }
-    };
+/// The fields the Debug output of a filter and of a view open with: shape,
+/// len, slots, load, capacity (never below len: see `CuckooFilter`'s `Debug`).
+pub(crate) fn debug_shape<'d, 'a, 'b>(
+    d: &'d mut fmt::DebugStruct<'a, 'b>,
+    config: &Config,
+    len: usize,
+) -> &'d mut fmt::DebugStruct<'a, 'b> {
+    let load = len as f64 / config.slots() as f64;
+    d.field("shape", &format_args!("{}", ShapeName(config)))
+        .field("len", &len)
+        .field("slots", &config.slots())
+        .field("load", &format_args!("{:.1}%", 100.0 * load))
+        .field("capacity", &config.capacity.max(1).max(len))
 }
-pub(crate) use config_accessors;
+
+/// `4 x 16 bits`, `4 x 13 bits, semi-sorted`.
+pub(crate) struct ShapeName<'a>(pub(crate) &'a Config);
+
+impl fmt::Display for ShapeName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.0;
+        write!(f, "{} x {} bits", c.bucket_size, c.fingerprint_bits)?;
+        if c.semi_sorted {
+            f.write_str(", semi-sorted")?;
+        }
+        Ok(())
+    }
+}

@@ -87,7 +87,9 @@
 //! [`CuckooFilter::from_bytes`] and [`CuckooFilter::read_from`] load it back
 //! as an owned filter; [`FilterView`] answers lookups straight from the
 //! saved bytes (a memory-mapped file, say) without loading them, and owns
-//! them or borrows them (`FilterView<Vec<u8>>`, `FilterView<&[u8]>`). Bad
+//! them or borrows them (`FilterView<Vec<u8>>`, `FilterView<&[u8]>`);
+//! [`ReadFilter`] is what a filter and a view both answer (lookups, copy
+//! counts, batches, statistics), for code that takes either. Bad
 //! bytes are a [`DecodeError`], never a panic; bytes whose checksums match
 //! but that no writer of the format produces are refused too.
 //!
@@ -118,10 +120,11 @@
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-// The layers, top down: the public face, the shapes, the table, the bucket
-// layouts (and the `simd` crate's kernels under them). Beside them: the
-// configuration, the hash, the saved format.
-mod filter;
+// The layers, top down: the public face (`face/`: one file per family of
+// operations), the shapes, the table, the bucket layouts (and the `simd`
+// crate's kernels under them). Beside them: the configuration, the hash,
+// the saved format (`persist/`, functions over a table that the face calls).
+mod face;
 // Growable filters (`Builder::growable`): an `Inner` arm beside the shapes.
 mod grow;
 mod layout;
@@ -144,7 +147,7 @@ pub use error::{
     BatchInsertError, BuildError, DecodeError, InsertError, LengthMismatch, MergeError,
     MetadataTooLong,
 };
-pub use filter::CuckooFilter;
+pub use face::{CuckooFilter, ReadFilter};
 pub use hash::StableHasher;
 #[cfg(all(feature = "internals", not(loom)))]
 pub use internals::debug_fail_barriers;

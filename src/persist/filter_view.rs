@@ -11,15 +11,12 @@
 //! from any other address; never by casting unaligned bytes.
 
 use super::header::{Header, HEADER_LEN};
-use crate::config::{config_accessors, Config};
-use crate::error::{DecodeError, LengthMismatch};
-use crate::filter::{debug_shape, hash_from};
-use crate::hash::StableHasher;
+use crate::config::{debug_shape, Config};
+use crate::error::DecodeError;
 use crate::layout::LeBytes;
 use crate::shape::{with_view, ViewShape};
-use crate::table::{check_lengths, Nested};
+use crate::table::Nested;
 use std::fmt;
-use std::hash::Hash;
 
 /// Where the view reads words: aligned words or bytes at any address.
 #[derive(Clone, Copy)]
@@ -233,141 +230,48 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         }
     }
 
-    /// True if `item` is probably in the saved filter; false if it certainly
-    /// is not. Hashes as the saved filter did (same seed).
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
-    /// filter.insert("k")?;
-    /// let bytes = filter.to_bytes();
-    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
-    /// assert!(view.contains("k"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.contains_hash(self.hash_item(item))
-    }
-
-    /// True if the byte-string `key` is probably in the saved filter (as
-    /// [`CuckooFilter::contains_bytes`](crate::CuckooFilter::contains_bytes)).
-    ///
-    /// ```
-    /// use cuckoo_nest::{CuckooFilter, FilterView};
-    /// let filter = CuckooFilter::with_capacity(100);
-    /// filter.insert_bytes(b"k")?;
-    /// let bytes = filter.to_bytes();
-    /// assert!(FilterView::new(&bytes)?.contains_bytes(b"k"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.hash_bytes(key))
-    }
-
-    /// [`contains_batch`](Self::contains_batch) for byte-string keys.
-    ///
-    /// ```
-    /// use cuckoo_nest::{CuckooFilter, FilterView};
-    /// let filter = CuckooFilter::with_capacity(100);
-    /// filter.insert_bytes(b"a")?;
-    /// let bytes = filter.to_bytes();
-    /// let mut found = [false; 2];
-    /// assert_eq!(FilterView::new(&bytes)?.contains_batch_bytes(&["a", "z"], &mut found)?, 1);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`LengthMismatch`] if `out` is not as long as `keys`.
-    pub fn contains_batch_bytes<K: AsRef<[u8]>>(
-        &self,
-        keys: &[K],
-        out: &mut [bool],
-    ) -> Result<usize, LengthMismatch> {
-        check_lengths(keys.len(), out.len())?;
-        Ok(self.many(keys.len(), |k| self.hash_bytes(keys[k].as_ref()), out))
-    }
-
-    /// [`contains`](Self::contains) for a pre-hashed key.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
-    /// filter.insert_hash(42)?;
-    /// let bytes = filter.to_bytes();
-    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
-    /// assert!(view.contains_hash(42));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains_hash(&self, hash: u64) -> bool {
+    /// True if `hash`'s fingerprint is in either of its buckets.
+    #[inline(always)]
+    pub(crate) fn lookup(&self, hash: u64) -> bool {
         match self.words() {
             TableBytes::Aligned(w) => with_view!(&self.shape, t => t.contains(w, hash)),
             TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, hash)),
         }
     }
 
-    /// Looks up many items at once, as
-    /// [`CuckooFilter::contains_batch`](crate::CuckooFilter::contains_batch).
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
-    /// filter.insert_batch(&[1u64, 2])?;
-    /// let bytes = filter.to_bytes();
-    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
-    /// let mut found = [false; 3];
-    /// assert_eq!(view.contains_batch(&[1u64, 2, 3], &mut found), Ok(2));
-    /// assert_eq!(found, [true, true, false]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`LengthMismatch`] if `out` is not as long as `items`.
-    pub fn contains_batch<T: Hash>(
-        &self,
-        items: &[T],
-        out: &mut [bool],
-    ) -> Result<usize, LengthMismatch> {
-        check_lengths(items.len(), out.len())?;
-        // The seeded hasher made once per batch, as the owned filter does.
-        let seeded = StableHasher::with_seed(self.config.seed);
-        Ok(self.many(items.len(), |k| hash_from(&seeded, &items[k]), out))
+    /// Copies of `hash`'s fingerprint in its two buckets.
+    pub(crate) fn copies(&self, hash: u64) -> usize {
+        match self.words() {
+            TableBytes::Aligned(w) => with_view!(&self.shape, t => t.count(w, hash)),
+            TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.count(&b, hash)),
+        }
     }
 
-    /// [`contains_batch`](Self::contains_batch) for pre-hashed keys.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
-    /// filter.insert_batch_hash(&[10, 20])?;
-    /// let bytes = filter.to_bytes();
-    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
-    /// let mut found = [false; 3];
-    /// assert_eq!(view.contains_batch_hash(&[10, 20, 30], &mut found), Ok(2));
-    /// assert_eq!(found, [true, true, false]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`LengthMismatch`] if `out` is not as long as `hashes`.
-    pub fn contains_batch_hash(
-        &self,
-        hashes: &[u64],
-        out: &mut [bool],
-    ) -> Result<usize, LengthMismatch> {
-        check_lengths(hashes.len(), out.len())?;
-        Ok(self.many(hashes.len(), |k| hashes[k], out))
+    /// Items the header says the saved filter holds.
+    pub(crate) fn saved_items(&self) -> usize {
+        self.items
     }
 
-    fn many(&self, n: usize, h: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+    /// Bytes of the saved table.
+    pub(crate) fn table_len(&self) -> usize {
+        self.table().len()
+    }
+
+    /// The batch lookup of `n` keys, key `k` hashing to `hash_at(k)`.
+    #[inline(always)]
+    pub(crate) fn lookup_many(
+        &self,
+        n: usize,
+        h: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
         if with_view!(&self.shape, t => t.wide_batches()) {
             return self.many_wide(n, h, out);
         }
         self.many_in::<false>(n, h, out)
     }
 
-    /// [`Self::many`] compiled for AVX-512 (`table/batch.rs`), in a function
+    /// [`Self::lookup_many`] compiled for AVX-512 (`table/batch.rs`), in a function
     /// apart.
     #[inline(never)]
     fn many_wide(&self, n: usize, h: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
@@ -392,41 +296,6 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         }
     }
 
-    /// The hash [`contains`](Self::contains) uses for `item` (as
-    /// [`CuckooFilter::hash_item`](crate::CuckooFilter::hash_item)).
-    ///
-    /// ```
-    /// use cuckoo_nest::{CuckooFilter, FilterView};
-    /// let filter = CuckooFilter::builder().capacity(100).seed(9).build()?;
-    /// let bytes = filter.to_bytes();
-    /// let view = FilterView::new(&bytes)?; // hashes with the saved seed, 9
-    /// assert_eq!(view.hash_item("k"), filter.hash_item("k"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
-        StableHasher::hash_one(self.config.seed, item)
-    }
-
-    /// The format's hash of a byte-string key with the saved seed (as
-    /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes)).
-    ///
-    /// ```
-    /// use cuckoo_nest::{CuckooFilter, FilterView};
-    /// let filter = CuckooFilter::builder().capacity(100).seed(9).build()?;
-    /// filter.insert_hash(filter.hash_bytes(b"user:42"))?;
-    /// let bytes = filter.to_bytes();
-    /// let view = FilterView::new(&bytes)?;
-    /// assert!(view.contains_hash(view.hash_bytes(b"user:42")));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-        StableHasher::hash_bytes(self.config.seed, bytes)
-    }
-
     /// True if the table is read as aligned words (the fast path).
     ///
     /// ```
@@ -447,47 +316,10 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         matches!(self.words(), TableBytes::Aligned(_))
     }
 
-    /// Items in the saved filter.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
-    /// filter.insert("k")?;
-    /// let bytes = filter.to_bytes();
-    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
-    /// assert_eq!(view.len(), 1);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.items
-    }
-
-    /// True if the saved filter holds no items.
-    ///
-    /// ```
-    /// let bytes = cuckoo_nest::CuckooFilter::with_capacity(100).to_bytes();
-    /// assert!(cuckoo_nest::FilterView::new(&bytes)?.is_empty());
-    /// # Ok::<(), cuckoo_nest::DecodeError>(())
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.items == 0
-    }
-
-    /// The saved configuration (a growable filter's as of its saved
-    /// generation): what the configuration accessors report.
-    fn current_config(&self) -> Config {
-        self.config
-    }
-
     /// The saved filter's configuration.
     pub(crate) fn config(&self) -> &Config {
         &self.config
     }
-
-    config_accessors!(
-        "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(&1u32)?;\nlet bytes = filter.to_bytes();\nlet filter = cuckoo_nest::FilterView::new(&bytes)?;"
-    );
 
     /// Bytes of the saved filter (header and table).
     ///
@@ -503,22 +335,6 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     pub fn size_in_bytes(&self) -> usize {
         self.bytes.as_ref().len()
     }
-
-    /// Bits of the table per item at capacity (as
-    /// [`CuckooFilter::bits_per_item`](crate::CuckooFilter::bits_per_item)).
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
-    /// filter.insert("k")?;
-    /// let bytes = filter.to_bytes();
-    /// let view = cuckoo_nest::FilterView::new(&bytes)?;
-    /// assert_eq!(view.bits_per_item(), filter.bits_per_item());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn bits_per_item(&self) -> f64 {
-        self.table().len() as f64 * 8.0 / self.capacity() as f64
-    }
 }
 
 /// Shape and load at a glance, as [`CuckooFilter`](crate::CuckooFilter)'s,
@@ -526,7 +342,7 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 impl<B: AsRef<[u8]>> fmt::Debug for FilterView<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("FilterView");
-        debug_shape(&mut d, &self.config, self.len())
+        debug_shape(&mut d, &self.config, self.items)
             .field("aligned", &self.is_aligned())
             .finish()
     }

@@ -104,6 +104,21 @@ impl<const B: usize, L: Layout<B>, A: Addressing> ViewTable<B, L, A> {
         self.layout.probe(self.kernel, words, i1, i2, fp)
     }
 
+    /// Copies of `hash`'s fingerprint in its two buckets (one bucket's,
+    /// if they are the same), as the owned table's `count`.
+    pub(crate) fn count<W: WordSource + ?Sized>(&self, words: &W, hash: u64) -> usize {
+        let (i1, i2, fp) = self
+            .addressing
+            .locate_pair(hash, self.buckets, self.layout.fp_max());
+        let in_bucket = |i| {
+            let bucket = self.layout.load(words, i);
+            (0..B)
+                .filter(|&j| self.layout.lane(&bucket, j) == fp)
+                .count()
+        };
+        in_bucket(i1) + if i2 == i1 { 0 } else { in_bucket(i2) }
+    }
+
     /// [`batch::contains_many`] over `words`, whose first byte is at
     /// `base`; with `WIDE`, [`batch::contains_many_wide`] (for callers that
     /// asked [`Self::wide_batches`]).

@@ -1,11 +1,15 @@
 //! Test hooks, behind the `internals` cargo feature (off by default, on for
 //! this workspace's tests, loom models and benchmarks): aiming items at
 //! buckets, reading a bucket, tuning the batch distance, finding the table's
-//! memory. Unstable: no semver promise covers them.
+//! memory. Unstable: no semver promise covers them. `growable.rs`: the
+//! growth engine on its own, for the loom models and stress tests.
+
+mod growable;
+
+pub use growable::GrowableFilter;
 
 use crate::error::LengthMismatch;
-use crate::filter::CuckooFilter;
-use crate::grow::with_growable;
+use crate::face::CuckooFilter;
 use crate::shape::with_table;
 use crate::table::check_lengths;
 
@@ -35,7 +39,7 @@ impl CuckooFilter {
     }
 
     /// Address and length in bytes of the bucket table; only for
-    /// tests/it/huge_pages.rs, which checks how the kernel backs it.
+    /// tests/huge_pages.rs, which checks how the kernel backs it.
     pub fn debug_table_ptr(&self) -> (usize, usize) {
         with_table!(&self.inner, t => t.words_range(), g => g.words_range())
     }
@@ -78,7 +82,9 @@ impl CuckooFilter {
         path: &std::path::Path,
         error: std::io::ErrorKind,
     ) -> std::io::Result<()> {
-        self.save_to_path_with(path, &[], |_, _| Err(error.into()))
+        crate::persist::save_to_path(&self.inner, &self.config, path, &[], |_, _| {
+            Err(error.into())
+        })
     }
 }
 
@@ -97,101 +103,4 @@ pub fn debug_fail_barriers(membarrier: bool, page: bool) -> bool {
         if membarrier { FAIL_MEMBARRIER } else { 0 } | if page { FAIL_PAGE_BARRIER } else { 0 };
     FAIL.store(bits, std::sync::atomic::Ordering::Relaxed);
     crate::grow::barrier::is_light()
-}
-
-/// The growth engine (src/grow/) on its own, as
-/// [`Builder::growable`](crate::Builder::growable) puts it behind
-/// [`CuckooFilter`], with hooks the loom models and stress tests need
-/// (depth, stored width, aiming at buckets): hashes in, answers out.
-/// Unstable.
-pub struct GrowableFilter {
-    inner: crate::grow::AnyGrowable,
-}
-
-impl GrowableFilter {
-    /// A growable filter whose first generation is what `builder` would
-    /// build (capacity, bucket size, fingerprint width or false-positive
-    /// rate), growing by doubling, up to 128 times that capacity.
-    pub fn new(builder: crate::Builder) -> Result<Self, crate::BuildError> {
-        Ok(GrowableFilter {
-            inner: crate::grow::AnyGrowable::new(&builder.growable(true).config()?)?,
-        })
-    }
-
-    /// Inserts an item by its hash; grows the filter when it is full.
-    pub fn insert_hash(&self, hash: u64) -> Result<(), crate::InsertError> {
-        with_growable!(&self.inner, g => g.insert(hash, crate::table::Copies::Any).map(|_| ()))
-    }
-
-    /// Inserts unless a copy is (probably) there; returns whether it did.
-    pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, crate::InsertError> {
-        with_growable!(&self.inner, g => g.insert(hash, crate::table::Copies::Unique))
-    }
-
-    /// True if the item is (probably) in.
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        with_growable!(&self.inner, g => g.contains(hash))
-    }
-
-    /// Removes one copy; returns whether there was one.
-    pub fn remove_hash(&self, hash: u64) -> bool {
-        with_growable!(&self.inner, g => g.remove(hash))
-    }
-
-    /// Copies of the item's fingerprint in its buckets.
-    pub fn count_hash(&self, hash: u64) -> usize {
-        with_growable!(&self.inner, g => g.count(hash))
-    }
-
-    /// Items held (exact when no write is in flight).
-    pub fn len(&self) -> usize {
-        with_growable!(&self.inner, g => g.len())
-    }
-
-    /// True if no item is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The current capacity: the first generation's, doubled per step.
-    pub fn capacity(&self) -> usize {
-        with_growable!(&self.inner, g => g.capacity())
-    }
-
-    /// Growth steps taken.
-    pub fn depth(&self) -> u32 {
-        with_growable!(&self.inner, g => g.depth())
-    }
-
-    /// Fingerprint slots of the current generation.
-    pub fn slots(&self) -> usize {
-        with_growable!(&self.inner, g => g.slots())
-    }
-
-    /// Width of the fingerprints the current generation stores.
-    pub fn stored_bits(&self) -> u32 {
-        with_growable!(&self.inner, g => g.stored_bits())
-    }
-
-    /// Bytes of the bucket table(s) held now (two during a growth step).
-    pub fn table_bytes(&self) -> usize {
-        with_growable!(&self.inner, g => g.table_bytes())
-    }
-
-    /// Bytes of the tables with their stripes.
-    pub fn memory_usage(&self) -> usize {
-        with_growable!(&self.inner, g => g.memory_usage())
-    }
-
-    /// Removes every item.
-    pub fn clear(&self) {
-        with_growable!(&self.inner, g => g.clear())
-    }
-
-    /// Primary bucket, alternate bucket and stored fingerprint of a hash in
-    /// the current generation (for models that aim items at buckets).
-    pub fn debug_locate(&self, hash: u64) -> (usize, usize, u32) {
-        with_growable!(&self.inner, g => g.locate(hash))
-    }
 }

@@ -5,7 +5,7 @@
 //! [`CuckooFilter::from_bytes`] does; a [`DecodeError`](crate::DecodeError)
 //! becomes the format's custom error, with the same message.
 
-use crate::filter::CuckooFilter;
+use super::CuckooFilter;
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 use std::fmt;

@@ -1,0 +1,353 @@
+//! What an owned filter and a view of saved bytes both answer, written
+//! once: [`ReadFilter`]'s provided methods are the one implementation of
+//! lookups, copy counts, batches and statistics; each type supplies the
+//! few primitives of the sealed [`Reader`](sealed::Reader) (a probe, a
+//! count, a batch loop, its configuration and sizes), and its inherent
+//! methods of the same names (`read_methods!`) call these.
+
+use super::CuckooFilter;
+use crate::config::Config;
+use crate::error::LengthMismatch;
+use crate::grow::with_growable;
+use crate::hash::StableHasher;
+use crate::persist::FilterView;
+use crate::shape::{with_table, Inner};
+use crate::table::{check_lengths, DEFAULT_DISTANCE};
+use std::hash::{Hash, Hasher};
+
+pub(crate) mod sealed {
+    use crate::config::Config;
+
+    /// The primitives a readable filter supplies. Sealed: nameable inside
+    /// the crate only, so [`ReadFilter`](super::ReadFilter) has exactly
+    /// two implementations and can grow methods without breaking anyone.
+    // `Config` is crate-private while this trait is reachable as the
+    // supertrait of a public one; no user can name the trait, so none can
+    // call these methods.
+    #[allow(private_interfaces)]
+    pub trait Reader {
+        /// The configuration built or saved (bucket size, layout, seed).
+        fn built(&self) -> &Config;
+        /// The configuration as of now: a growable filter's current
+        /// generation.
+        fn now(&self) -> Config;
+        /// Items held.
+        fn items(&self) -> usize;
+        /// True if `hash`'s fingerprint is in either of its buckets.
+        fn probe(&self, hash: u64) -> bool;
+        /// Copies of `hash`'s fingerprint in its two buckets.
+        fn tally(&self, hash: u64) -> usize;
+        /// The batch lookup of `n` keys, key `k` hashing to `hash_at(k)`,
+        /// `out` as long as `n` (checked by the caller).
+        fn probe_many(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize;
+        /// Bytes of memory the filter reads.
+        fn held_bytes(&self) -> usize;
+        /// Bytes of the bucket table(s).
+        fn table_bytes(&self) -> usize;
+    }
+}
+
+use sealed::Reader;
+
+/// What [`CuckooFilter`] and [`FilterView`] both answer: lookups, copy
+/// counts, batches and statistics, under one name, for code that takes
+/// either (a restart check, say). Each type has the same methods inherent
+/// too, so calling them needs no import; this trait is for being generic.
+/// Sealed: implemented by those two types only.
+///
+/// ```
+/// use cuckoo_nest::{CuckooFilter, FilterView, ReadFilter};
+///
+/// /// Every key present, in whatever the filter was loaded as.
+/// fn all_present(filter: &impl ReadFilter, keys: &[&str]) -> bool {
+///     keys.iter().all(|k| filter.contains(k)) && filter.len() >= keys.len()
+/// }
+///
+/// let filter = CuckooFilter::with_capacity(1000);
+/// filter.insert_batch(&["a", "b"])?;
+/// let bytes = filter.to_bytes();
+/// assert!(all_present(&filter, &["a", "b"]));
+/// assert!(all_present(&FilterView::new(&bytes)?, &["a", "b"]));
+/// assert!(all_present(&CuckooFilter::from_bytes(&bytes)?, &["a", "b"]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait ReadFilter: Reader {
+    /// As [`CuckooFilter::contains`].
+    #[inline]
+    fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_hash(self.hash_item(item))
+    }
+
+    /// As [`CuckooFilter::contains_hash`].
+    #[inline(always)]
+    fn contains_hash(&self, hash: u64) -> bool {
+        self.probe(hash)
+    }
+
+    /// As [`CuckooFilter::contains_bytes`].
+    #[inline]
+    fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// As [`CuckooFilter::contains_batch`].
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `items`.
+    fn contains_batch<T: Hash>(
+        &self,
+        items: &[T],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(items.len(), out.len())?;
+        // Seeded once per batch: cloned per key, not derived from the seed
+        // each time (a dozen instructions a key not hoisted out of the loop).
+        let seeded = StableHasher::with_seed(self.built().seed);
+        Ok(self.probe_many(items.len(), |k| hash_from(&seeded, &items[k]), out))
+    }
+
+    /// As [`CuckooFilter::contains_batch_hash`].
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `hashes`.
+    fn contains_batch_hash(
+        &self,
+        hashes: &[u64],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(hashes.len(), out.len())?;
+        Ok(self.probe_many(hashes.len(), |k| hashes[k], out))
+    }
+
+    /// As [`CuckooFilter::contains_batch_bytes`].
+    ///
+    /// # Errors
+    /// [`LengthMismatch`] if `out` is not as long as `keys`.
+    fn contains_batch_bytes<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<usize, LengthMismatch> {
+        check_lengths(keys.len(), out.len())?;
+        let seed = self.built().seed;
+        Ok(self.probe_many(
+            keys.len(),
+            |k| StableHasher::hash_bytes(seed, keys[k].as_ref()),
+            out,
+        ))
+    }
+
+    /// As [`CuckooFilter::count`].
+    fn count<T: Hash + ?Sized>(&self, item: &T) -> usize {
+        self.count_hash(self.hash_item(item))
+    }
+
+    /// As [`CuckooFilter::count_hash`].
+    fn count_hash(&self, hash: u64) -> usize {
+        self.tally(hash)
+    }
+
+    /// As [`CuckooFilter::count_bytes`].
+    fn count_bytes(&self, key: &[u8]) -> usize {
+        self.count_hash(self.hash_bytes(key))
+    }
+
+    /// As [`CuckooFilter::hash_item`].
+    #[inline]
+    fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        StableHasher::hash_one(self.built().seed, item)
+    }
+
+    /// As [`CuckooFilter::hash_bytes`].
+    #[inline]
+    fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+        StableHasher::hash_bytes(self.built().seed, bytes)
+    }
+
+    /// As [`CuckooFilter::len`].
+    fn len(&self) -> usize {
+        self.items()
+    }
+
+    /// As [`CuckooFilter::is_empty`].
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// As [`CuckooFilter::capacity`].
+    fn capacity(&self) -> usize {
+        self.now().capacity.max(1)
+    }
+
+    /// As [`CuckooFilter::slots`].
+    fn slots(&self) -> usize {
+        self.now().slots()
+    }
+
+    /// As [`CuckooFilter::buckets`].
+    fn buckets(&self) -> usize {
+        self.now().buckets
+    }
+
+    /// As [`CuckooFilter::bucket_size`].
+    fn bucket_size(&self) -> usize {
+        self.built().bucket_size
+    }
+
+    /// As [`CuckooFilter::fingerprint_bits`].
+    fn fingerprint_bits(&self) -> u32 {
+        self.now().fingerprint_bits
+    }
+
+    /// As [`CuckooFilter::is_semi_sorted`].
+    fn is_semi_sorted(&self) -> bool {
+        self.built().semi_sorted
+    }
+
+    /// As [`CuckooFilter::seed`].
+    fn seed(&self) -> u64 {
+        self.built().seed
+    }
+
+    /// As [`CuckooFilter::load_factor`].
+    fn load_factor(&self) -> f64 {
+        self.len() as f64 / self.slots() as f64
+    }
+
+    /// As [`CuckooFilter::expected_false_positive_rate`].
+    fn expected_false_positive_rate(&self) -> f64 {
+        self.now().false_positive_rate(self.load_factor())
+    }
+
+    /// As [`CuckooFilter::expected_false_positive_rate_at_capacity`].
+    fn expected_false_positive_rate_at_capacity(&self) -> f64 {
+        let config = self.now();
+        config.false_positive_rate(config.design_load())
+    }
+
+    /// As [`CuckooFilter::memory_usage`].
+    fn memory_usage(&self) -> usize {
+        self.held_bytes()
+    }
+
+    /// As [`CuckooFilter::bits_per_item`].
+    fn bits_per_item(&self) -> f64 {
+        self.table_bytes() as f64 * 8.0 / self.capacity() as f64
+    }
+}
+
+impl ReadFilter for CuckooFilter {}
+impl<B: AsRef<[u8]>> ReadFilter for FilterView<B> {}
+
+/// `item`'s hash, from a hasher already seeded: equal to
+/// `StableHasher::hash_one(seed, item)`.
+#[inline(always)]
+pub(crate) fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u64 {
+    let mut h = seeded.clone();
+    item.hash(&mut h);
+    h.finish()
+}
+
+#[allow(private_interfaces)]
+impl Reader for CuckooFilter {
+    #[inline(always)]
+    fn built(&self) -> &Config {
+        &self.config
+    }
+
+    fn now(&self) -> Config {
+        match &self.inner {
+            Inner::Growable(any) => with_growable!(&**any, g => g.config_now(&self.config)),
+            _ => self.config,
+        }
+    }
+
+    fn items(&self) -> usize {
+        with_table!(&self.inner, t => t.len(), g => g.len())
+    }
+
+    #[inline(always)]
+    fn probe(&self, hash: u64) -> bool {
+        with_table!(&self.inner, t => t.contains_hash(hash), g => g.contains(hash))
+    }
+
+    fn tally(&self, hash: u64) -> usize {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.count(i1, fp)
+        }, g => g.count(hash))
+    }
+
+    /// Compiled for AVX-512 where the CPU has it and the shape gains
+    /// (`table/batch.rs`), in a function apart, else as the crate was
+    /// compiled.
+    #[inline(always)]
+    fn probe_many(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        if with_table!(&self.inner, t => t.wide_batches(), _g => false) {
+            return self.probe_many_wide(n, hash_at, out);
+        }
+        with_table!(
+            &self.inner,
+            t => t.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out),
+            g => g.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out)
+        )
+    }
+
+    fn held_bytes(&self) -> usize {
+        with_table!(&self.inner, t => t.memory_usage(), g => g.memory_usage())
+    }
+
+    fn table_bytes(&self) -> usize {
+        with_table!(&self.inner, t => t.table_bytes(), g => g.table_bytes())
+    }
+}
+
+impl CuckooFilter {
+    /// [`Reader::probe_many`]'s AVX-512 form, in a function apart.
+    #[inline(never)]
+    fn probe_many_wide(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        with_table!(
+            &self.inner,
+            t => t.contains_many_wide::<DEFAULT_DISTANCE>(n, hash_at, out),
+            g => g.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out)
+        )
+    }
+}
+
+#[allow(private_interfaces)]
+impl<B: AsRef<[u8]>> Reader for FilterView<B> {
+    #[inline(always)]
+    fn built(&self) -> &Config {
+        self.config()
+    }
+
+    fn now(&self) -> Config {
+        *self.config()
+    }
+
+    fn items(&self) -> usize {
+        self.saved_items()
+    }
+
+    #[inline(always)]
+    fn probe(&self, hash: u64) -> bool {
+        self.lookup(hash)
+    }
+
+    fn tally(&self, hash: u64) -> usize {
+        self.copies(hash)
+    }
+
+    #[inline(always)]
+    fn probe_many(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        self.lookup_many(n, hash_at, out)
+    }
+
+    fn held_bytes(&self) -> usize {
+        self.size_in_bytes()
+    }
+
+    fn table_bytes(&self) -> usize {
+        self.table_len()
+    }
+}

@@ -1,0 +1,228 @@
+//! Inserts and removes, one key or many: each hashes its key (as the read
+//! face does, `read.rs`) and runs the table of the filter's shape
+//! (`table/insert.rs`) or the growable filter's (`grow/`).
+
+use super::CuckooFilter;
+use crate::error::InsertError;
+use crate::shape::with_table;
+use crate::table::Copies;
+use std::hash::Hash;
+
+impl CuckooFilter {
+    /// Adds `item`. Inserting the same item twice stores two copies (so it
+    /// survives one `remove`); an item fits at most `2 * bucket_size` times.
+    ///
+    /// The key is hashed through `std::hash::Hash`, which feeds `str` and
+    /// `[u8]` differently (`insert("k")` is not found by
+    /// `contains(&b"k"[..])`) and is not promised stable across Rust
+    /// releases: for byte-string keys use
+    /// [`insert_bytes`](Self::insert_bytes) and the other `*_bytes` methods.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert("apple")?;
+    /// assert!(filter.contains("apple"));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    /// An insert that gives up may have moved other items between their two
+    /// buckets on the way (hops of displacement paths it carried out before
+    /// another writer took the room they made): every item is still found
+    /// and `len` is unchanged.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&self, item: &T) -> Result<(), InsertError> {
+        self.insert_hash(self.hash_item(item))
+    }
+
+    /// Adds `item` unless it is (probably) present already; returns whether
+    /// it was added. Atomic: threads racing to add the same item store one
+    /// copy between them. An item that collides with another's fingerprint
+    /// in the same buckets counts as present (a false positive).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// assert_eq!(filter.insert_unique(&7u32), Ok(true));
+    /// assert_eq!(filter.insert_unique(&7u32), Ok(false));
+    /// assert_eq!(filter.len(), 1);
+    /// ```
+    ///
+    /// **Not a put-if-absent for a store.** "Present" may be another
+    /// item's colliding copy: the new item then gets no copy of its own,
+    /// and removing the other item makes the new one vanish, a false
+    /// negative for the application (RedisBloom's `CF.ADDNX` has the same
+    /// caveat). To mirror a store, insert when the *store* says the key is
+    /// new and remove when the store deleted it: one copy per stored key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// assert_eq!(filter.insert_unique(&1u64), Ok(true));
+    /// // A key the filter mistakes for 1 (searched for: a false positive).
+    /// let b = (2u64..).find(|b| filter.contains(b)).unwrap();
+    /// assert_eq!(filter.insert_unique(&b), Ok(false)); // "present": no copy
+    /// assert!(filter.remove(&1u64));
+    /// assert!(!filter.contains(&b)); // b, never removed, is gone
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when the item is absent and no free slot is
+    /// reachable; nothing is lost.
+    #[inline]
+    #[must_use = "Ok(false) means the item was (probably) present and nothing was added"]
+    pub fn insert_unique<T: Hash + ?Sized>(&self, item: &T) -> Result<bool, InsertError> {
+        self.insert_unique_hash(self.hash_item(item))
+    }
+
+    /// Removes one copy of `item`; returns whether a copy was found. Only
+    /// remove items you inserted (see the crate docs).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert(&1u8).unwrap();
+    /// assert!(filter.remove(&1u8));
+    /// assert!(!filter.contains(&1u8));
+    /// ```
+    #[inline]
+    #[must_use = "false means no copy was found: the item was not in the filter"]
+    pub fn remove<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.remove_hash(self.hash_item(item))
+    }
+
+    /// [`insert`](Self::insert) for a key already hashed to 64 well-mixed bits.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_hash(0x1234_5678_9abc_def0)?;
+    /// assert!(filter.contains_hash(0x1234_5678_9abc_def0));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    #[inline]
+    pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.insert(i1, fp, Copies::Any).map(|_| ())
+        }, g => g.insert(hash, Copies::Any).map(|_| ()))
+    }
+
+    /// [`insert_unique`](Self::insert_unique) for a pre-hashed key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// let hash = filter.hash_bytes(b"id:7");
+    /// assert_eq!(filter.insert_unique_hash(hash), Ok(true));
+    /// assert_eq!(filter.insert_unique_hash(hash), Ok(false));
+    /// assert_eq!(filter.len(), 1);
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    #[inline]
+    #[must_use = "Ok(false) means the item was (probably) present and nothing was added"]
+    pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.insert(i1, fp, Copies::Unique)
+        }, g => g.insert(hash, Copies::Unique))
+    }
+
+    /// [`remove`](Self::remove) for a pre-hashed key.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_hash(42)?;
+    /// assert!(filter.remove_hash(42));
+    /// assert!(!filter.contains_hash(42));
+    /// assert!(!filter.remove_hash(42)); // no copy left
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    #[inline]
+    #[must_use = "false means no copy was found: the item was not in the filter"]
+    pub fn remove_hash(&self, hash: u64) -> bool {
+        with_table!(&self.inner, t => {
+            let (i1, fp) = t.locate(hash);
+            t.remove(i1, fp)
+        }, g => g.remove(hash))
+    }
+
+    /// Adds the byte-string `key` (see the `*_bytes` methods' section).
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"user:42")?;
+    /// assert!(filter.contains_bytes(b"user:42"));
+    /// assert!(filter.contains_hash(filter.hash_bytes(b"user:42")));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`insert`](Self::insert).
+    #[inline]
+    pub fn insert_bytes(&self, key: &[u8]) -> Result<(), InsertError> {
+        self.insert_hash(self.hash_bytes(key))
+    }
+
+    /// [`insert_unique`](Self::insert_unique) for the byte-string `key`:
+    /// adds it unless it is (probably) present already; returns whether it
+    /// was added. Atomic, and with the same caveat: **not a put-if-absent
+    /// for a store**. "Present" may be another key's colliding copy, which
+    /// the new key then shares; removing that other key makes the new one
+    /// vanish. To mirror a store, insert when the store says the key is new
+    /// and remove when the store deleted it.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// assert_eq!(filter.insert_unique_bytes(b"user:42"), Ok(true));
+    /// assert_eq!(filter.insert_unique_bytes(b"user:42"), Ok(false));
+    /// assert_eq!(filter.count_bytes(b"user:42"), 1);
+    /// // The same hash as the other byte-key methods.
+    /// assert_eq!(filter.insert_unique_hash(filter.hash_bytes(b"user:42")), Ok(false));
+    /// ```
+    ///
+    /// # Errors
+    /// [`InsertError::Full`] when the key is absent and no free slot is
+    /// reachable; nothing is lost.
+    #[inline]
+    #[must_use = "Ok(false) means the key was (probably) present and nothing was added"]
+    pub fn insert_unique_bytes(&self, key: &[u8]) -> Result<bool, InsertError> {
+        self.insert_unique_hash(self.hash_bytes(key))
+    }
+
+    /// Removes one copy of the byte-string `key`; returns whether one was
+    /// found.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
+    /// filter.insert_bytes(b"k")?;
+    /// assert!(filter.remove_bytes(b"k"));
+    /// assert!(!filter.contains_bytes(b"k"));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    #[inline]
+    #[must_use = "false means no copy was found: the item was not in the filter"]
+    pub fn remove_bytes(&self, key: &[u8]) -> bool {
+        self.remove_hash(self.hash_bytes(key))
+    }
+
+    /// Removes every item. Writers wait for the whole clear, so each write
+    /// lands wholly before it (and is cleared) or after it (and stays).
+    /// Lookups see each bucket before or after its clear, never half
+    /// cleared, and wait at most for one chunk of it, not the whole table:
+    /// a filter of 2^16 buckets or more is cleared in chunks (microseconds
+    /// each), so a lookup running during the clear may find some items
+    /// already gone and others not yet. Smaller filters clear in one step.
+    ///
+    /// ```
+    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// filter.insert("a")?;
+    /// filter.clear();
+    /// assert!(filter.is_empty() && !filter.contains("a"));
+    /// # Ok::<(), cuckoo_nest::InsertError>(())
+    /// ```
+    pub fn clear(&self) {
+        with_table!(&self.inner, t => t.clear(), g => g.clear())
+    }
+}
