@@ -9,10 +9,10 @@
 //! the version re-check ([`validation`]) and the read fence, the lock order
 //! ([`lock_order`]), the slot store ([`fetch_or`]), the order of a move's two
 //! writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]) and the
-//! save's check (`SAVE_IGNORES_MARKS`, in table/save.rs). Two
+//! save's check (`SAVE_IGNORES_MARKS`, in table/save.rs). Three
 //! change the protocol's logic rather than a mechanism and stay one test at
-//! their sites: `UNIQUE_UNLOCKED` (table/insert.rs) and
-//! `PROBE_STAMP_AFTER_LOAD` (table/mod.rs).
+//! their sites: `UNIQUE_UNLOCKED` (table/insert.rs),
+//! `PROBE_STAMP_AFTER_LOAD` and `ONE_LOAD_UNVALIDATED` (table/mod.rs).
 
 use crate::sync::{AtomicU64, Ordering};
 
@@ -49,6 +49,9 @@ pub(crate) const SEMI_UNVERSIONED: bool = cfg!(cuckoo_broken_semi_unversioned);
 /// The lookup reads the versions after loading the buckets instead of
 /// before, so they do not bracket the loads.
 pub(crate) const PROBE_STAMP_AFTER_LOAD: bool = cfg!(cuckoo_broken_probe_stamp_after_load);
+/// A lookup whose buckets each came in one load (`Layout::probes_in_one_load`)
+/// takes its answer without the version re-check.
+pub(crate) const ONE_LOAD_UNVALIDATED: bool = cfg!(cuckoo_broken_one_load_unvalidated);
 
 /// A hop moves a fingerprint from a chunk a running save has not copied
 /// into one it has (which hides it from the save).
