@@ -97,6 +97,8 @@ done
         "packed_plain_store|--cfg cuckoo_broken_packed_plain_store|straddling_slot_and_neighbour_share_a_word"
         "semi_unversioned|--cfg cuckoo_broken_semi_unversioned|semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"
         "probe_stamp_after_load|--cfg cuckoo_broken_probe_stamp_after_load|$lookups"
+        # The lookup's one-load read of packed and semi-sorted buckets.
+        "one_load_unvalidated|--cfg cuckoo_broken_one_load_unvalidated|packed_lookup_vs_move packed_colliding_insert_remove semi_sorted_one_load_insert_rewrites_a_bucket_being_read"
         "save_ignores_marks|--cfg cuckoo_broken_save_ignores_marks|save_keeps_an_item_moving_backwards two_slot_save_keeps_an_item_moving_backwards"
         "remove_ignores_save|--cfg cuckoo_broken_remove_ignores_save|save_keeps_an_item_whose_colliding_copy_is_removed"
         # Growth (model 14, loom-tests/tests/growth.rs; the section model,

@@ -17,9 +17,10 @@
 //! (`GROW_PUBLISH_EARLY`, `Growable::count_done_when`), the save's growth
 //! lock (`GROW_SAVE_UNLOCKED`, `Growable::save_chunks`), and a section's
 //! mark and exit (`SECTION_NO_FENCE`, `SECTION_LEAVE_STORE`: `Slot::enter`,
-//! `Slot::leave`), the reclaimer's wait (`RECLAIM_NO_WAIT`, `all_left`). Four change the protocol's logic rather than a
-//! mechanism and stay one test at their sites: `UNIQUE_UNLOCKED`
-//! (table/insert.rs, the unique insert's check), `PROBE_STAMP_AFTER_LOAD`
+//! `Slot::leave`), the reclaimer's wait (`RECLAIM_NO_WAIT`, `all_left`).
+//! Five change the protocol's logic rather than a mechanism and stay one
+//! test at their sites: `UNIQUE_UNLOCKED` (table/insert.rs, the unique
+//! insert's check), `PROBE_STAMP_AFTER_LOAD` and `ONE_LOAD_UNVALIDATED`
 //! (table/mod.rs), `REMOVE_IGNORES_SAVE` (table/insert.rs, the remove's
 //! choice of copy) and `GROW_REMOVE_SKIPS_COPY` (grow/write.rs, a remove
 //! during a step).
@@ -59,6 +60,9 @@ pub(crate) const SEMI_UNVERSIONED: bool = cfg!(cuckoo_broken_semi_unversioned);
 /// The lookup reads the versions after loading the buckets instead of
 /// before, so they do not bracket the loads.
 pub(crate) const PROBE_STAMP_AFTER_LOAD: bool = cfg!(cuckoo_broken_probe_stamp_after_load);
+/// A lookup whose buckets each came in one load (`Layout::probes_in_one_load`)
+/// takes its answer without the version re-check.
+pub(crate) const ONE_LOAD_UNVALIDATED: bool = cfg!(cuckoo_broken_one_load_unvalidated);
 
 /// A hop moves a fingerprint from a chunk a running save has not copied
 /// into one it has (which hides it from the save).

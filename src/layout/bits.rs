@@ -128,12 +128,21 @@ pub(super) enum WordOp {
     Flip,
 }
 
-/// Loads up to 64 bits at table bit `first`: the word holding the first
-/// bit and the one holding bit `first + len - 1` (the same word if the
-/// range does not straddle; the next word from a source with slack),
-/// shifted together. Bits above `len` are left for the caller to mask.
+/// Loads up to 64 bits at table bit `first`, from the source's
+/// [`WordSource::bits`]: two whole words shifted together, or where the
+/// source can, one load. Bits above `len` are left for the caller to mask.
 #[inline(always)]
 pub(super) fn load_bits<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
+    words.bits(first, len)
+}
+
+/// Up to 64 bits at table bit `first` as two word loads: the word holding
+/// the first bit and the one holding bit `first + len - 1` (the same word
+/// if the range does not straddle; the next word from a source with
+/// slack), shifted together. Bits above `len` are left for the caller to
+/// mask.
+#[inline(always)]
+pub(super) fn two_word_bits<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
     let w = first / 64;
     // With slack, the next word whether or not the range reaches it: three
     // instructions fewer per bucket, and the word is zero or another

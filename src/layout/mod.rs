@@ -37,7 +37,7 @@ pub(crate) use fixed::Fixed;
 pub(crate) use mask::Mask;
 pub(crate) use packed::Packed;
 pub(crate) use semi_sorted::SemiSorted;
-pub(crate) use source::{InBounds, LeBytes, WordSource};
+pub(crate) use source::{InBounds, LeBytes, WordSource, ONE_LOAD_BITS};
 
 use crate::error::DecodeError;
 use crate::sync::AtomicU64;
@@ -90,7 +90,7 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
     /// Like every method here that takes `words`, it reads only the words
     /// of [`Self::span`]`(i)`, and from a [`WordSource::SLACK`] source at
-    /// most the word after the span's first too (the table's lookup path
+    /// most the word after the span's last too (the table's lookup path
     /// relies on this to skip bounds checks).
     fn load<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> Bucket;
 
@@ -131,6 +131,15 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     ) -> bool {
         let (a, b) = (self.load(words, i1), self.load(words, i2));
         self.any_match(kernel, &a, &b, fp)
+    }
+
+    /// True if [`Self::probe`] reads each bucket as one range of at most
+    /// [`ONE_LOAD_BITS`] bits ([`WordSource::bits`]), which the owned
+    /// table's lookup reads in one load (for the broken variant that skips
+    /// the version re-check on such probes).
+    #[inline(always)]
+    fn probes_in_one_load(&self) -> bool {
+        false
     }
 
     /// The number of occupied slots of bucket `i` of a saved table, or why

@@ -1,12 +1,14 @@
 //! Any fingerprint width from 4 to 32 bits, packed back to back: a bucket
 //! (and a slot) may straddle two words. Buckets of up to 64 bits are
-//! loaded with one funnel shift and compared with an exact SWAR kernel
+//! loaded as one range of bits ([`WordSource::bits`]: one load on the
+//! owned table's lookup path for buckets of up to 57 bits, two words and a
+//! funnel shift otherwise) and compared with an exact SWAR kernel
 //! ([`PackedLanes`]), wider ones lane by lane.
 
 use super::bits::{
     fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp,
 };
-use super::{Bucket, Layout, Mask, WordSource};
+use super::{Bucket, Layout, Mask, WordSource, ONE_LOAD_BITS};
 use crate::config::bucket_bits;
 use crate::sync::AtomicU64;
 use cuckoo_nest_simd::{Kernel, PackedLanes};
@@ -24,6 +26,22 @@ pub(crate) struct Packed<const F: u32 = 0> {
     bucket_mask: u64,
     /// The SWAR kernel, for buckets of up to 64 bits.
     swar: Option<PackedLanes>,
+    /// The SWAR kernel for half a bucket, for wider buckets whose halves
+    /// are each one short load ([`halves`]).
+    halves: Option<PackedLanes>,
+}
+
+/// Lanes for half a bucket of `lanes` lanes of `f` bits, where the bucket
+/// is wider than 64 bits and each half is at most [`ONE_LOAD_BITS`] (4 x 17
+/// to 4 x 28, 8 x 9 to 8 x 14): a lookup then reads each half in one load
+/// and compares both halves of both buckets in two SWAR steps, instead of
+/// lane by lane.
+const fn halves(f: u32, lanes: u32) -> Option<PackedLanes> {
+    if f * lanes > 64 && lanes.is_multiple_of(2) && (f * lanes / 2) as usize <= ONE_LOAD_BITS {
+        PackedLanes::new(f, lanes / 2)
+    } else {
+        None
+    }
 }
 
 impl<const F: u32> Packed<F> {
@@ -35,6 +53,7 @@ impl<const F: u32> Packed<F> {
             bucket_bits,
             bucket_mask: low_bits(bucket_bits as u32),
             swar: PackedLanes::new(f, bucket_size as u32),
+            halves: halves(f, bucket_size as u32),
         }
     }
 }
@@ -61,6 +80,49 @@ impl<const F: u32> Packed<F> {
     fn lanes<const B: usize>(&self) -> Option<PackedLanes> {
         fixed_or::<F, _>(self.swar, const { PackedLanes::new(F, B as u32) })
     }
+
+    #[inline(always)]
+    fn halves<const B: usize>(&self) -> Option<PackedLanes> {
+        fixed_or::<F, _>(self.halves, const { halves(F, B as u32) })
+    }
+}
+
+/// [`halves_hold`] out of line, for run-time widths: inlined into the
+/// table type every such width shares, it took registers from every other
+/// shape's lookup in the caller's loop (callgrind: 4x12 88 instructions a
+/// lookup with it out of line, 90 inlined).
+#[inline(never)]
+fn probe_halves<W: WordSource + ?Sized>(
+    h: PackedLanes,
+    half: usize,
+    words: &W,
+    i1: usize,
+    i2: usize,
+    fp: u32,
+) -> bool {
+    halves_hold(h, half, words, i1, i2, fp)
+}
+
+/// The probe of buckets of two halves of `half` bits each ([`halves`]):
+/// each half one load, compared in two SWAR steps (the compare ignores the
+/// bits above a half's lanes).
+#[inline(always)]
+fn halves_hold<W: WordSource + ?Sized>(
+    h: PackedLanes,
+    half: usize,
+    words: &W,
+    i1: usize,
+    i2: usize,
+    fp: u32,
+) -> bool {
+    let (a, b) = (i1 * 2 * half, i2 * 2 * half);
+    let low = h.any_eq2(words.short_bits(a, half), words.short_bits(b, half), fp);
+    let high = h.any_eq2(
+        words.short_bits(a + half, half),
+        words.short_bits(b + half, half),
+        fp,
+    );
+    low | high
 }
 
 impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
@@ -130,16 +192,30 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
         i2: usize,
         fp: u32,
     ) -> bool {
-        match self.lanes::<B>() {
-            Some(p) => {
+        match (self.lanes::<B>(), self.halves::<B>()) {
+            (Some(p), _) => {
                 let bits = self.bits::<B>();
                 // No mask: the compare looks only at the bucket's lanes,
-                // whatever lies above them.
-                let a = load_bits(words, i1 * bits, bits);
-                let b = load_bits(words, i2 * bits, bits);
+                // whatever lies above them. One test of the width for both
+                // buckets (a constant but for run-time widths).
+                let (a, b) = if bits <= ONE_LOAD_BITS && F != 0 {
+                    (words.short_bucket(i1, bits), words.short_bucket(i2, bits))
+                } else if bits <= ONE_LOAD_BITS {
+                    (
+                        words.short_bits(i1 * bits, bits),
+                        words.short_bits(i2 * bits, bits),
+                    )
+                } else {
+                    (
+                        load_bits(words, i1 * bits, bits),
+                        load_bits(words, i2 * bits, bits),
+                    )
+                };
                 p.any_eq2(a, b, fp)
             }
-            None => {
+            (None, Some(h)) if F != 0 => halves_hold(h, self.bits::<B>() / 2, words, i1, i2, fp),
+            (None, Some(h)) => probe_halves(h, self.bits::<B>() / 2, words, i1, i2, fp),
+            (None, None) => {
                 let (a, b) = (
                     Layout::<B>::load(self, words, i1),
                     Layout::<B>::load(self, words, i2),
@@ -147,6 +223,12 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
                 Layout::<B>::any_match(self, k, &a, &b, fp)
             }
         }
+    }
+
+    #[inline(always)]
+    fn probes_in_one_load(&self) -> bool {
+        (self.lanes::<B>().is_some() && self.bits::<B>() <= ONE_LOAD_BITS)
+            || self.halves::<B>().is_some()
     }
 
     #[inline(always)]
@@ -178,6 +260,70 @@ mod tests {
     {
         let bucket = Layout::<B>::load(layout, w, i);
         Layout::<B>::first_match(layout, cuckoo_nest_simd::Scalar, &bucket, value)
+    }
+
+    /// Every width, every bucket size: a probe of the table's own words
+    /// (`InBounds`: one load per bucket or half bucket where it applies)
+    /// answers as the slots say, for every pair of buckets, at every
+    /// alignment of a bucket in its words.
+    #[test]
+    fn probe_reads_every_bucket_at_every_offset() {
+        use crate::layout::InBounds;
+        use cuckoo_nest_simd::Scalar;
+        fn check<const B: usize>(f: u32)
+        where
+            Packed<0>: Layout<B>,
+        {
+            let layout = Packed::<0>::new(B, f);
+            let buckets = if cfg!(miri) { 5 } else { 17 };
+            // The table's words then one line of padding, as a table has.
+            let w = words((buckets * B * f as usize).div_ceil(64) + 8);
+            let max = if f == 32 { u32::MAX } else { (1 << f) - 1 };
+            let mut model = vec![vec![0u32; B]; buckets];
+            let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ f as u64;
+            for (i, slots) in model.iter_mut().enumerate() {
+                for (j, slot) in slots.iter_mut().enumerate() {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    // Some slots empty, some full of ones (every bit of a
+                    // slot that straddles must be read), the rest random.
+                    let fp = match x >> 61 {
+                        0 => continue,
+                        1 => max,
+                        _ => ((x >> 20) as u32 & max).max(1),
+                    };
+                    let current = Layout::<B>::load(&layout, &w[..], i);
+                    Layout::<B>::set(&layout, &w, i, j, fp, &current);
+                    *slot = fp;
+                }
+            }
+            // SAFETY: every bucket below `buckets` lies in the words before
+            // the padding, and the padding holds the word after any of them.
+            let source = unsafe { InBounds::new(&w) };
+            for i1 in 0..buckets {
+                for i2 in [0, i1 / 2, buckets - 1 - i1 / 3] {
+                    let mut values: Vec<u32> =
+                        model[i1].iter().chain(&model[i2]).copied().collect();
+                    values.extend([1, max, max ^ 1, model[i1][0] ^ 1]);
+                    for v in values.into_iter().filter(|&v| v != 0) {
+                        let want = model[i1].contains(&v) || model[i2].contains(&v);
+                        let got = Layout::<B>::probe(&layout, Scalar, &source, i1, i2, v);
+                        assert_eq!(got, want, "b={B} f={f} buckets {i1} {i2} value {v:#x}");
+                    }
+                }
+            }
+        }
+        let widths: Vec<u32> = if cfg!(miri) {
+            vec![4, 10, 12, 13, 17, 28]
+        } else {
+            (4..=32).collect()
+        };
+        for f in widths {
+            check::<2>(f);
+            check::<4>(f);
+            check::<8>(f);
+        }
     }
 
     /// Every width, every bucket size: set and clear slots of neighbouring

@@ -6,7 +6,7 @@
 use super::bits::{
     fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp,
 };
-use super::{Bucket, Layout, Mask, WordSource};
+use super::{Bucket, Layout, Mask, WordSource, ONE_LOAD_BITS};
 use crate::config::bucket_bits;
 use crate::sync::AtomicU64;
 use cuckoo_nest_simd::{Kernel, PackedLanes};
@@ -280,7 +280,11 @@ impl<const F: u32> SemiSorted<F> {
         lows: PackedLanes,
     ) -> bool {
         let low = self.width() - 4;
-        let raw = load_bits(words, i * self.bits(), self.bits());
+        let raw = if F != 0 && self.bits() <= ONE_LOAD_BITS {
+            words.short_bucket(i, self.bits())
+        } else {
+            load_bits(words, i * self.bits(), self.bits())
+        };
         let nibbles = NIBBLE_LANES[raw as usize & 0xfff] as u64;
         // Bits above the four low-bit lanes are ignored by the compare.
         let low_hits = lows.eq_high_bits(raw >> 12, fp & low_bits(low) as u32);
@@ -392,6 +396,11 @@ impl<const F: u32> Layout<4> for SemiSorted<F> {
                 lanes_equal::<4>(b, self.width(), value),
             ),
         }
+    }
+
+    #[inline(always)]
+    fn probes_in_one_load(&self) -> bool {
+        self.low_lanes().is_some() && self.bits() <= ONE_LOAD_BITS
     }
 
     #[inline(always)]
