@@ -29,8 +29,10 @@ macro_rules! shapes {
             B8F8: 8, Fixed<8>, (8, 8, false) => Fixed;
             B8F16: 8, Fixed<16>, (8, 16, false) => Fixed;
             B8F32: 8, Fixed<32>, (8, 32, false) => Fixed;
+            B4P10: 4, Packed<10>, (4, 10, false) => Packed::new(4, 10);
             B4P12: 4, Packed<12>, (4, 12, false) => Packed::new(4, 12);
             B4P13: 4, Packed<13>, (4, 13, false) => Packed::new(4, 13);
+            B4P17: 4, Packed<17>, (4, 17, false) => Packed::new(4, 17);
             B2Packed: 2, Packed, (2, f, false) => Packed::new(2, f);
             B4Packed: 4, Packed, (4, f, false) => Packed::new(4, f);
             B8Packed: 8, Packed, (8, f, false) => Packed::new(8, f);
