@@ -329,7 +329,8 @@ impl<const B: usize> Growable<B> {
         // is final.
         let frozen_len = cur.table.len();
         let chunks = cur.buckets().div_ceil(CHUNK_BUCKETS);
-        let budget = (slots as f64 * migration_load(B)) as i64 - frozen_len as i64;
+        let block_slots = next.addr.local * B;
+        let budget = (slots as f64 * migration_load(B, block_slots)) as i64 - frozen_len as i64;
         self.state.replace(
             State {
                 cur: next,

@@ -244,6 +244,11 @@ mod imp {
         /// `Box` asserts unique access and sections (this thread's among
         /// them, when it is the one that unlinks) may still hold references.
         retired: Mutex<Vec<Retired<T>>>,
+        /// Under loom, the states freed, kept until the drop: a section
+        /// that reads one after its free then reads loom's cell, and loom
+        /// reports it, where freed memory would crash the model instead.
+        #[cfg(loom)]
+        buried: Mutex<Vec<*mut Boxed<T>>>,
     }
 
     /// A published state. Under loom, with a cell read by every load and
@@ -315,6 +320,8 @@ mod imp {
                 ptr: AtomicPtr::new(Boxed::into_raw(value)),
                 _owns: std::marker::PhantomData,
                 retired: Mutex::new(Vec::new()),
+                #[cfg(loom)]
+                buried: Mutex::new(Vec::new()),
             }
         }
 
@@ -387,7 +394,7 @@ mod imp {
                         // any section entered since loads a later state
                         // (module docs). The caller holds no reference
                         // (reclaim runs outside its sections).
-                        unsafe { state.free() };
+                        unsafe { self.free(state) };
                     }
                     return;
                 }
@@ -399,6 +406,27 @@ mod imp {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .extend(batch);
+        }
+    }
+
+    impl<T> Current<T> {
+        /// Frees a retired state (under loom: marks it freed and buries it
+        /// until the drop).
+        ///
+        /// # Safety
+        /// As [`Retired::free`].
+        unsafe fn free(&self, state: Retired<T>) {
+            #[cfg(loom)]
+            {
+                // SAFETY: live until the drop (buried, not freed).
+                unsafe { &*state.0 }.alive.with_mut(|_| ());
+                self.buried.lock().unwrap().push(state.0);
+            }
+            #[cfg(not(loom))]
+            // SAFETY: the caller's word.
+            unsafe {
+                state.free()
+            };
         }
     }
 
@@ -414,6 +442,11 @@ mod imp {
             for state in retired.drain(..) {
                 // SAFETY: as above.
                 unsafe { state.free() };
+            }
+            #[cfg(loom)]
+            for p in self.buried.lock().unwrap().drain(..) {
+                // SAFETY: from `Boxed::into_raw`, buried once, freed here.
+                drop(unsafe { Box::from_raw(p) });
             }
         }
     }
