@@ -116,14 +116,17 @@ const HELP_CHUNKS: usize = 1;
 /// take a copied chunk: the stress test under Miri), so it keeps 15 points
 /// more in reserve. (A copy that still finds no room leaves its
 /// chunk to a later writer; until removes make room, inserts then fail
-/// with `Full`.)
+/// with `Full`.) Not under loom: the models' generations of two to four
+/// buckets are built to race a lookup or a remove against a step that
+/// later writes finish, which the reserve would hand to the insert that
+/// grew the filter.
 const fn migration_load(b: usize, block_slots: usize) -> f64 {
     let load = match b {
         2 => 0.75,
         4 => 0.9,
         _ => 0.93,
     };
-    if block_slots < SMALL_BLOCK_SLOTS {
+    if block_slots < SMALL_BLOCK_SLOTS && !cfg!(loom) {
         load - 0.15
     } else {
         load
