@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # loom models of the concurrency protocol (loom-tests/, release build), run
-# on the real table code with loom's atomics (--cfg loom).
+# on the real table code with loom's atomics (--cfg cuckoo_nest_loom).
 #
 #   .ci/loom.sh            the models, twice: with the real version width, and
 #                          with --cfg cuckoo_small_stamp (2-bit versions, so
@@ -43,12 +43,12 @@ done
 # to $3. Returns cargo's exit status.
 run_models() {
     local name=$1 flags=$2 log=$3 status=0
-    RUSTFLAGS="--cfg loom $flags" CARGO_TARGET_DIR="$target_root/loom-$name" \
+    RUSTFLAGS="--cfg cuckoo_nest_loom $flags" CARGO_TARGET_DIR="$target_root/loom-$name" \
         timeout 1200 cargo test -p cuckoo-nest-loom-tests --release --no-fail-fast \
         -- --nocapture --test-threads=1 >"$log" 2>&1 || status=$?
     # The growable filter's read-side section protocol, modelled inside the
     # crate (its slots are not public): src/grow/reclaim/slot.rs, loom_model.
-    RUSTFLAGS="--cfg loom $flags" CARGO_TARGET_DIR="$target_root/loom-$name" \
+    RUSTFLAGS="--cfg cuckoo_nest_loom $flags" CARGO_TARGET_DIR="$target_root/loom-$name" \
         timeout 600 cargo test -p cuckoo-nest --lib --release \
         -- --nocapture --test-threads=1 grow::reclaim::slot::loom_model >>"$log" 2>&1 || status=$?
     return $status
@@ -61,13 +61,13 @@ for pass in "real:" "small-stamp:--cfg cuckoo_small_stamp"; do
     name=${pass%%:*}
     flags=${pass#*:}
     t0=$SECONDS
-    printf '\n--- loom models, %s versions (RUSTFLAGS="--cfg loom %s")\n' "$name" "$flags"
+    printf '\n--- loom models, %s versions (RUSTFLAGS="--cfg cuckoo_nest_loom %s")\n' "$name" "$flags"
     if ! run_models "$name" "$flags" "$logdir/$name.log"; then
         cat "$logdir/$name.log"
         fail "loom models failed ($name versions)"
     fi
     grep -oE 'loom model .*|ignored, .*' "$logdir/$name.log" || true
-    grep -q 'loom model' "$logdir/$name.log" || fail "no loom model ran ($name): was --cfg loom lost?"
+    grep -q 'loom model' "$logdir/$name.log" || fail "no loom model ran ($name): was --cfg cuckoo_nest_loom lost?"
     printf -- '--- %s versions: ok in %ds\n' "$name" $((SECONDS - t0))
 done
 
@@ -120,7 +120,7 @@ done
         if $broken; then only=${LOOM_BROKEN_ONLY:-$name}; else only="no_recheck remove_unversioned"; fi
         case " $only " in *" $name "*) ;; *) continue ;; esac
         t0=$SECONDS
-        printf '\n--- broken variant %s (RUSTFLAGS="--cfg loom %s")\n' "$name" "$flags"
+        printf '\n--- broken variant %s (RUSTFLAGS="--cfg cuckoo_nest_loom %s")\n' "$name" "$flags"
         log="$logdir/broken-$name.log"
         if run_models "broken-$name" "$flags" "$log"; then
             status=passed

@@ -147,9 +147,9 @@ pub use error::{
     BatchInsertError, BuildError, DecodeError, InsertError, LengthMismatch, MergeError,
     MetadataTooLong,
 };
-pub use face::{CuckooFilter, ReadFilter};
+pub use face::{CuckooFilter, ReadFilter, Statistics};
 pub use hash::StableHasher;
-#[cfg(all(feature = "internals", not(loom)))]
+#[cfg(all(feature = "internals", not(cuckoo_nest_loom)))]
 pub use internals::debug_fail_barriers;
 #[cfg(feature = "internals")]
 pub use internals::GrowableFilter;

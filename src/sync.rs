@@ -1,28 +1,35 @@
-//! The one place the crate gets its atomics from.
+//! The one place the crate's protocol gets its atomics, fences, `Mutex`
+//! and yields from.
 //!
-//! Under `cfg(loom)` these are loom's model-checked types, so the loom models
-//! in `loom-tests/` run the real table code, not a copy of it. Nothing else in
-//! the crate names `std::sync::atomic` directly. (The one `Mutex`, a save's
-//! list of chunks copied ahead, comes from here for the same reason.)
+//! Under `cfg(cuckoo_nest_loom)` these are loom's model-checked types, so
+//! the loom models in `loom-tests/` run the real table and growth code, not
+//! a copy of it. The cfg is this crate's own: a program that loom-tests its
+//! own code with `--cfg loom` still gets the real cuckoo-nest. Named
+//! directly elsewhere, each with a loom arm of its own beside it: the
+//! read-side sections' thread-locals and slot list (`grow/reclaim/`: loom's
+//! `thread_local!` and `lazy_static!`), the barrier pair (`grow/barrier.rs`:
+//! `membarrier` and a compiler fence, a `SeqCst` fence under loom), the
+//! gate's per-thread shard (`grow/gate.rs`: one shard under loom). `Arc`
+//! only owns generations and slots; it orders nothing the protocol needs.
 
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 pub(crate) use loom::sync::atomic::{
     fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU64, AtomicU8, Ordering,
 };
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 pub(crate) use loom::sync::Mutex;
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 pub(crate) use std::sync::atomic::{
     fence, AtomicBool, AtomicI64, AtomicPtr, AtomicU64, AtomicU8, Ordering,
 };
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 pub(crate) use std::sync::Mutex;
 
 /// Waits a little before a retry: spins, then yields to the OS scheduler.
 /// Under loom a spin must be a yield, or the model checker explores the same
 /// spin forever.
 pub(crate) struct Spin {
-    #[cfg(not(loom))]
+    #[cfg(not(cuckoo_nest_loom))]
     backoff: crossbeam_utils::Backoff,
 }
 
@@ -30,16 +37,16 @@ impl Spin {
     #[inline]
     pub(crate) fn new() -> Self {
         Spin {
-            #[cfg(not(loom))]
+            #[cfg(not(cuckoo_nest_loom))]
             backoff: crossbeam_utils::Backoff::new(),
         }
     }
 
     #[inline]
     pub(crate) fn wait(&self) {
-        #[cfg(loom)]
+        #[cfg(cuckoo_nest_loom)]
         loom::thread::yield_now();
-        #[cfg(not(loom))]
+        #[cfg(not(cuckoo_nest_loom))]
         self.backoff.snooze();
     }
 }
@@ -48,8 +55,8 @@ impl Spin {
 /// Under loom, a model's yield.
 #[inline]
 pub(crate) fn yield_now() {
-    #[cfg(loom)]
+    #[cfg(cuckoo_nest_loom)]
     loom::thread::yield_now();
-    #[cfg(not(loom))]
+    #[cfg(not(cuckoo_nest_loom))]
     std::thread::yield_now();
 }

@@ -1,19 +1,19 @@
 //! Scaffolding for the loom models of cuckoo-nest's concurrency protocol.
 //!
 //! The models live in `tests/`, one file per race class, and run the real
-//! table code: under `--cfg loom` the crate's atomics come from loom (see
+//! table code: under `--cfg cuckoo_nest_loom` the crate's atomics come from loom (see
 //! `src/sync.rs` in the main crate), so every load, store, read-modify-write
 //! and fence of a lookup, an insert, a displacement hop or a clear is a
 //! point where loom may switch threads or hand a relaxed load an older value.
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" cargo test -p cuckoo-nest-loom-tests --release
+//! RUSTFLAGS="--cfg cuckoo_nest_loom" cargo test -p cuckoo-nest-loom-tests --release
 //! ```
 //!
 //! This file holds what every model needs: a tiny table ([`tiny`]), hashes
 //! aimed at chosen buckets ([`Aim`]) so a displacement happens within two or
-//! three operations, and a runner (`check`, under `cfg(loom)`) that bounds
-//! preemptions so the command above is all it takes. Without `--cfg loom`
+//! three operations, and a runner (`check`, under `cfg(cuckoo_nest_loom)`) that bounds
+//! preemptions so the command above is all it takes. Without `--cfg cuckoo_nest_loom`
 //! the helpers still compile (they are plain code over the public API) and
 //! the model files compile to nothing.
 
@@ -291,7 +291,7 @@ pub fn one_hop_to_primary(filter: &CuckooFilter) -> OneHop {
 /// preemptions per execution, and reports how many executions that took and
 /// how long. `LOOM_MAX_PREEMPTIONS` in the environment overrides the bound
 /// (to search deeper by hand); nothing else truncates the search.
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 pub fn check(name: &str, preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;

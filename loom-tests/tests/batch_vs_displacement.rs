@@ -5,7 +5,7 @@
 //! returns the number of hits. The batch hashes and prefetches ahead and
 //! probes with the same stamped lookup as `contains`; this checks the
 //! pipelining did not reorder a probe outside its version check.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest_loom_tests::{check, one_hop_to_primary, tiny, OneHop};
 use loom::sync::Arc;

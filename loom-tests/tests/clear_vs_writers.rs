@@ -16,7 +16,7 @@
 //! processor to each other while the preempted clear never runs again, and
 //! the search dies on loom's branch limit: a property of loom's handling of
 //! spin loops, not of the table, so the race is checked pairwise instead.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest_loom_tests::{check, place, snapshot, tiny, Aim, P, Q};
 use loom::sync::Arc;

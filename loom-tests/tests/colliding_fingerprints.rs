@@ -17,7 +17,7 @@
 //! leaves another copy of its fingerprint in the pair is versioned like a
 //! move (`src/insert.rs`, `remove`); `cuckoo_broken_remove_unversioned`
 //! takes that away.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_loom_tests::{check, copies, place, snapshot, tiny, Aim, Item, P, R};

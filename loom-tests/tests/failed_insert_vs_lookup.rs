@@ -6,7 +6,7 @@
 //! it must return `InsertError::Full` having moved nothing (no victim
 //! dropped, no half-done path), while lookups of the items in its buckets
 //! run alongside.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest::InsertError;
 use cuckoo_nest_loom_tests::{check, snapshot, tiny, Aim, BUCKETS};

@@ -22,7 +22,7 @@
 //! `cuckoo_broken_grow_lookup_skips_frozen` and
 //! `cuckoo_broken_grow_publish_early` (14a, 14d), `cuckoo_broken_grow_no_gate`
 //! (14b, 14c), `cuckoo_broken_grow_remove_skips_copy` (14c).
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest::{Builder, GrowableFilter};
 use cuckoo_nest_loom_tests::check;

@@ -5,7 +5,7 @@
 //! afterwards, the removed one is gone, a bystander sharing the bucket is
 //! found throughout (plain inserts and removes never make a lookup miss an
 //! unrelated item), and `len` is exact.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest_loom_tests::{check, copies, place, tiny, Aim, P, Q, R};
 use loom::sync::Arc;

@@ -13,7 +13,7 @@
 //! alternate -> primary is missed even under sequential consistency if the
 //! lookup reads the primary before the copy and the alternate after the
 //! clear.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest_loom_tests::{check, one_hop_to_alternate, one_hop_to_primary, tiny, OneHop};
 use loom::sync::Arc;

@@ -15,7 +15,7 @@
 //! words 0 and 1. Packed 2 x 12 and semi-sorted 4 x 13 (12d) buckets are
 //! short enough for the lookup's one-load read (`InBounds::short_bits`),
 //! modelled under loom as the two words it touches, the higher first.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_loom_tests::{

@@ -6,7 +6,7 @@
 //! move had got to; the hop, re-checked under its locks, never resurrects
 //! the removed fingerprint nor moves a slot that changed since the search.
 //! Every other item is found and `len` is exact.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest_loom_tests::{
     check, copies, one_hop_to_alternate, place, tiny, Aim, OneHop, P, Q, R,

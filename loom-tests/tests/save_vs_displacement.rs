@@ -16,7 +16,7 @@
 //! save, or find another path. Forwards may save `x` twice, never zero
 //! times. With the check broken (`cuckoo_broken_save_ignores_marks`) the
 //! backward models fail.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_loom_tests::{check, place, tiny, Aim, Item};

@@ -5,7 +5,7 @@
 //! exactly once and `len` grew by one. The presence check and the placement
 //! happen under the same stripe locks, including when the first placement
 //! attempt finds both buckets full and the insert displaces and retries.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest_loom_tests::{check, copies, place, tiny, Aim, Item, P, Q};
 use loom::sync::Arc;

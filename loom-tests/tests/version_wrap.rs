@@ -12,7 +12,7 @@
 //! same 2-bit version again and can be fooled: that is what the width is
 //! for. With the real 64-bit version a lookup would have to be overtaken by
 //! 2^63 moves on one stripe.)
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest_loom_tests::{check, one_hop_to_primary, tiny, OneHop};
 use loom::sync::Arc;
@@ -21,7 +21,7 @@ use loom::thread;
 #[test]
 #[cfg_attr(
     not(cuckoo_small_stamp),
-    ignore = "needs RUSTFLAGS=\"--cfg loom --cfg cuckoo_small_stamp\" (.ci/loom.sh runs it)"
+    ignore = "needs RUSTFLAGS=\"--cfg cuckoo_nest_loom --cfg cuckoo_small_stamp\" (.ci/loom.sh runs it)"
 )]
 fn lookup_never_misses_across_a_version_wrap() {
     check("7 lookup vs move wrapping the version", 3, || {

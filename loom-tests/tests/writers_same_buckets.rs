@@ -7,7 +7,7 @@
 //! writers ask for the same two stripe locks in opposite argument order;
 //! only the global lock order keeps them from deadlocking. A deadlock shows
 //! as both threads spinning until loom's branch limit fails the model.
-#![cfg(loom)]
+#![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest_loom_tests::{check, place, tiny, Aim, Item, P, Q};
 use loom::sync::Arc;

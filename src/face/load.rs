@@ -39,7 +39,11 @@ impl CuckooFilter {
     /// bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<CuckooFilter, DecodeError> {
         let (inner, config) = persist::from_bytes(bytes, None)?;
-        Ok(CuckooFilter { inner, config })
+        Ok(CuckooFilter {
+            inner,
+            config,
+            counters: super::stats::Counters::new(),
+        })
     }
 
     /// [`from_bytes`](Self::from_bytes), choosing whether a large table
@@ -65,7 +69,11 @@ impl CuckooFilter {
         huge_pages: bool,
     ) -> Result<CuckooFilter, DecodeError> {
         let (inner, config) = persist::from_bytes(bytes, Some(huge_pages))?;
-        Ok(CuckooFilter { inner, config })
+        Ok(CuckooFilter {
+            inner,
+            config,
+            counters: super::stats::Counters::new(),
+        })
     }
 
     /// [`from_bytes`](Self::from_bytes) from a stream (a file, a socket).
@@ -120,7 +128,14 @@ impl CuckooFilter {
     /// As [`read_from`](Self::read_from).
     pub fn read_from_with_metadata<R: Read>(r: R) -> Result<(CuckooFilter, Vec<u8>), DecodeError> {
         let (inner, config, metadata) = persist::read_from(r)?;
-        Ok((CuckooFilter { inner, config }, metadata))
+        Ok((
+            CuckooFilter {
+                inner,
+                config,
+                counters: super::stats::Counters::new(),
+            },
+            metadata,
+        ))
     }
 
     /// The metadata of saved bytes ([`to_bytes_with_metadata`](Self::to_bytes_with_metadata)),

@@ -26,10 +26,12 @@ mod read_methods;
 mod save;
 #[cfg(feature = "serde")]
 mod serde;
+mod stats;
 mod write;
 mod write_batch;
 
 pub use read::ReadFilter;
+pub use stats::Statistics;
 
 use crate::builder::Builder;
 use crate::config::{debug_shape, Config};
@@ -63,6 +65,8 @@ use std::fmt;
 pub struct CuckooFilter {
     pub(crate) inner: Inner,
     pub(crate) config: Config,
+    /// What [`CuckooFilter::statistics`] counts.
+    pub(crate) counters: stats::Counters,
 }
 
 impl CuckooFilter {
@@ -116,6 +120,7 @@ impl CuckooFilter {
         Ok(CuckooFilter {
             inner: Inner::new(&config)?,
             config,
+            counters: stats::Counters::new(),
         })
     }
 }
@@ -236,6 +241,10 @@ impl Clone for CuckooFilter {
         let (table, items, config) = persist::snapshot(&self.inner, &self.config);
         let inner = Inner::from_le_bytes(&config, items, &[&table])
             .unwrap_or_else(|e| panic!("CuckooFilter::clone: {e}"));
-        CuckooFilter { inner, config }
+        CuckooFilter {
+            inner,
+            config,
+            counters: stats::Counters::new(),
+        }
     }
 }

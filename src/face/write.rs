@@ -102,10 +102,10 @@ impl CuckooFilter {
     /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
-        with_table!(&self.inner, t => {
+        self.counted(with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.insert(i1, fp, Copies::Any).map(|_| ())
-        }, g => g.insert(hash, Copies::Any).map(|_| ()))
+        }, g => g.insert(hash, Copies::Any).map(|_| ())))
     }
 
     /// [`insert_unique`](Self::insert_unique) for a pre-hashed key.
@@ -123,10 +123,10 @@ impl CuckooFilter {
     #[inline]
     #[must_use = "Ok(false) means the item was (probably) present and nothing was added"]
     pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
-        with_table!(&self.inner, t => {
+        self.counted(with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.insert(i1, fp, Copies::Unique)
-        }, g => g.insert(hash, Copies::Unique))
+        }, g => g.insert(hash, Copies::Unique)))
     }
 
     /// [`remove`](Self::remove) for a pre-hashed key.

@@ -30,11 +30,11 @@ impl CuckooFilter {
     pub fn insert_batch<T: Hash>(&self, items: &[T]) -> Result<(), BatchInsertError> {
         let seeded = StableHasher::with_seed(self.config.seed);
         let hash_at = |k: usize| hash_from(&seeded, &items[k]);
-        with_table!(
+        self.counted(with_table!(
             &self.inner,
             t => t.insert_many::<{ DEFAULT_DISTANCE }>(items.len(), hash_at),
             g => g.insert_many(items.len(), hash_at)
-        )
+        ))
     }
 
     /// [`insert_batch`](Self::insert_batch) for pre-hashed keys.
@@ -54,11 +54,11 @@ impl CuckooFilter {
     /// # Errors
     /// As [`insert_batch`](Self::insert_batch).
     pub fn insert_batch_hash(&self, hashes: &[u64]) -> Result<(), BatchInsertError> {
-        with_table!(
+        self.counted(with_table!(
             &self.inner,
             t => t.insert_many::<{ DEFAULT_DISTANCE }>(hashes.len(), |k| hashes[k]),
             g => g.insert_many(hashes.len(), |k| hashes[k])
-        )
+        ))
     }
 
     /// Inserts many byte-string keys in order, overlapping their memory
@@ -77,11 +77,11 @@ impl CuckooFilter {
     pub fn insert_batch_bytes<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<(), BatchInsertError> {
         let seed = self.config.seed;
         let hash_at = |k: usize| StableHasher::hash_bytes(seed, keys[k].as_ref());
-        with_table!(
+        self.counted(with_table!(
             &self.inner,
             t => t.insert_many::<DEFAULT_DISTANCE>(keys.len(), hash_at),
             g => g.insert_many(keys.len(), hash_at)
-        )
+        ))
     }
 
     /// Removes one copy of each of many items: `out[k]` says whether a copy

@@ -5,10 +5,10 @@
 //! kernel to run a barrier on every thread of the process
 //! (`membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`, Linux 4.14), so the
 //! light side, taken on every lookup, is a compiler fence; elsewhere (other
-//! systems, an older kernel, a seccomp filter, Miri, loom) both sides are
+//! systems, an older kernel, a seccomp filter, Miri, cuckoo_nest_loom) both sides are
 //! `SeqCst` fences.
 
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 mod imp {
     use crate::sync::{fence, Ordering};
     use std::sync::OnceLock;
@@ -185,7 +185,7 @@ mod imp {
     }
 }
 
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 mod imp {
     use crate::sync::{fence, Ordering};
 
@@ -207,5 +207,5 @@ mod imp {
 }
 
 pub(crate) use imp::{heavy_barrier, init, is_light, light_fence};
-#[cfg(all(not(loom), feature = "internals"))]
+#[cfg(all(not(cuckoo_nest_loom), feature = "internals"))]
 pub(crate) use imp::{FAIL, FAIL_MEMBARRIER, FAIL_PAGE_BARRIER};

@@ -22,7 +22,7 @@ use crate::sync::{AtomicBool, AtomicU64, Ordering, Spin};
 use crossbeam_utils::CachePadded;
 
 /// Shards of the writer count (two under loom: fewer states to explore).
-const SHARDS: usize = if cfg!(loom) { 2 } else { 16 };
+const SHARDS: usize = if cfg!(cuckoo_nest_loom) { 2 } else { 16 };
 
 pub(crate) struct Gate {
     closed: AtomicBool,
@@ -46,7 +46,7 @@ impl Drop for Pass<'_> {
 /// This thread's shard.
 #[inline]
 fn shard_index() -> usize {
-    #[cfg(not(loom))]
+    #[cfg(not(cuckoo_nest_loom))]
     {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -57,7 +57,7 @@ fn shard_index() -> usize {
         // shard 0: correct, only less spread.
         SHARD.try_with(|s| *s).unwrap_or(0)
     }
-    #[cfg(loom)]
+    #[cfg(cuckoo_nest_loom)]
     0
 }
 

@@ -84,15 +84,15 @@ pub(crate) const SPARE_BITS: u32 = 7;
 /// could still use the retired states to end before it leaves them for
 /// the next step (or the filter's drop) to free.
 /// (Two under loom: each look is a step the model explores.)
-const RECLAIM_ROUNDS: usize = if cfg!(loom) { 2 } else { 4096 };
+const RECLAIM_ROUNDS: usize = if cfg!(cuckoo_nest_loom) { 2 } else { 4096 };
 
 /// Buckets of a frozen generation copied as one unit: a writer waits for at
 /// most two of them (its item's) and copies [`HELP_CHUNKS`] more. (One
 /// under loom: the models' few-bucket tables then take several writes to
 /// copy, so the models race operations against a step half done.)
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 const CHUNK_BUCKETS: usize = 16;
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 const CHUNK_BUCKETS: usize = 1;
 
 /// Share of the load a generation grows at from which the inserts that
@@ -126,7 +126,7 @@ const fn migration_load(b: usize, block_slots: usize) -> f64 {
         4 => 0.9,
         _ => 0.93,
     };
-    if block_slots < SMALL_BLOCK_SLOTS && !cfg!(loom) {
+    if block_slots < SMALL_BLOCK_SLOTS && !cfg!(cuckoo_nest_loom) {
         load - 0.15
     } else {
         load
@@ -274,7 +274,7 @@ struct State<const B: usize> {
 
 /// True where a next generation's table can be a mapping to back ahead
 /// (and not under loom and Miri, whose tables are heap memory).
-const PREPARES: bool = cfg!(all(target_os = "linux", not(miri), not(loom)));
+const PREPARES: bool = cfg!(all(target_os = "linux", not(miri), not(cuckoo_nest_loom)));
 
 /// A prepared generation's count of pieces backed when none is left to
 /// back by the inserts: all are, or a thread of its own backs them.

@@ -139,7 +139,6 @@ impl<const B: usize> Growable<B> {
     }
 
     /// Growth steps taken (the current generation's depth).
-    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn depth(&self) -> u32 {
         let guard = pin();
         self.state.load(&guard).cur.addr.depth

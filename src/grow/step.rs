@@ -368,7 +368,7 @@ impl<const B: usize> Growable<B> {
 /// always under loom and Miri, where there is no memory to back; true,
 /// with no thread, for heap memory, which has no pieces to back.
 pub(super) fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> bool {
-    #[cfg(not(any(loom, miri)))]
+    #[cfg(not(any(cuckoo_nest_loom, miri)))]
     {
         if !next.table.populates() {
             // Heap memory (`huge_pages(false)`): nothing to back ahead.
@@ -385,7 +385,7 @@ pub(super) fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> b
             })
             .is_ok()
     }
-    #[cfg(any(loom, miri))]
+    #[cfg(any(cuckoo_nest_loom, miri))]
     {
         let _ = next;
         false

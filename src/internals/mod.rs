@@ -95,7 +95,7 @@ impl CuckooFilter {
 /// where growth does not use `membarrier` at all (no fallback to test).
 /// Process-wide: for a test binary of its own. Unstable. (Not under loom,
 /// whose barriers are fences.)
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 pub fn debug_fail_barriers(membarrier: bool, page: bool) -> bool {
     use crate::grow::barrier::{FAIL, FAIL_MEMBARRIER, FAIL_PAGE_BARRIER};
     crate::grow::barrier::init();

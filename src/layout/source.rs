@@ -96,7 +96,7 @@ impl WordSource for InBounds<'_> {
 
     #[inline(always)]
     fn short_bucket(&self, i: usize, bits: usize) -> u64 {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+        #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
         if bits.is_multiple_of(8) {
             // The byte offset without first forming the bit offset
             // (`(i * bits) / 8` costs two instructions more: the compiler
@@ -115,14 +115,14 @@ impl WordSource for InBounds<'_> {
     #[inline(always)]
     fn short_bits(&self, first: usize, len: usize) -> u64 {
         debug_assert!(len <= ONE_LOAD_BITS);
-        #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+        #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
         {
             // SAFETY: bytes `first / 8..first / 8 + 8` lie in words
             // `first / 64` and `first / 64 + 1` (see `load_at`), both below
             // the length by `InBounds::new`'s contract with a `SLACK` source.
             unsafe { load_at(self.0, first / 8) >> (first % 8) }
         }
-        #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+        #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
         {
             one_load_model(self, first, len)
         }
@@ -145,7 +145,7 @@ impl WordSource for InBounds<'_> {
 /// neither dropped nor merged, and it stays between the version reads
 /// that order it (an asm block that reads memory is not moved across an
 /// acquire load or fence).
-#[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+#[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
 #[inline(always)]
 unsafe fn load_at(words: &[AtomicU64], at: usize) -> u64 {
     debug_assert!(
@@ -169,15 +169,15 @@ unsafe fn load_at(words: &[AtomicU64], at: usize) -> u64 {
     value
 }
 
-/// What the one load reads, where it is not compiled (Miri, loom, other
+/// What the one load reads, where it is not compiled (Miri, cuckoo_nest_loom, other
 /// targets): the two words it touches, each one relaxed load. Under loom
 /// the higher word is read first: the load's two parts, where it crosses a
 /// word, may be read in either order, and the portable two-word path
 /// ([`two_word_bits`]) reads the lower first.
-#[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+#[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
 #[inline(always)]
 fn one_load_model(words: &InBounds<'_>, first: usize, len: usize) -> u64 {
-    if cfg!(loom) {
+    if cfg!(cuckoo_nest_loom) {
         let w = first / 64;
         let hi = words.word(w + 1);
         let lo = words.word(w);

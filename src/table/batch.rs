@@ -60,16 +60,16 @@ pub(crate) trait Probe {
 /// Miri or loom (no run-time features there: the batch runs as compiled).
 #[inline]
 fn avx512() -> bool {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
     {
         cuckoo_nest_simd::Avx512::new().is_some()
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
     false
 }
 
 /// [`lookups`] compiled with AVX-512 enabled.
-#[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+#[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
 fn lookups_avx512<const D: usize, P: Probe>(
     p: &P,
@@ -192,7 +192,7 @@ pub(crate) fn contains_many_wide<const D: usize, P: Probe>(
     hash_at: impl Fn(usize) -> u64,
     out: &mut [bool],
 ) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
     if P::WIDE_BATCH_PAYS && avx512() {
         // SAFETY: `avx512()` found every feature `lookups_avx512` is
         // compiled for on the running CPU.

@@ -51,7 +51,7 @@ pub(crate) enum Copies {
 /// serves: slower, never an abort. (Under loom, model threads share one OS
 /// thread, so each search gets its own buffer.)
 fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
-    #[cfg(not(loom))]
+    #[cfg(not(cuckoo_nest_loom))]
     {
         thread_local! {
             static NODES: std::cell::RefCell<Vec<Node>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -70,7 +70,7 @@ fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
             (_, None) => unreachable!("the search ran but returned nothing"),
         }
     }
-    #[cfg(loom)]
+    #[cfg(cuckoo_nest_loom)]
     f(&mut Vec::new())
 }
 

@@ -67,7 +67,7 @@ use crossbeam_utils::CachePadded;
 /// finding its stripe locked for a chunk's copy (a microsecond or two)
 /// spins rather than yields its time slice, long enough that taking the
 /// lock is a small part of the copy.
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 const CHUNK_BYTES: usize = 16 << 10;
 
 /// Chunks that may wait aside, copied ahead of a save by inserts that
@@ -84,9 +84,9 @@ const MIN_AHEAD: usize = 16;
 /// buckets with two.)
 fn chunk_buckets(bucket_bits: usize, run: usize) -> usize {
     let unit = 64 >> bucket_bits.trailing_zeros().min(6);
-    #[cfg(loom)]
+    #[cfg(cuckoo_nest_loom)]
     let target = 1;
-    #[cfg(not(loom))]
+    #[cfg(not(cuckoo_nest_loom))]
     let target = (CHUNK_BYTES * 8 / bucket_bits).next_power_of_two() / 2;
     target.min(run).max(unit)
 }
@@ -283,7 +283,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// found no path it may carry out and could copy nothing ahead).
     pub(crate) fn wait_for_save(&self) {
         // Under loom each wait is a yield the model checker explores: one.
-        const ROUNDS: usize = if cfg!(loom) { 1 } else { 64 };
+        const ROUNDS: usize = if cfg!(cuckoo_nest_loom) { 1 } else { 64 };
         let spin = Spin::new();
         for _ in 0..ROUNDS {
             if !self.save.running() {

@@ -27,7 +27,7 @@ use crate::error::BuildError;
 use crate::sync::AtomicU64;
 use std::ops::Deref;
 
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 pub(crate) struct Words {
     ptr: std::ptr::NonNull<AtomicU64>,
     len: usize,
@@ -35,7 +35,7 @@ pub(crate) struct Words {
     source: Source,
 }
 
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 enum Source {
     /// `std::alloc::alloc_zeroed` with this layout.
     Heap(std::alloc::Layout),
@@ -47,23 +47,23 @@ enum Source {
 
 // SAFETY: `Words` owns its allocation exclusively and only hands out shared
 // references to `AtomicU64`s, which are themselves `Send + Sync`.
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 unsafe impl Send for Words {}
 // SAFETY: as above; all access through `&Words` is through atomics.
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 unsafe impl Sync for Words {}
 
 /// Tables at least this large get 2 MiB alignment and huge pages.
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 const HUGE_PAGE: usize = 2 << 20;
 /// Tables backed on first touch at least this large get a mapping of their
 /// own.
-#[cfg(all(target_os = "linux", not(miri), not(loom)))]
+#[cfg(all(target_os = "linux", not(miri), not(cuckoo_nest_loom)))]
 const LAZY_MAPPING_THRESHOLD: usize = 64 << 10;
 
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 impl Words {
     /// `len` zeroed words; with `huge_pages`, large tables get 2 MiB
     /// alignment and, on Linux, transparent huge pages.
@@ -308,18 +308,18 @@ impl Words {
 /// whatever `p` is).
 #[inline(always)]
 pub(crate) fn prefetch_addr(p: *const u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: prefetch is only a hint: it never faults or reads into
         // the program, whatever the address (SSE is baseline on x86_64).
         unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
     let _ = p;
 }
 
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 impl Deref for Words {
     type Target = [AtomicU64];
     #[inline(always)]
@@ -334,7 +334,7 @@ impl Deref for Words {
     }
 }
 
-#[cfg(not(loom))]
+#[cfg(not(cuckoo_nest_loom))]
 impl Drop for Words {
     fn drop(&mut self) {
         match self.source {
@@ -353,10 +353,10 @@ impl Drop for Words {
     }
 }
 
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 pub(crate) struct Words(Box<[AtomicU64]>);
 
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 impl Words {
     pub(crate) fn zeroed(len: usize, _huge_pages: bool) -> Result<Self, BuildError> {
         Ok(Words((0..len.max(8)).map(|_| AtomicU64::new(0)).collect()))
@@ -375,7 +375,7 @@ impl Words {
     }
 }
 
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 impl Words {
     pub(crate) fn from_le_bytes(
         parts: &[&[u8]],
@@ -393,7 +393,7 @@ impl Words {
     }
 }
 
-#[cfg(loom)]
+#[cfg(cuckoo_nest_loom)]
 impl Deref for Words {
     type Target = [AtomicU64];
     fn deref(&self) -> &[AtomicU64] {

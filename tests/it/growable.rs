@@ -531,3 +531,40 @@ fn saves_while_a_writer_grows_the_filter_hold_every_acknowledged_key() {
     assert!(keys.iter().all(|&h| filter.contains_hash(h)));
     println!("{checks} copies checked while the filter grew");
 }
+
+/// `statistics`: growth steps are the doublings (kept by a save), refused
+/// inserts count every error a single or batch insert returned (a clone or
+/// a load starts counting afresh), and a fixed filter has no growth steps.
+#[test]
+fn statistics_count_growth_steps_and_refused_inserts() {
+    let filter = CuckooFilter::builder()
+        .capacity(1_000)
+        .growable(true)
+        .build()
+        .unwrap();
+    assert_eq!(filter.statistics().growth_steps, 0);
+    for k in 0..8_000u64 {
+        filter.insert(&k).unwrap();
+    }
+    filter.finish_growth();
+    let steps = filter.statistics().growth_steps;
+    assert!(
+        steps >= 3,
+        "8x the first capacity is 3 doublings or more: {steps}"
+    );
+    assert_eq!(filter.statistics().refused_inserts, 0);
+    // Eight copies of one item fill its pair; the ninth is refused, once
+    // by a single insert and once by a batch.
+    for _ in 0..8 {
+        filter.insert("same").unwrap();
+    }
+    assert!(filter.insert("same").is_err());
+    assert!(filter.insert_batch(&["same"; 3]).is_err());
+    assert_eq!(filter.statistics().refused_inserts, 2);
+    let loaded = CuckooFilter::from_bytes(&filter.to_bytes()).unwrap();
+    assert_eq!(loaded.statistics().growth_steps, steps);
+    assert_eq!(loaded.statistics().refused_inserts, 0);
+    assert_eq!(filter.clone().statistics().refused_inserts, 0);
+    let fixed = CuckooFilter::with_capacity(100);
+    assert_eq!(fixed.statistics().growth_steps, 0);
+}

@@ -38,10 +38,10 @@ mod imp {
     use crate::sync::{AtomicPtr, Mutex, Ordering};
     use std::sync::Arc;
 
-    #[cfg(not(loom))]
+    #[cfg(not(cuckoo_nest_loom))]
     static SLOTS: Slots = Slots::new();
     // Loom runs each execution afresh: its slots with it.
-    #[cfg(loom)]
+    #[cfg(cuckoo_nest_loom)]
     loom::lazy_static! {
         static ref SLOTS: Slots = Slots::new();
     }
@@ -56,7 +56,7 @@ mod imp {
         }
     }
 
-    #[cfg(not(loom))]
+    #[cfg(not(cuckoo_nest_loom))]
     thread_local! {
         /// This thread's slot in the light mode once registered, else null:
         /// what a section reads. Constant-initialized with no destructor,
@@ -78,7 +78,7 @@ mod imp {
 
     // Under loom, one slot per model thread and execution; the light mode
     // (and with it `FAST`) is never on.
-    #[cfg(loom)]
+    #[cfg(cuckoo_nest_loom)]
     loom::thread_local! {
         static OWNER: SlotOwner = SlotOwner(SLOTS.register());
     }
@@ -87,9 +87,9 @@ mod imp {
     /// null ([`pin`]).
     #[inline(always)]
     fn fast() -> *const Slot {
-        #[cfg(not(loom))]
+        #[cfg(not(cuckoo_nest_loom))]
         return FAST.with(std::cell::Cell::get);
-        #[cfg(loom)]
+        #[cfg(cuckoo_nest_loom)]
         std::ptr::null()
     }
 
@@ -97,7 +97,7 @@ mod imp {
 
     impl Drop for SlotOwner {
         fn drop(&mut self) {
-            #[cfg(not(loom))]
+            #[cfg(not(cuckoo_nest_loom))]
             FAST.with(|f| f.set(std::ptr::null()));
         }
     }
@@ -247,7 +247,7 @@ mod imp {
         /// Under loom, the states freed, kept until the drop: a section
         /// that reads one after its free then reads loom's cell, and loom
         /// reports it, where freed memory would crash the model instead.
-        #[cfg(loom)]
+        #[cfg(cuckoo_nest_loom)]
         buried: Mutex<Vec<*mut Boxed<T>>>,
     }
 
@@ -258,7 +258,7 @@ mod imp {
     /// reclamation too.
     struct Boxed<T> {
         value: T,
-        #[cfg(loom)]
+        #[cfg(cuckoo_nest_loom)]
         alive: loom::cell::UnsafeCell<()>,
     }
 
@@ -267,7 +267,7 @@ mod imp {
         fn into_raw(value: T) -> *mut Self {
             Box::into_raw(Box::new(Boxed {
                 value,
-                #[cfg(loom)]
+                #[cfg(cuckoo_nest_loom)]
                 alive: loom::cell::UnsafeCell::new(()),
             }))
         }
@@ -278,7 +278,7 @@ mod imp {
         /// `p` came from [`Boxed::into_raw`] and is freed once; no
         /// reference to the state is alive, now or later.
         unsafe fn free(p: *mut Self) {
-            #[cfg(loom)]
+            #[cfg(cuckoo_nest_loom)]
             // SAFETY: `p` is live until the drop below (the caller's word).
             unsafe { &*p }.alive.with_mut(|_| ());
             // SAFETY: from `Box::into_raw`, freed once (the caller's word).
@@ -320,7 +320,7 @@ mod imp {
                 ptr: AtomicPtr::new(Boxed::into_raw(value)),
                 _owns: std::marker::PhantomData,
                 retired: Mutex::new(Vec::new()),
-                #[cfg(loom)]
+                #[cfg(cuckoo_nest_loom)]
                 buried: Mutex::new(Vec::new()),
             }
         }
@@ -337,7 +337,7 @@ mod imp {
             // entered before this load, so it either is one of those (and
             // `reclaim` waits for it) or it loads a state not yet unlinked.
             let state = unsafe { &*self.ptr.load(Ordering::Acquire) };
-            #[cfg(loom)]
+            #[cfg(cuckoo_nest_loom)]
             state.alive.with(|_| ());
             &state.value
         }
@@ -416,13 +416,13 @@ mod imp {
         /// # Safety
         /// As [`Retired::free`].
         unsafe fn free(&self, state: Retired<T>) {
-            #[cfg(loom)]
+            #[cfg(cuckoo_nest_loom)]
             {
                 // SAFETY: live until the drop (buried, not freed).
                 unsafe { &*state.0 }.alive.with_mut(|_| ());
                 self.buried.lock().unwrap().push(state.0);
             }
-            #[cfg(not(loom))]
+            #[cfg(not(cuckoo_nest_loom))]
             // SAFETY: the caller's word.
             unsafe {
                 state.free()
@@ -443,7 +443,7 @@ mod imp {
                 // SAFETY: as above.
                 unsafe { state.free() };
             }
-            #[cfg(loom)]
+            #[cfg(cuckoo_nest_loom)]
             for p in self.buried.lock().unwrap().drain(..) {
                 // SAFETY: from `Boxed::into_raw`, buried once, freed here.
                 drop(unsafe { Box::from_raw(p) });
@@ -451,7 +451,7 @@ mod imp {
         }
     }
 
-    #[cfg(all(test, not(loom)))]
+    #[cfg(all(test, not(cuckoo_nest_loom)))]
     mod tests {
         use super::*;
         use crate::grow::reclaim::slot::DEPTH_MASK;

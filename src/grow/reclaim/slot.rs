@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// has moved on. One word, so entering is a load and a store, and leaving
 /// a load, a compare and a store.
 // Under loom only the section model (below) uses the slots.
-#[cfg_attr(loom, allow(dead_code))]
+#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 pub(crate) struct Slot {
     word: CachePadded<AtomicU64>,
 }
@@ -47,13 +47,13 @@ const OUTERMOST_LEFT: u64 = (1 << DEPTH_BITS) - 1;
 /// semantics Miri's emulation does not follow to the letter
 /// (rust-lang/miri#2301).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[cfg_attr(loom, allow(dead_code))]
+#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 pub(crate) enum Mode {
     Light,
     Portable,
 }
 
-#[cfg_attr(loom, allow(dead_code))]
+#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 impl Slot {
     pub(super) fn new() -> Self {
         Slot {
@@ -139,21 +139,21 @@ impl Slot {
 }
 
 /// The slots of every thread that has entered a section.
-#[cfg_attr(loom, allow(dead_code))]
+#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 pub(crate) struct Slots {
     slots: crate::sync::Mutex<Vec<Arc<Slot>>>,
 }
 
-#[cfg_attr(loom, allow(dead_code))]
+#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 impl Slots {
-    #[cfg(not(loom))]
+    #[cfg(not(cuckoo_nest_loom))]
     pub(crate) const fn new() -> Self {
         Slots {
             slots: crate::sync::Mutex::new(Vec::new()),
         }
     }
 
-    #[cfg(loom)]
+    #[cfg(cuckoo_nest_loom)]
     pub(crate) fn new() -> Self {
         Slots {
             slots: crate::sync::Mutex::new(Vec::new()),
@@ -194,7 +194,7 @@ pub(crate) fn all_left(inside: &[(Arc<Slot>, u64)]) -> bool {
         })
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(cuckoo_nest_loom)))]
 mod tests {
     use super::*;
 
@@ -243,7 +243,7 @@ mod tests {
 /// finds the reader using a freed version in every model; with
 /// `--cfg cuckoo_broken_section_leave_store` (the exit a plain store), in
 /// the model of two sections in turn.
-#[cfg(all(test, loom))]
+#[cfg(all(test, cuckoo_nest_loom))]
 mod loom_model {
     use super::*;
     use crate::sync::AtomicBool;
