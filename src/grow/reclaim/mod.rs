@@ -458,6 +458,7 @@ mod imp {
 
         /// The same through [`pin`]'s guards on this thread's own slot.
         #[test]
+        #[cfg_attr(miri, ignore = "65,536 guards: minutes under Miri")]
         fn guards_nested_past_the_depth_count_keep_the_thread_inside() {
             let mine = |slots: &[(Arc<Slot>, u64)]| {
                 OWNER.with(|o| slots.iter().any(|(s, _)| Arc::ptr_eq(s, &o.0)))

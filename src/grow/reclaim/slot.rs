@@ -210,6 +210,10 @@ mod tests {
     /// the slot reads as inside until the outermost section leaves, in
     /// either mode.
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "140,000 sections, each checked: minutes under Miri; no unsafe code"
+    )]
     fn sections_nested_past_the_depth_count_keep_the_slot_inside() {
         for mode in [Mode::Light, Mode::Portable] {
             let slots = Slots::new();
