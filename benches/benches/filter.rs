@@ -5,7 +5,7 @@
 //! - in cache (~1M items): single-thread `contains`, `contains_batch` and the
 //!   peer (the SIMD kernels against the scalar reference, on the 16-bit
 //!   compare of a bucket pair a default filter makes, are
-//!   `kernels/eq16x8/*` in `cargo bench -p cuckoo-nest-simd`);
+//!   `kernels/eq16x8/*` in `cargo bench -p cuckoo-nest-bench --bench kernels`);
 //! - out of cache (a table of >= 256 MiB): `contains`, `contains_batch`, the
 //!   peer, and this core's random cache-line load rate (the hardware limit:
 //!   a lookup needs two lines);

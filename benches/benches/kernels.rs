@@ -11,7 +11,7 @@
 //! (for AVX2/AVX-512 a real call per group, as `#[target_feature]` code
 //! cannot inline into a baseline loop).
 //!
-//! Run: `cargo bench -p cuckoo-nest-simd -- --warm-up-time 1 --measurement-time 2`
+//! Run: `cargo bench -p cuckoo-nest-bench --bench kernels -- --warm-up-time 1 --measurement-time 2`
 //! Names: `kernels/<method>/<kernel>`.
 
 use std::hint::black_box;
