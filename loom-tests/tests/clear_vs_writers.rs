@@ -58,15 +58,7 @@ fn insert_lands_before_or_after_the_clear() {
         let x1 = aim.primary(0, &[]);
         let y = aim.primary(0, &[]);
         place(&filter, &x1, 0);
-        let filter = Arc::new(filter);
-
-        let inserter = {
-            let filter = Arc::clone(&filter);
-            thread::spawn(move || filter.insert_hash(y.hash))
-        };
-        filter.clear();
-        inserter.join().unwrap().expect("room in the table");
-        after_clear(&filter, y.hash, y.fp);
+        clear_racing_insert(filter, y.hash, y.fp);
     });
 }
 
@@ -83,16 +75,21 @@ fn clear_lands_inside_a_displacement() {
         for (it, b) in full.iter().zip([P, P, Q, Q]) {
             place(&filter, it, b);
         }
-        let filter = Arc::new(filter);
-
-        let inserter = {
-            let filter = Arc::clone(&filter);
-            thread::spawn(move || filter.insert_hash(y.hash))
-        };
-        filter.clear();
-        inserter.join().unwrap().expect("room in the table");
-        after_clear(&filter, y.hash, y.fp);
+        clear_racing_insert(filter, y.hash, y.fp);
     });
+}
+
+/// Clears `filter` while another thread inserts `hash`, then checks what
+/// is left ([`after_clear`]).
+fn clear_racing_insert(filter: cuckoo_nest::CuckooFilter, hash: u64, fp: u32) {
+    let filter = Arc::new(filter);
+    let inserter = {
+        let filter = Arc::clone(&filter);
+        thread::spawn(move || filter.insert_hash(hash))
+    };
+    filter.clear();
+    inserter.join().unwrap().expect("room in the table");
+    after_clear(&filter, hash, fp);
 }
 
 /// Every slot empty or holding `fp`; `len` agrees with what is there.

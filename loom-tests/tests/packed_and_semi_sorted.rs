@@ -132,22 +132,7 @@ fn semi_sorted_insert_rewrites_a_bucket_being_read() {
     check(
         "12a semi-sorted: lookup vs insert into its bucket",
         3,
-        || {
-            let filter = semi_sorted();
-            let mut aim = Aim::new(&filter);
-            let x = aim.primary(Q, &[]);
-            let y = aim.primary(Q, &[]);
-            place(&filter, &x, Q);
-            let filter = Arc::new(filter);
-            let reader = {
-                let filter = Arc::clone(&filter);
-                thread::spawn(move || filter.contains_hash(x.hash))
-            };
-            filter.insert_hash(y.hash).expect("bucket 1 has room");
-            assert!(reader.join().unwrap(), "false negative: {x:?} re-encoded");
-            assert!(filter.contains_hash(x.hash) && filter.contains_hash(y.hash));
-            assert_eq!(filter.len(), 2);
-        },
+        || insert_rewrites_x_bucket(semi_sorted()),
     );
 }
 
@@ -159,23 +144,26 @@ fn semi_sorted_one_load_insert_rewrites_a_bucket_being_read() {
     check(
         "12d semi-sorted 4x13 (one load): lookup vs insert into its bucket",
         3,
-        || {
-            let filter = tiny_shape(4, 13, true);
-            let mut aim = Aim::new(&filter);
-            let x = aim.primary(Q, &[]);
-            let y = aim.primary(Q, &[]);
-            place(&filter, &x, Q);
-            let filter = Arc::new(filter);
-            let reader = {
-                let filter = Arc::clone(&filter);
-                thread::spawn(move || filter.contains_hash(x.hash))
-            };
-            filter.insert_hash(y.hash).expect("bucket 1 has room");
-            assert!(reader.join().unwrap(), "false negative: {x:?} re-encoded");
-            assert!(filter.contains_hash(x.hash) && filter.contains_hash(y.hash));
-            assert_eq!(filter.len(), 2);
-        },
+        || insert_rewrites_x_bucket(tiny_shape(4, 13, true)),
     );
+}
+
+/// The body of 12a and 12d: `x` in bucket 1, looked up while `y`'s insert
+/// into the same bucket re-encodes it.
+fn insert_rewrites_x_bucket(filter: CuckooFilter) {
+    let mut aim = Aim::new(&filter);
+    let x = aim.primary(Q, &[]);
+    let y = aim.primary(Q, &[]);
+    place(&filter, &x, Q);
+    let filter = Arc::new(filter);
+    let reader = {
+        let filter = Arc::clone(&filter);
+        thread::spawn(move || filter.contains_hash(x.hash))
+    };
+    filter.insert_hash(y.hash).expect("bucket 1 has room");
+    assert!(reader.join().unwrap(), "false negative: {x:?} re-encoded");
+    assert!(filter.contains_hash(x.hash) && filter.contains_hash(y.hash));
+    assert_eq!(filter.len(), 2);
 }
 
 /// 12b: a remove from `x`'s semi-sorted bucket re-encodes it while `x` is
