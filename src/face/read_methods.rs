@@ -1,7 +1,9 @@
-//! The read face's inherent methods, documented once for both types:
-//! `read_methods!` writes them into an `impl` block of [`CuckooFilter`] or
-//! [`FilterView`], each calling [`ReadFilter`]'s one implementation, so
-//! they need no import. `$setup` opens every example, making `filter`.
+//! The rest of the read face's inherent methods (batches, copy counts,
+//! hashes, sizes), documented once for both types: `read_methods!` writes
+//! them into an `impl` block of [`CuckooFilter`] or [`FilterView`], each
+//! calling [`ReadFilter`]'s one implementation, so they need no import.
+//! `$setup` opens every example, making `filter`. The single lookups,
+//! `contains*`, are beside the trait, in `read.rs`.
 
 use super::read::ReadFilter;
 use super::CuckooFilter;
@@ -11,51 +13,6 @@ use std::hash::Hash;
 
 macro_rules! read_methods {
     ($setup:literal) => {
-        /// True if `item` is probably in the filter; false if it certainly is not.
-        /// Hashed through `std::hash::Hash` with the filter's seed, as
-        /// [`CuckooFilter::insert`](crate::CuckooFilter::insert) says; byte-string
-        /// keys: [`contains_bytes`](Self::contains_bytes).
-        ///
-        #[doc = $setup]
-        /// assert!(filter.contains("k"));
-        /// assert!(!filter.contains("absent"));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline]
-        #[must_use]
-        pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-            <Self as ReadFilter>::contains(self, item)
-        }
-
-        /// [`contains`](Self::contains) for a key already hashed to 64 well-mixed
-        /// bits.
-        ///
-        #[doc = $setup]
-        /// let hash = filter.hash_item("k"); // the hash `insert("k")` used
-        /// assert!(filter.contains_hash(hash));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline(always)]
-        #[must_use]
-        pub fn contains_hash(&self, hash: u64) -> bool {
-            <Self as ReadFilter>::contains_hash(self, hash)
-        }
-
-        /// True if the byte-string `key` is probably in the filter: hashed with
-        /// the format's own hash ([`hash_bytes`](Self::hash_bytes)), stable across
-        /// platforms and releases.
-        ///
-        #[doc = $setup]
-        /// assert!(filter.contains_bytes(b"b"));
-        /// assert!(!filter.contains_bytes(b"absent"));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline]
-        #[must_use]
-        pub fn contains_bytes(&self, key: &[u8]) -> bool {
-            <Self as ReadFilter>::contains_bytes(self, key)
-        }
-
         /// Looks up many items at once: `out[k]` says whether `items[k]` is
         /// probably present. Returns how many were. Faster than one `contains`
         /// after another on tables bigger than the CPU cache, because the lookups'
