@@ -5,8 +5,8 @@
 //! few primitives of the sealed [`Reader`](sealed::Reader) (a probe, a
 //! count, a batch loop, its configuration and sizes: the owned filter's
 //! here, the shape's `match` in each, a view's in `persist/filter_view.rs`),
-//! and its inherent methods of the same names call these: the lookups
-//! (`lookup_methods!`) here, the rest in `read_methods.rs`.
+//! and its inherent methods of the same names call these: the lookups and
+//! hashes (`lookup_methods!`) here, the rest in `read_methods.rs`.
 
 use super::CuckooFilter;
 use crate::config::Config;
@@ -239,7 +239,7 @@ pub trait ReadFilter: Reader {
     }
 }
 
-/// The single lookups, inherent on both types (each calls [`ReadFilter`]'s
+/// The single lookups and the hashes, inherent on both types (each calls [`ReadFilter`]'s
 /// one implementation, so it needs no import); `$setup` opens every
 /// example, making `filter`. The other inherent methods: `read_methods.rs`.
 macro_rules! lookup_methods {
@@ -287,6 +287,45 @@ macro_rules! lookup_methods {
         #[must_use]
         pub fn contains_bytes(&self, key: &[u8]) -> bool {
             <Self as ReadFilter>::contains_bytes(self, key)
+        }
+
+        /// The hash `insert`/`contains` use for `item`. It depends on `T`'s
+        /// [`Hash`] impl as well as on the saved format: for keys that must
+        /// hash the same in every later Rust release, use
+        /// [`hash_bytes`](Self::hash_bytes).
+        ///
+        #[doc = $setup]
+        /// use cuckoo_nest::StableHasher;
+        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_one(filter.seed(), "k"));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[inline]
+        #[must_use]
+        pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+            <Self as ReadFilter>::hash_item(self, item)
+        }
+
+        /// The format's hash of a key that is bytes, with this filter's seed:
+        /// the hash to pass to the `*_hash` methods for keys that must answer the
+        /// same in every later version of this crate and of Rust. It depends on
+        /// the saved format alone (docs/format.md gives it byte by byte):
+        /// [`StableHasher::hash_bytes`](crate::StableHasher::hash_bytes).
+        ///
+        /// `insert(&key)` and friends hash through `std::hash::Hash`, so their
+        /// hash also depends on the key type's `Hash` impl (which for `str` and
+        /// slices std adds a terminator or a length prefix to, and does not
+        /// promise to keep across Rust releases): `contains(b"k")` and
+        /// `contains_hash(hash_bytes(b"k"))` are different hashes. Use one or
+        /// the other for a given set of keys.
+        ///
+        #[doc = $setup]
+        /// assert!(filter.contains_hash(filter.hash_bytes(b"b")));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[inline]
+        #[must_use]
+        pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+            <Self as ReadFilter>::hash_bytes(self, bytes)
         }
     };
 }
