@@ -151,8 +151,6 @@ pub use face::{CuckooFilter, ReadFilter, Statistics};
 pub use hash::StableHasher;
 #[cfg(all(feature = "internals", not(cuckoo_nest_loom)))]
 pub use internals::debug_fail_barriers;
-#[cfg(feature = "internals")]
-pub use internals::GrowableFilter;
 pub use persist::{FilterView, MAX_METADATA};
 
 #[cfg(test)]

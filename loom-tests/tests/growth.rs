@@ -24,21 +24,26 @@
 //! (14b, 14c), `cuckoo_broken_grow_remove_skips_copy` (14c).
 #![cfg(cuckoo_nest_loom)]
 
-use cuckoo_nest::{Builder, GrowableFilter};
+use cuckoo_nest::{Builder, CuckooFilter};
 use cuckoo_nest_loom_tests::check;
 use loom::sync::Arc;
 use loom::thread;
 
 /// A growable filter whose first generation has `buckets` buckets of 2
 /// slots.
-fn tiny_growable(buckets: usize) -> GrowableFilter {
-    GrowableFilter::new(
-        Builder::default()
-            .buckets(buckets)
-            .bucket_size(2)
-            .fingerprint_bits(8),
-    )
-    .expect("a 2-bucket growable table is a valid configuration")
+fn tiny_growable(buckets: usize) -> CuckooFilter {
+    Builder::default()
+        .buckets(buckets)
+        .bucket_size(2)
+        .fingerprint_bits(8)
+        .growable(true)
+        .build()
+        .expect("a 2-bucket growable table is a valid configuration")
+}
+
+/// Growth steps taken so far.
+fn depth(filter: &CuckooFilter) -> u32 {
+    filter.statistics().growth_steps
 }
 
 /// Hashes of distinct keys.
@@ -50,20 +55,20 @@ fn key(k: u64) -> u64 {
 /// would make the filter grow. Returns the filter, the items in it (with
 /// `x` twice) and the key whose insert grows it. Found on a scratch filter
 /// first: loom replays it in every execution, single-threaded.
-fn full_generation(buckets: usize) -> (GrowableFilter, Vec<u64>, u64) {
+fn full_generation(buckets: usize) -> (CuckooFilter, Vec<u64>, u64) {
     let x = key(0);
     let scratch = tiny_growable(buckets);
     let mut items = vec![x, x];
     for &h in &items {
         scratch.insert_hash(h).unwrap();
     }
-    assert_eq!(scratch.depth(), 0, "setup: two copies fit a bucket pair");
+    assert_eq!(depth(&scratch), 0, "setup: two copies fit a bucket pair");
     let mut k = 1;
     let trigger = loop {
         let h = key(k);
         k += 1;
         scratch.insert_hash(h).unwrap();
-        if scratch.depth() > 0 {
+        if depth(&scratch) > 0 {
             break h;
         }
         items.push(h);
@@ -72,7 +77,7 @@ fn full_generation(buckets: usize) -> (GrowableFilter, Vec<u64>, u64) {
     for &h in &items {
         filter.insert_hash(h).unwrap();
     }
-    assert_eq!(filter.depth(), 0);
+    assert_eq!(depth(&filter), 0);
     (filter, items, trigger)
 }
 
@@ -82,7 +87,7 @@ fn full_generation(buckets: usize) -> (GrowableFilter, Vec<u64>, u64) {
 /// bucket outside them (it fits the generation being frozen). Aimed by the
 /// hash arithmetic alone: building scratch filters to search would take
 /// more steps than loom allows one execution.
-fn two_full_buckets() -> (GrowableFilter, Vec<u64>, u64, u64) {
+fn two_full_buckets() -> (CuckooFilter, Vec<u64>, u64, u64) {
     let filter = tiny_growable(4);
     let pair = |h: u64| {
         let (i1, i2, _) = filter.debug_locate(h);
@@ -100,7 +105,7 @@ fn two_full_buckets() -> (GrowableFilter, Vec<u64>, u64, u64) {
     for &h in &items {
         filter.insert_hash(h).unwrap();
     }
-    assert_eq!(filter.depth(), 0, "setup: four items fill two buckets");
+    assert_eq!(depth(&filter), 0, "setup: four items fill two buckets");
     (filter, items, trigger, y)
 }
 
@@ -119,7 +124,7 @@ fn lookup_during_growth_finds_every_item() {
             thread::spawn(move || watched.iter().all(|&h| filter.contains_hash(h)))
         };
         filter.insert_hash(trigger).unwrap();
-        assert_eq!(filter.depth(), 1, "the insert grew the filter");
+        assert_eq!(depth(&filter), 1, "the insert grew the filter");
         assert!(
             reader.join().unwrap(),
             "a lookup missed an item during growth"
@@ -145,7 +150,7 @@ fn insert_during_growth_is_kept() {
             })
         };
         filter.insert_hash(trigger).unwrap();
-        assert_eq!(filter.depth(), 1, "the insert grew the filter");
+        assert_eq!(depth(&filter), 1, "the insert grew the filter");
         assert!(writer.join().unwrap(), "an acknowledged insert was missed");
         assert!(filter.contains_hash(y), "an insert during growth was lost");
         assert!(filter.contains_hash(trigger));
@@ -162,7 +167,7 @@ fn a_step_finished_by_another_writer_loses_nothing() {
         // the step, while a lookup runs. The step is half done between.
         let (filter, items, trigger) = full_generation(2);
         filter.insert_hash(trigger).unwrap();
-        assert_eq!(filter.depth(), 1, "the insert grew the filter");
+        assert_eq!(depth(&filter), 1, "the insert grew the filter");
         let filter = Arc::new(filter);
         let reader = {
             let filter = Arc::clone(&filter);

@@ -38,7 +38,7 @@ use crate::config::{debug_shape, Config};
 use crate::error::{BuildError, Bytes};
 use crate::persist;
 use crate::shape::Inner;
-use read::sealed::Reader;
+pub(crate) use read::sealed::Reader;
 use std::fmt;
 
 /// A concurrent cuckoo filter. `Send + Sync`: share it with `Arc`; every

@@ -1,9 +1,12 @@
 //! What an owned filter and a view of saved bytes both answer, written
-//! once: [`ReadFilter`]'s provided methods are the one implementation of
+//! once, and the owned filter's lookup from its public method down to the
+//! table: [`ReadFilter`]'s provided methods are the one implementation of
 //! lookups, copy counts, batches and statistics; each type supplies the
 //! few primitives of the sealed [`Reader`](sealed::Reader) (a probe, a
-//! count, a batch loop, its configuration and sizes), and its inherent
-//! methods of the same names (`read_methods!`) call these.
+//! count, a batch loop, its configuration and sizes: the owned filter's
+//! here, the shape's `match` in each, a view's in `persist/filter_view.rs`),
+//! and its inherent methods of the same names call these: the lookups and
+//! hashes (`lookup_methods!`) here, the rest in `read_methods.rs`.
 
 use super::CuckooFilter;
 use crate::config::Config;
@@ -236,6 +239,109 @@ pub trait ReadFilter: Reader {
     }
 }
 
+/// The single lookups and the hashes, inherent on both types (each calls [`ReadFilter`]'s
+/// one implementation, so it needs no import); `$setup` opens every
+/// example, making `filter`. The other inherent methods: `read_methods.rs`.
+macro_rules! lookup_methods {
+    ($setup:literal) => {
+        /// True if `item` is probably in the filter; false if it certainly is not.
+        /// Hashed through `std::hash::Hash` with the filter's seed, as
+        /// [`CuckooFilter::insert`](crate::CuckooFilter::insert) says; byte-string
+        /// keys: [`contains_bytes`](Self::contains_bytes).
+        ///
+        #[doc = $setup]
+        /// assert!(filter.contains("k"));
+        /// assert!(!filter.contains("absent"));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[inline]
+        #[must_use]
+        pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+            <Self as ReadFilter>::contains(self, item)
+        }
+
+        /// [`contains`](Self::contains) for a key already hashed to 64 well-mixed
+        /// bits.
+        ///
+        #[doc = $setup]
+        /// let hash = filter.hash_item("k"); // the hash `insert("k")` used
+        /// assert!(filter.contains_hash(hash));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[inline(always)]
+        #[must_use]
+        pub fn contains_hash(&self, hash: u64) -> bool {
+            <Self as ReadFilter>::contains_hash(self, hash)
+        }
+
+        /// True if the byte-string `key` is probably in the filter: hashed with
+        /// the format's own hash ([`hash_bytes`](Self::hash_bytes)), stable across
+        /// platforms and releases.
+        ///
+        #[doc = $setup]
+        /// assert!(filter.contains_bytes(b"b"));
+        /// assert!(!filter.contains_bytes(b"absent"));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[inline]
+        #[must_use]
+        pub fn contains_bytes(&self, key: &[u8]) -> bool {
+            <Self as ReadFilter>::contains_bytes(self, key)
+        }
+
+        /// The hash `insert`/`contains` use for `item`. It depends on `T`'s
+        /// [`Hash`] impl as well as on the saved format: for keys that must
+        /// hash the same in every later Rust release, use
+        /// [`hash_bytes`](Self::hash_bytes).
+        ///
+        #[doc = $setup]
+        /// use cuckoo_nest::StableHasher;
+        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_one(filter.seed(), "k"));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[inline]
+        #[must_use]
+        pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+            <Self as ReadFilter>::hash_item(self, item)
+        }
+
+        /// The format's hash of a key that is bytes, with this filter's seed:
+        /// the hash to pass to the `*_hash` methods for keys that must answer the
+        /// same in every later version of this crate and of Rust. It depends on
+        /// the saved format alone (docs/format.md gives it byte by byte):
+        /// [`StableHasher::hash_bytes`](crate::StableHasher::hash_bytes).
+        ///
+        /// `insert(&key)` and friends hash through `std::hash::Hash`, so their
+        /// hash also depends on the key type's `Hash` impl (which for `str` and
+        /// slices std adds a terminator or a length prefix to, and does not
+        /// promise to keep across Rust releases): `contains(b"k")` and
+        /// `contains_hash(hash_bytes(b"k"))` are different hashes. Use one or
+        /// the other for a given set of keys.
+        ///
+        #[doc = $setup]
+        /// assert!(filter.contains_hash(filter.hash_bytes(b"b")));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[inline]
+        #[must_use]
+        pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+            <Self as ReadFilter>::hash_bytes(self, bytes)
+        }
+    };
+}
+
+impl CuckooFilter {
+    lookup_methods!(
+        "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(\"k\")?;\nfilter.insert_bytes(b\"b\")?;"
+    );
+}
+
+impl<B: AsRef<[u8]>> FilterView<B> {
+    lookup_methods!(
+        "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(\"k\")?;\nfilter.insert_bytes(b\"b\")?;\nlet bytes = filter.to_bytes();\nlet filter = cuckoo_nest::FilterView::new(&bytes)?;"
+    );
+}
+
 impl ReadFilter for CuckooFilter {}
 impl<B: AsRef<[u8]>> ReadFilter for FilterView<B> {}
 
@@ -311,43 +417,5 @@ impl CuckooFilter {
             t => t.contains_many_wide::<DEFAULT_DISTANCE>(n, hash_at, out),
             g => g.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out)
         )
-    }
-}
-
-#[allow(private_interfaces)]
-impl<B: AsRef<[u8]>> Reader for FilterView<B> {
-    #[inline(always)]
-    fn built(&self) -> &Config {
-        self.config()
-    }
-
-    fn now(&self) -> Config {
-        *self.config()
-    }
-
-    fn items(&self) -> usize {
-        self.saved_items()
-    }
-
-    #[inline(always)]
-    fn probe(&self, hash: u64) -> bool {
-        self.lookup(hash)
-    }
-
-    fn tally(&self, hash: u64) -> usize {
-        self.copies(hash)
-    }
-
-    #[inline(always)]
-    fn probe_many(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
-        self.lookup_many(n, hash_at, out)
-    }
-
-    fn held_bytes(&self) -> usize {
-        self.size_in_bytes()
-    }
-
-    fn table_bytes(&self) -> usize {
-        self.table_len()
     }
 }

@@ -1,7 +1,9 @@
-//! The read face's inherent methods, documented once for both types:
-//! `read_methods!` writes them into an `impl` block of [`CuckooFilter`] or
-//! [`FilterView`], each calling [`ReadFilter`]'s one implementation, so
-//! they need no import. `$setup` opens every example, making `filter`.
+//! The rest of the read face's inherent methods (batches, copy counts,
+//! sizes), documented once for both types: `read_methods!` writes
+//! them into an `impl` block of [`CuckooFilter`] or [`FilterView`], each
+//! calling [`ReadFilter`]'s one implementation, so they need no import.
+//! `$setup` opens every example, making `filter`. The single lookups,
+//! `contains*`, and the hashes are beside the trait, in `read.rs`.
 
 use super::read::ReadFilter;
 use super::CuckooFilter;
@@ -11,51 +13,6 @@ use std::hash::Hash;
 
 macro_rules! read_methods {
     ($setup:literal) => {
-        /// True if `item` is probably in the filter; false if it certainly is not.
-        /// Hashed through `std::hash::Hash` with the filter's seed, as
-        /// [`CuckooFilter::insert`](crate::CuckooFilter::insert) says; byte-string
-        /// keys: [`contains_bytes`](Self::contains_bytes).
-        ///
-        #[doc = $setup]
-        /// assert!(filter.contains("k"));
-        /// assert!(!filter.contains("absent"));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline]
-        #[must_use]
-        pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
-            <Self as ReadFilter>::contains(self, item)
-        }
-
-        /// [`contains`](Self::contains) for a key already hashed to 64 well-mixed
-        /// bits.
-        ///
-        #[doc = $setup]
-        /// let hash = filter.hash_item("k"); // the hash `insert("k")` used
-        /// assert!(filter.contains_hash(hash));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline(always)]
-        #[must_use]
-        pub fn contains_hash(&self, hash: u64) -> bool {
-            <Self as ReadFilter>::contains_hash(self, hash)
-        }
-
-        /// True if the byte-string `key` is probably in the filter: hashed with
-        /// the format's own hash ([`hash_bytes`](Self::hash_bytes)), stable across
-        /// platforms and releases.
-        ///
-        #[doc = $setup]
-        /// assert!(filter.contains_bytes(b"b"));
-        /// assert!(!filter.contains_bytes(b"absent"));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline]
-        #[must_use]
-        pub fn contains_bytes(&self, key: &[u8]) -> bool {
-            <Self as ReadFilter>::contains_bytes(self, key)
-        }
-
         /// Looks up many items at once: `out[k]` says whether `items[k]` is
         /// probably present. Returns how many were. Faster than one `contains`
         /// after another on tables bigger than the CPU cache, because the lookups'
@@ -155,45 +112,6 @@ macro_rules! read_methods {
         #[must_use]
         pub fn count_bytes(&self, key: &[u8]) -> usize {
             <Self as ReadFilter>::count_bytes(self, key)
-        }
-
-        /// The hash `insert`/`contains` use for `item`. It depends on `T`'s
-        /// [`Hash`] impl as well as on the saved format: for keys that must
-        /// hash the same in every later Rust release, use
-        /// [`hash_bytes`](Self::hash_bytes).
-        ///
-        #[doc = $setup]
-        /// use cuckoo_nest::StableHasher;
-        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_one(filter.seed(), "k"));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline]
-        #[must_use]
-        pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
-            <Self as ReadFilter>::hash_item(self, item)
-        }
-
-        /// The format's hash of a key that is bytes, with this filter's seed:
-        /// the hash to pass to the `*_hash` methods for keys that must answer the
-        /// same in every later version of this crate and of Rust. It depends on
-        /// the saved format alone (docs/format.md gives it byte by byte):
-        /// [`StableHasher::hash_bytes`](crate::StableHasher::hash_bytes).
-        ///
-        /// `insert(&key)` and friends hash through `std::hash::Hash`, so their
-        /// hash also depends on the key type's `Hash` impl (which for `str` and
-        /// slices std adds a terminator or a length prefix to, and does not
-        /// promise to keep across Rust releases): `contains(b"k")` and
-        /// `contains_hash(hash_bytes(b"k"))` are different hashes. Use one or
-        /// the other for a given set of keys.
-        ///
-        #[doc = $setup]
-        /// assert!(filter.contains_hash(filter.hash_bytes(b"b")));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline]
-        #[must_use]
-        pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-            <Self as ReadFilter>::hash_bytes(self, bytes)
         }
 
         /// Items in the filter (inserts minus removes; a view's, as saved).

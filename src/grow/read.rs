@@ -120,14 +120,6 @@ impl<const B: usize> Growable<B> {
         addr.depth < addr.spare
     }
 
-    /// The current generation's capacity: the first one's, doubled at each
-    /// growth step.
-    #[cfg(any(test, feature = "internals"))]
-    pub(crate) fn capacity(&self) -> usize {
-        let guard = pin();
-        self.capacity << self.state.load(&guard).cur.addr.depth
-    }
-
     /// The current generation's two buckets and stored fingerprint for
     /// `hash` (for tests).
     #[cfg(any(test, feature = "internals"))]
@@ -144,15 +136,8 @@ impl<const B: usize> Growable<B> {
         self.state.load(&guard).cur.addr.depth
     }
 
-    /// Fingerprint slots of the current generation.
-    #[cfg(any(test, feature = "internals"))]
-    pub(crate) fn slots(&self) -> usize {
-        let guard = pin();
-        self.state.load(&guard).cur.buckets() * B
-    }
-
     /// Width of the fingerprints the current generation stores.
-    #[cfg(any(test, feature = "internals"))]
+    #[cfg(test)]
     pub(crate) fn stored_bits(&self) -> u32 {
         let guard = pin();
         self.state.load(&guard).cur.addr.width()

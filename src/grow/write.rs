@@ -147,7 +147,7 @@ impl<const B: usize> Growable<B> {
                 slots: g.buckets() * B,
             });
         }
-        match g.table.insert_making_room(i1, i2, fp, copies) {
+        match g.table.insert_displacing(i1, i2, fp, copies) {
             // The filter's count, not the generation's: while a step is
             // under way, the items not yet copied count too.
             Err(InsertError::Full { slots, .. }) => match self.len() {

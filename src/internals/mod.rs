@@ -1,12 +1,9 @@
 //! Test hooks, behind the `internals` cargo feature (off by default, on for
 //! this workspace's tests, loom models and benchmarks): aiming items at
 //! buckets, reading a bucket, tuning the batch distance, finding the table's
-//! memory. Unstable: no semver promise covers them. `growable.rs`: the
-//! growth engine on its own, for the loom models and stress tests.
-
-mod growable;
-
-pub use growable::GrowableFilter;
+//! memory. Unstable: no semver promise covers them. Growable filters are
+//! reached as users reach them, through
+//! [`Builder::growable`](crate::Builder::growable).
 
 use crate::error::LengthMismatch;
 use crate::face::CuckooFilter;

@@ -3,7 +3,7 @@
 //! ranges by atomic read-modify-writes (so writers holding different
 //! stripes may share a word without losing each other's bits).
 
-use super::source::WordSource;
+use super::WordSource;
 use super::{Bucket, Mask};
 use crate::broken::{self, Store};
 use crate::sync::{AtomicU64, Ordering};

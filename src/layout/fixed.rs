@@ -1,9 +1,12 @@
 //! 8, 16 and 32-bit fingerprints: buckets of a power-of-two size that never
 //! straddle a word or a cache line, compared by the SIMD kernels, both
-//! candidate buckets in one register.
+//! candidate buckets in one register. Below the layout, the word sources
+//! every layout reads through ([`WordSource`]): here, in the file the
+//! default filter's lookup passes, so that lookup reads down without
+//! leaving it.
 
-use super::bits::low_bits;
-use super::{Bucket, Layout, Mask, WordSource};
+use super::bits::{low_bits, two_word_bits};
+use super::{Bucket, Layout, Mask};
 use crate::broken::{self, Store};
 use crate::sync::{AtomicU64, Ordering};
 use cuckoo_nest_simd::Kernel;
@@ -101,6 +104,20 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
         (Mask((m & lanes) as u32), Mask((m >> at & lanes) as u32))
     }
 
+    /// Both buckets loaded, then one test of the kernel's mask.
+    #[inline(always)]
+    fn probe<K: Kernel, W: WordSource + ?Sized>(
+        &self,
+        k: K,
+        words: &W,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+    ) -> bool {
+        let load = |i| <Self as Layout<B>>::load(self, words, i);
+        <Self as Layout<B>>::any_match(self, k, &load(i1), &load(i2), fp)
+    }
+
     /// One test of the kernel's mask, where [`Self::matches`] would split it.
     #[inline(always)]
     fn any_match<K: Kernel>(&self, k: K, a: &Bucket, b: &Bucket, value: u32) -> bool {
@@ -149,5 +166,215 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
     fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket) {
         let bit = (i * B + j) * F as usize;
         words[bit / 64].fetch_and(!(Self::FP_MASK << (bit % 64)), Ordering::Relaxed);
+    }
+}
+
+// Where a layout reads the table's words from: the owned table's atomics
+// (with or without bounds checks, [`InBounds`]) or a saved filter's
+// immutable bytes, aligned or not ([`LeBytes`]). The load path of every
+// layout is written once over [`WordSource`].
+
+/// Where a lookup reads the table's 64-bit words from: the owned table's
+/// atomics (relaxed loads, ordered by the stripes) or a saved filter's
+/// immutable bytes ([`FilterView`](crate::FilterView)), little-endian. The
+/// load path of every layout is written once over this trait; for the
+/// atomic slice each `word` is one relaxed load, a plain `mov` on x86_64.
+pub(crate) trait WordSource {
+    /// The word after any bucket's first word may be read, whether or not
+    /// the bucket reaches into it (the owned table keeps zero padding after
+    /// its last line), so a bucket of up to 64 bits loads as words `w` and
+    /// `w + 1` without working out where its last bit is. Saved bytes have
+    /// no padding, so a view computes the last word.
+    const SLACK: bool = false;
+
+    /// Word `w`, as a number (bit `k` of the word is bit `64 w + k` of the
+    /// table).
+    fn word(&self, w: usize) -> u64;
+
+    /// Up to 64 bits at table bit `first`, `len` of them (bits above are
+    /// left for the caller to mask): by default two word loads shifted
+    /// together ([`two_word_bits`]); the owned table's lookup path reads
+    /// ranges of up to [`ONE_LOAD_BITS`] bits in one load.
+    #[inline(always)]
+    fn bits(&self, first: usize, len: usize) -> u64 {
+        if len <= ONE_LOAD_BITS {
+            self.short_bits(first, len)
+        } else {
+            two_word_bits(self, first, len)
+        }
+    }
+
+    /// Bucket `i` of buckets of `bits` bits (at most [`ONE_LOAD_BITS`]),
+    /// as [`Self::short_bits`] reads it; for a width fixed at compile time
+    /// (the owned table's one load takes its byte offset as `i * (bits /
+    /// 8)` where buckets are whole bytes, no shift).
+    #[inline(always)]
+    fn short_bucket(&self, i: usize, bits: usize) -> u64 {
+        self.short_bits(i * bits, bits)
+    }
+
+    /// [`Self::bits`] of a range known to be at most [`ONE_LOAD_BITS`]
+    /// long (a caller that has tested the length once for several ranges).
+    #[inline(always)]
+    fn short_bits(&self, first: usize, len: usize) -> u64 {
+        debug_assert!(len <= ONE_LOAD_BITS);
+        two_word_bits(self, first, len)
+    }
+}
+
+/// The longest range [`InBounds`] reads in one unaligned 64-bit load: one
+/// that starts anywhere in a byte still ends inside the 8 bytes loaded.
+pub(crate) const ONE_LOAD_BITS: usize = 57;
+
+impl WordSource for [AtomicU64] {
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        self[w].load(Ordering::Relaxed)
+    }
+}
+
+/// The table's own words on the lookup path, read without bounds checks
+/// (a packed lookup reads four words; their checks were a tenth of its
+/// instructions).
+#[derive(Clone, Copy)]
+pub(crate) struct InBounds<'a>(&'a [AtomicU64]);
+
+impl<'a> InBounds<'a> {
+    /// # Safety
+    ///
+    /// Every word index later asked of the result must be below
+    /// `words.len()`.
+    #[inline(always)]
+    pub(crate) unsafe fn new(words: &'a [AtomicU64]) -> Self {
+        InBounds(words)
+    }
+}
+
+impl WordSource for InBounds<'_> {
+    /// The table's words are followed by `PADDING_WORDS` zero words.
+    const SLACK: bool = true;
+
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        debug_assert!(w < self.0.len(), "word {w} of {}", self.0.len());
+        // SAFETY: whoever made this `InBounds` promised (`InBounds::new`)
+        // that every index asked is below the slice's length.
+        unsafe { self.0.get_unchecked(w) }.load(Ordering::Relaxed)
+    }
+
+    #[inline(always)]
+    fn short_bucket(&self, i: usize, bits: usize) -> u64 {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
+        if bits.is_multiple_of(8) {
+            // The byte offset without first forming the bit offset
+            // (`(i * bits) / 8` costs two instructions more: the compiler
+            // cannot assume the product does not wrap).
+            // SAFETY: as in `short_bits`, for `first = i * bits`, whose
+            // byte is `i * (bits / 8)` and bit offset in it 0.
+            return unsafe { load_at(self.0, i * (bits / 8)) };
+        }
+        self.short_bits(i * bits, bits)
+    }
+
+    /// A range of up to [`ONE_LOAD_BITS`] bits in one unaligned 64-bit
+    /// load at its first byte (x86_64, [`load_at`]), shifted by the bit
+    /// offset in that byte ([`WordSource::bits`] reads longer ranges as two
+    /// words; elsewhere every range is read so).
+    #[inline(always)]
+    fn short_bits(&self, first: usize, len: usize) -> u64 {
+        debug_assert!(len <= ONE_LOAD_BITS);
+        #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
+        {
+            // SAFETY: bytes `first / 8..first / 8 + 8` lie in words
+            // `first / 64` and `first / 64 + 1` (see `load_at`), both below
+            // the length by `InBounds::new`'s contract with a `SLACK` source.
+            unsafe { load_at(self.0, first / 8) >> (first % 8) }
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
+        {
+            one_load_model(self, first, len)
+        }
+    }
+}
+
+/// The 8 bytes of `words` from byte `at`, in one unaligned load.
+///
+/// # Safety
+///
+/// `at / 8 + 1` is below `words.len()`: the bytes lie in words `at / 8`
+/// and `at / 8 + 1`.
+///
+/// The read races with writers' atomic read-modify-writes of those words,
+/// which the language does not see: the block is opaque to it, and at the
+/// machine's level (x86_64) each byte is read single-copy atomically, as a
+/// relaxed atomic load of that byte would read it; docs/verification.md
+/// (section 1, "Packed buckets in one load") argues why the lookup's answer
+/// stands on that alone. No stack, no flags, no write; not `pure`, so it is
+/// neither dropped nor merged, and it stays between the version reads
+/// that order it (an asm block that reads memory is not moved across an
+/// acquire load or fence).
+#[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
+#[inline(always)]
+unsafe fn load_at(words: &[AtomicU64], at: usize) -> u64 {
+    debug_assert!(
+        at / 8 + 1 < words.len(),
+        "byte {at} of {} words",
+        words.len()
+    );
+    let value: u64;
+    // SAFETY: the bytes `at..at + 8` lie in the allocation of `words` (the
+    // caller's contract), which outlives this call; the read is not a Rust
+    // access (see above).
+    unsafe {
+        core::arch::asm!(
+            "mov {value}, qword ptr [{base} + {at}]",
+            base = in(reg) words.as_ptr().cast::<u8>(),
+            at = in(reg) at,
+            value = lateout(reg) value,
+            options(readonly, nostack, preserves_flags)
+        );
+    }
+    value
+}
+
+/// What the one load reads, where it is not compiled (Miri, cuckoo_nest_loom, other
+/// targets): the two words it touches, each one relaxed load. Under loom
+/// the higher word is read first: the load's two parts, where it crosses a
+/// word, may be read in either order, and the portable two-word path
+/// ([`two_word_bits`]) reads the lower first.
+#[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
+#[inline(always)]
+fn one_load_model(words: &InBounds<'_>, first: usize, len: usize) -> u64 {
+    if cfg!(cuckoo_nest_loom) {
+        let w = first / 64;
+        let hi = words.word(w + 1);
+        let lo = words.word(w);
+        super::bits::funnel(lo, hi, (first % 64) as u32)
+    } else {
+        two_word_bits(words, first, len)
+    }
+}
+
+/// Immutable words stored little-endian, 8-byte aligned (a saved table on
+/// its own alignment): `from_le` is a no-op on little-endian targets.
+impl WordSource for [u64] {
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        u64::from_le(self[w])
+    }
+}
+
+/// Immutable little-endian words at any address, read byte-wise (a saved
+/// table that is not 8-byte aligned).
+#[derive(Clone, Copy)]
+pub(crate) struct LeBytes<'a>(pub(crate) &'a [u8]);
+
+impl WordSource for LeBytes<'_> {
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        let b: &[u8; 8] = self.0[w * 8..w * 8 + 8]
+            .try_into()
+            .expect("an 8-byte range");
+        u64::from_le_bytes(*b)
     }
 }

@@ -31,13 +31,11 @@ mod fixed;
 mod mask;
 mod packed;
 mod semi_sorted;
-mod source;
 
-pub(crate) use fixed::Fixed;
+pub(crate) use fixed::{Fixed, InBounds, LeBytes, WordSource, ONE_LOAD_BITS};
 pub(crate) use mask::Mask;
 pub(crate) use packed::Packed;
 pub(crate) use semi_sorted::SemiSorted;
-pub(crate) use source::{InBounds, LeBytes, WordSource, ONE_LOAD_BITS};
 
 use crate::error::DecodeError;
 use crate::sync::AtomicU64;
@@ -120,7 +118,6 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     /// lookup's whole data path, which a layout may do without building
     /// [`Bucket`]s (fewer instructions per lookup keep more lookups' cache
     /// misses in flight).
-    #[inline(always)]
     fn probe<K: Kernel, W: WordSource + ?Sized>(
         &self,
         kernel: K,
@@ -128,10 +125,7 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
         i1: usize,
         i2: usize,
         fp: u32,
-    ) -> bool {
-        let (a, b) = (self.load(words, i1), self.load(words, i2));
-        self.any_match(kernel, &a, &b, fp)
-    }
+    ) -> bool;
 
     /// True if [`Self::probe`] reads each bucket as one range of at most
     /// [`ONE_LOAD_BITS`] bits ([`WordSource::bits`]), which the owned

@@ -2,7 +2,7 @@
 //! mapped file, say), without loading it.
 //!
 //! The view runs the owned filter's own lookup code: the layouts' load and
-//! probe path is generic over where words come from (`WordSource`, `layout/source.rs`), and
+//! probe path is generic over where words come from (`WordSource`, `layout/fixed.rs`), and
 //! the view gives it the bytes instead of the table's atomics. Bytes that
 //! cannot change need no atomics and no version checks, so a view lookup is
 //! the owned one without the stripe reads. Words are read through a
@@ -13,6 +13,7 @@
 use super::header::{Header, HEADER_LEN};
 use crate::config::{debug_shape, Config};
 use crate::error::DecodeError;
+use crate::face::Reader;
 use crate::layout::LeBytes;
 use crate::shape::{with_view, ViewShape};
 use crate::table::Nested;
@@ -339,6 +340,46 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 
 /// Shape and load at a glance, as [`CuckooFilter`](crate::CuckooFilter)'s,
 /// and whether the table is read as aligned words.
+/// A view's primitives of the read face (`face/read.rs`): its lookups
+/// over the saved bytes.
+#[allow(private_interfaces)]
+impl<B: AsRef<[u8]>> Reader for FilterView<B> {
+    #[inline(always)]
+    fn built(&self) -> &Config {
+        self.config()
+    }
+
+    fn now(&self) -> Config {
+        *self.config()
+    }
+
+    fn items(&self) -> usize {
+        self.saved_items()
+    }
+
+    #[inline(always)]
+    fn probe(&self, hash: u64) -> bool {
+        self.lookup(hash)
+    }
+
+    fn tally(&self, hash: u64) -> usize {
+        self.copies(hash)
+    }
+
+    #[inline(always)]
+    fn probe_many(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        self.lookup_many(n, hash_at, out)
+    }
+
+    fn held_bytes(&self) -> usize {
+        self.size_in_bytes()
+    }
+
+    fn table_bytes(&self) -> usize {
+        self.table_len()
+    }
+}
+
 impl<B: AsRef<[u8]>> fmt::Debug for FilterView<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("FilterView");

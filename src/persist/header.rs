@@ -25,7 +25,7 @@ pub(crate) const HEADER_LEN: usize = 64;
 pub(crate) const HASH_STABLE_V1: u8 = 1;
 /// Hash algorithm 2 (version 3, growable filters): [`StableHasher`](crate::StableHasher)
 /// for keys, then `spread` and the nested addressing of a generation
-/// (src/table/addressing.rs, `Nested`): a local bucket, a key and spare
+/// (src/table/nested.rs, `Nested`): a local bucket, a key and spare
 /// bits, the low `depth` of them picking the block.
 pub(crate) const HASH_NESTED_V1: u8 = 2;
 /// Flag bit 0: semi-sorted buckets.

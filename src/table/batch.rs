@@ -23,6 +23,7 @@
 //! picked (docs/benchmarks.md, "Compare kernels in the batch path").
 
 use super::words::prefetch_addr;
+use super::{Addressing, Copies, Table};
 use crate::error::{BatchInsertError, InsertError, LengthMismatch};
 use crate::layout::Layout;
 
@@ -252,5 +253,64 @@ pub(crate) fn check_lengths(keys: usize, results: usize) -> Result<(), LengthMis
         Ok(())
     } else {
         Err(LengthMismatch { keys, results })
+    }
+}
+
+/// The owned table in the batch loop: each probe is the single lookup's.
+impl<const B: usize, L: Layout<B>, A: Addressing> Probe for Table<B, L, A> {
+    #[inline(always)]
+    fn locate_and_prefetch(&self, hash: u64) -> Located {
+        let (i1, i2, fp) = self.locate_pair(hash);
+        self.prefetch(i1);
+        self.prefetch(i2);
+        Located { i1, i2, fp }
+    }
+
+    #[inline(always)]
+    fn probe(&self, at: Located) -> bool {
+        self.contains_at(at.i1, at.i2, at.fp)
+    }
+
+    const WIDE_BATCH_PAYS: bool = L::WIDE_BATCH_PAYS;
+}
+
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// Looks up `n` keys (key `k` hashes to `hash_at(k)`) with `D` in
+    /// flight, writing `out[k]`; returns how many were found.
+    pub(crate) fn contains_many<const D: usize>(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        contains_many::<D, _>(self, n, hash_at, out)
+    }
+
+    /// Whether [`Self::contains_many_wide`] is the faster batch here.
+    #[inline]
+    pub(crate) fn wide_batches(&self) -> bool {
+        wide_batches::<B, L>()
+    }
+
+    /// [`Self::contains_many`] compiled for AVX-512 ([`contains_many_wide`]).
+    pub(crate) fn contains_many_wide<const D: usize>(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        contains_many_wide::<D, _>(self, n, hash_at, out)
+    }
+
+    /// Inserts `n` keys in order, `D` ahead in hashing and prefetching;
+    /// stops at the first failure.
+    pub(crate) fn insert_many<const D: usize>(
+        &self,
+        n: usize,
+        hash_at: impl Fn(usize) -> u64,
+    ) -> Result<(), BatchInsertError> {
+        insert_many::<D, _>(self, n, hash_at, |at| {
+            self.insert(at.i1, at.fp, Copies::Any).map(|_| ())
+        })
     }
 }

@@ -175,17 +175,6 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         })
     }
 
-    /// [`Self::insert`] once [`Self::insert_if_room`] found the pair full.
-    pub(crate) fn insert_making_room(
-        &self,
-        i1: usize,
-        i2: usize,
-        fp: u32,
-        copies: Copies,
-    ) -> Result<bool, InsertError> {
-        self.insert_displacing(i1, i2, fp, copies)
-    }
-
     /// Stores each `(bucket, fp)` of `items` (every bucket in `first..end`)
     /// in a free slot of that bucket, under the locks of the range's
     /// stripes taken once; pushes those whose bucket is full onto `rest`,
@@ -261,12 +250,13 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         Ok(Placed::NoRoom)
     }
 
-    /// [`Self::insert`] once both buckets were found full: make room by
+    /// [`Self::insert`] once both buckets were found full (by `place`, or
+    /// by a growable filter's [`Self::insert_if_room`]): make room by
     /// displacement, place again, until a placement succeeds, the search
     /// finds no free slot, or [`MAX_ATTEMPTS`] rounds lost to other writers.
     #[cold]
     #[inline(never)]
-    fn insert_displacing(
+    pub(crate) fn insert_displacing(
         &self,
         i1: usize,
         i2: usize,

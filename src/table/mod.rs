@@ -15,28 +15,79 @@
 //! stream that mixes them costs no mispredicted branch; only a miss that
 //! raced a versioned write looks again.
 
-mod addressing;
 mod batch;
 mod insert;
+mod nested;
 mod save;
 mod stripes;
 mod view;
 mod words;
 
-pub(crate) use addressing::{Addressing, Nested, NestedItem, Plain};
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
 pub(crate) use insert::Copies;
+pub(crate) use nested::{Nested, NestedItem};
 pub(crate) use view::ViewTable;
 
 use crate::broken;
-use crate::error::{BatchInsertError, BuildError, DecodeError};
+use crate::error::{BuildError, DecodeError};
+use crate::hash::{alt_index, split};
 use crate::layout::{audit_table, Bucket, InBounds, Layout, Mask};
 use crate::sync::{Ordering, Spin};
-use batch::{prefetch_bucket, Located, Probe};
+use batch::prefetch_bucket;
 use cuckoo_nest_simd::Native;
 use save::SaveState;
 use stripes::Stripes;
 use words::Words;
+
+// Where a hash's two buckets are: [`Plain`] is every fixed-size filter's
+// addressing, the primary bucket a fast range of the hash onto `0..m`, the
+// other `(H(fp) - i) mod m` ([`crate::hash::split`],
+// [`crate::hash::alt_index`]); a growable filter's generation is addressed
+// by [`Nested`] (`nested.rs`).
+
+/// How a table finds a hash's buckets and a fingerprint's other bucket.
+///
+/// # Safety
+/// The table's lookup path reads buckets without bounds checks: for a
+/// table of `buckets` buckets, [`Self::locate`] must return a bucket below
+/// `buckets`, and [`Self::alt`] must map every bucket below `buckets` to
+/// one below `buckets`, and be an involution (`alt(alt(i, fp), fp) == i`)
+/// for every fingerprint [`Self::locate`] returns.
+pub(crate) unsafe trait Addressing: Send + Sync + 'static {
+    /// The primary bucket and the fingerprint (never 0) of `hash`.
+    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32);
+
+    /// The other bucket of a fingerprint `fp` stored in bucket `i`.
+    fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize;
+
+    /// Both buckets and the fingerprint of `hash`: [`Self::locate`], then
+    /// [`Self::alt`], unless an addressing has a shorter way (a lookup's
+    /// path).
+    #[inline(always)]
+    fn locate_pair(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, usize, u32) {
+        let (i1, fp) = self.locate(hash, buckets, fp_max);
+        (i1, self.alt(i1, fp, buckets), fp)
+    }
+}
+
+/// The fixed-size filters' addressing; no state.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Plain;
+
+// SAFETY: `split` returns a fast range onto `0..buckets` (`(x * m) >> 64 <
+// m`) and a fingerprint in `1..=fp_max`; `alt_index` is `(h - i) mod m`
+// with `h, i < m`, an involution (tested in hash.rs).
+unsafe impl Addressing for Plain {
+    #[inline(always)]
+    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
+        split(hash, buckets, fp_max)
+    }
+
+    #[inline(always)]
+    fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize {
+        alt_index(i, fp, buckets)
+    }
+}
 
 /// Words of a table of `buckets` buckets of `bucket_bits` bits: whole cache
 /// lines (8 words), so prefetches and loads of the last bucket stay inside
@@ -143,54 +194,6 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
         huge_pages: bool,
     ) -> Result<Self, BuildError> {
         Self::with_addressing(layout, Plain, buckets, capacity, huge_pages, Backing::Now)
-    }
-
-    /// A table of `buckets` buckets whose words are `parts`, one after
-    /// another (little-endian, exactly [`table_words`] words in all: the
-    /// caller checked) holding `len` items: a saved table loaded back. The
-    /// caller audits it ([`Self::audit`]) before anyone uses it.
-    pub(crate) fn from_le_bytes(
-        layout: L,
-        buckets: usize,
-        len: usize,
-        huge_pages: bool,
-        parts: &[&[u8]],
-    ) -> Result<Self, BuildError> {
-        Self::from_le_bytes_addressed(layout, Plain, buckets, len, huge_pages, parts)
-    }
-}
-
-impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
-    /// [`Table::from_le_bytes`] addressed by `addressing` (a growable
-    /// filter's generation).
-    pub(crate) fn from_le_bytes_addressed(
-        layout: L,
-        addressing: A,
-        buckets: usize,
-        len: usize,
-        huge_pages: bool,
-        parts: &[&[u8]],
-    ) -> Result<Self, BuildError> {
-        let total: usize = parts.iter().map(|p| p.len()).sum();
-        // The lookup path reads without bounds checks on this length.
-        assert_eq!(
-            table_words(buckets, layout.bucket_bits()).map(|w| w * 8),
-            Some(total),
-            "the caller checked the table's length"
-        );
-        let stripes = Stripes::new(buckets);
-        stripes.set_len(len);
-        let save = SaveState::new(buckets, layout.bucket_bits(), stripes.run());
-        Ok(Table {
-            kernel: Native::default(),
-            layout,
-            addressing,
-            words: Words::from_le_bytes(parts, PADDING_WORDS, huge_pages)?,
-            saved_words: total / 8,
-            buckets,
-            stripes,
-            save,
-        })
     }
 }
 
@@ -492,64 +495,5 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     pub(crate) fn bucket_fingerprints(&self, i: usize) -> Vec<u32> {
         let b = self.load_bucket(i);
         (0..B).map(|j| self.lane(&b, j)).collect()
-    }
-}
-
-/// The owned table in the batch loop: each probe is the single lookup's.
-impl<const B: usize, L: Layout<B>, A: Addressing> Probe for Table<B, L, A> {
-    #[inline(always)]
-    fn locate_and_prefetch(&self, hash: u64) -> Located {
-        let (i1, i2, fp) = self.locate_pair(hash);
-        self.prefetch(i1);
-        self.prefetch(i2);
-        Located { i1, i2, fp }
-    }
-
-    #[inline(always)]
-    fn probe(&self, at: Located) -> bool {
-        self.contains_at(at.i1, at.i2, at.fp)
-    }
-
-    const WIDE_BATCH_PAYS: bool = L::WIDE_BATCH_PAYS;
-}
-
-impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
-    /// Looks up `n` keys (key `k` hashes to `hash_at(k)`) with `D` in
-    /// flight, writing `out[k]`; returns how many were found.
-    pub(crate) fn contains_many<const D: usize>(
-        &self,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
-        batch::contains_many::<D, _>(self, n, hash_at, out)
-    }
-
-    /// Whether [`Self::contains_many_wide`] is the faster batch here.
-    #[inline]
-    pub(crate) fn wide_batches(&self) -> bool {
-        batch::wide_batches::<B, L>()
-    }
-
-    /// [`Self::contains_many`] compiled for AVX-512 ([`batch::contains_many_wide`]).
-    pub(crate) fn contains_many_wide<const D: usize>(
-        &self,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
-        batch::contains_many_wide::<D, _>(self, n, hash_at, out)
-    }
-
-    /// Inserts `n` keys in order, `D` ahead in hashing and prefetching;
-    /// stops at the first failure.
-    pub(crate) fn insert_many<const D: usize>(
-        &self,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
-    ) -> Result<(), BatchInsertError> {
-        batch::insert_many::<D, _>(self, n, hash_at, |at| {
-            self.insert(at.i1, at.fp, Copies::Any).map(|_| ())
-        })
     }
 }

@@ -57,11 +57,16 @@
 //!
 //! One save runs at a time: a second waits for the first to finish.
 
+use super::stripes::Stripes;
+use super::words::Words;
+use super::{table_words, Plain, PADDING_WORDS};
 use crate::broken;
+use crate::error::BuildError;
 use crate::layout::{Layout, LeBytes};
 use crate::sync::{AtomicU64, Mutex, Ordering, Spin};
 use crate::table::{Addressing, Table};
 use crossbeam_utils::CachePadded;
+use cuckoo_nest_simd::Native;
 
 /// Table bytes a save copies per chunk, about: short enough that a writer
 /// finding its stripe locked for a chunk's copy (a microsecond or two)
@@ -348,5 +353,56 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             out(chunk)?;
         }
         Ok(items)
+    }
+}
+
+/// A saved table loaded back (`persist/load.rs`, `grow/save.rs`).
+impl<const B: usize, L: Layout<B>> Table<B, L> {
+    /// A table of `buckets` buckets whose words are `parts`, one after
+    /// another (little-endian, exactly [`table_words`] words in all: the
+    /// caller checked) holding `len` items: a saved table loaded back. The
+    /// caller audits it ([`Self::audit`]) before anyone uses it.
+    pub(crate) fn from_le_bytes(
+        layout: L,
+        buckets: usize,
+        len: usize,
+        huge_pages: bool,
+        parts: &[&[u8]],
+    ) -> Result<Self, BuildError> {
+        Self::from_le_bytes_addressed(layout, Plain, buckets, len, huge_pages, parts)
+    }
+}
+
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// [`Table::from_le_bytes`] addressed by `addressing` (a growable
+    /// filter's generation).
+    pub(crate) fn from_le_bytes_addressed(
+        layout: L,
+        addressing: A,
+        buckets: usize,
+        len: usize,
+        huge_pages: bool,
+        parts: &[&[u8]],
+    ) -> Result<Self, BuildError> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        // The lookup path reads without bounds checks on this length.
+        assert_eq!(
+            table_words(buckets, layout.bucket_bits()).map(|w| w * 8),
+            Some(total),
+            "the caller checked the table's length"
+        );
+        let stripes = Stripes::new(buckets);
+        stripes.set_len(len);
+        let save = SaveState::new(buckets, layout.bucket_bits(), stripes.run());
+        Ok(Table {
+            kernel: Native::default(),
+            layout,
+            addressing,
+            words: Words::from_le_bytes(parts, PADDING_WORDS, huge_pages)?,
+            saved_words: total / 8,
+            buckets,
+            stripes,
+            save,
+        })
     }
 }

@@ -3,8 +3,8 @@
 //! another [`WordSource`], without the stripe versions (bytes that cannot
 //! change need no validation), and the same pipelined batch loop.
 
-use super::addressing::{Addressing, Plain};
 use super::batch::{self, prefetch_bucket, Located, Probe};
+use super::{Addressing, Plain};
 use crate::error::DecodeError;
 use crate::layout::{audit_table, Layout, WordSource};
 use cuckoo_nest_simd::Native;

@@ -2,7 +2,7 @@
 //! for a new table or copied from saved bytes for a loaded one.
 //!
 //! The allocation's unsafe code is kept to this module (the others are the
-//! lookup's unchecked reads, `layout/source.rs` and `table/stripes.rs`, the
+//! lookup's unchecked reads, `layout/fixed.rs` and `table/stripes.rs`, the
 //! view's `align_to` and the SIMD kernels). Random bucket accesses over a large
 //! table otherwise miss the TLB on nearly every lookup, so tables of 4 MiB or
 //! more built with `huge_pages` (the default) are aligned to 2 MiB and, on

@@ -14,7 +14,7 @@
 //! must still be found (removes across generations take one copy, never an
 //! item's last).
 
-use cuckoo_nest::{Builder, GrowableFilter};
+use cuckoo_nest::Builder;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 const FRESH: u8 = 0;
@@ -56,13 +56,13 @@ fn plan(i: usize) -> Plan {
 
 fn grow_32x(bucket_size: usize, writers: usize, readers: usize) {
     let (capacity, growth) = if cfg!(miri) { (32, 4) } else { (2_000, 32) };
-    let filter = GrowableFilter::new(
-        Builder::default()
-            .capacity(capacity)
-            .bucket_size(bucket_size)
-            .fingerprint_bits(12),
-    )
-    .unwrap();
+    let filter = Builder::default()
+        .capacity(capacity)
+        .bucket_size(bucket_size)
+        .fingerprint_bits(12)
+        .growable(true)
+        .build()
+        .unwrap();
     let first_capacity = filter.capacity();
     let per_writer = first_capacity * growth / writers;
     let states: Vec<Vec<AtomicU8>> = (0..writers)
@@ -141,7 +141,7 @@ fn grow_32x(bucket_size: usize, writers: usize, readers: usize) {
         lookups.load(Ordering::Relaxed) > 0,
         "the readers looked nothing up"
     );
-    let depth = filter.depth();
+    let depth = filter.statistics().growth_steps;
     assert!(
         filter.capacity() >= first_capacity * growth / 2 && depth >= growth.ilog2() - 1,
         "grew to depth {depth}, capacity {}",
@@ -191,13 +191,13 @@ fn eight_slot_buckets_grow_32x_under_readers_and_writers() {
 #[cfg_attr(miri, ignore = "millions of lookups")]
 fn false_positive_rate_holds_from_1x_to_64x() {
     let bits = 10;
-    let filter = GrowableFilter::new(
-        Builder::default()
-            .capacity(4_000)
-            .bucket_size(4)
-            .fingerprint_bits(bits),
-    )
-    .unwrap();
+    let filter = Builder::default()
+        .capacity(4_000)
+        .bucket_size(4)
+        .fingerprint_bits(bits)
+        .growable(true)
+        .build()
+        .unwrap();
     // What a fixed-size filter of 4 x 10-bit slots at full design load
     // expects: 2 * 4 * 0.95 / 2^10, about 0.74%.
     let promised = cuckoo_nest::CuckooFilter::builder()
@@ -224,7 +224,7 @@ fn false_positive_rate_holds_from_1x_to_64x() {
         assert!(
             rate <= promised + margin,
             "{size}x: rate {rate:.5} over the promised {promised:.5} (depth {})",
-            filter.depth()
+            filter.statistics().growth_steps
         );
     }
 }

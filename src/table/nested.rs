@@ -1,58 +1,12 @@
-//! Where a hash's two buckets are: the table's addressing.
-//!
-//! [`Plain`] is every fixed-size filter's: the primary bucket is a fast
-//! range of the hash onto `0..m`, the other `(H(fp) - i) mod m`
-//! ([`crate::hash::split`], [`crate::hash::alt_index`]). [`Nested`] is a
-//! growable filter's generation (`grow/`): the same pair of *local* buckets
-//! inside one of `2^depth` blocks, so a table twice as large holds every
-//! pair of the smaller one, split in two by one bit the fingerprint gives
-//! up (docs/design.md, "Growth").
+//! A growable filter's addressing, [`Nested`]: a generation (`grow/`)
+//! holds the same pair of *local* buckets inside one of `2^depth` blocks,
+//! so a table twice as large holds every pair of the smaller one, split in
+//! two by one bit the fingerprint gives up (docs/design.md, "Growth"). The
+//! [`Addressing`] trait and the fixed-size filters' [`Plain`] are in
+//! `table/mod.rs`, on the lookup's path.
 
-use crate::hash::{alt_index, fast_range, split, spread};
-
-/// How a table finds a hash's buckets and a fingerprint's other bucket.
-///
-/// # Safety
-/// The table's lookup path reads buckets without bounds checks: for a
-/// table of `buckets` buckets, [`Self::locate`] must return a bucket below
-/// `buckets`, and [`Self::alt`] must map every bucket below `buckets` to
-/// one below `buckets`, and be an involution (`alt(alt(i, fp), fp) == i`)
-/// for every fingerprint [`Self::locate`] returns.
-pub(crate) unsafe trait Addressing: Send + Sync + 'static {
-    /// The primary bucket and the fingerprint (never 0) of `hash`.
-    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32);
-
-    /// The other bucket of a fingerprint `fp` stored in bucket `i`.
-    fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize;
-
-    /// Both buckets and the fingerprint of `hash`: [`Self::locate`], then
-    /// [`Self::alt`], unless an addressing has a shorter way (a lookup's
-    /// path).
-    #[inline(always)]
-    fn locate_pair(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, usize, u32) {
-        let (i1, fp) = self.locate(hash, buckets, fp_max);
-        (i1, self.alt(i1, fp, buckets), fp)
-    }
-}
-
-/// The fixed-size filters' addressing; no state.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Plain;
-
-// SAFETY: `split` returns a fast range onto `0..buckets` (`(x * m) >> 64 <
-// m`) and a fingerprint in `1..=fp_max`; `alt_index` is `(h - i) mod m`
-// with `h, i < m`, an involution (tested in hash.rs).
-unsafe impl Addressing for Plain {
-    #[inline(always)]
-    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
-        split(hash, buckets, fp_max)
-    }
-
-    #[inline(always)]
-    fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize {
-        alt_index(i, fp, buckets)
-    }
-}
+use super::Addressing;
+use crate::hash::{alt_index, fast_range, spread};
 
 /// A growable filter's generation `depth`: `2^depth` blocks of `local`
 /// buckets, bucket `block * local + l` being local bucket `l` of `block`.
