@@ -309,6 +309,10 @@ pub(crate) struct Growable<const B: usize> {
     /// allocation refused), else 0: read first, so the inserts near the
     /// growth load do not all take `next`'s lock to find that out.
     next_done: AtomicU64,
+    /// The longest displacement path the retired generations' inserts
+    /// carried out (folded in by each growth step, once the generation is
+    /// frozen): with the current generation's, the filter's statistic.
+    longest_retired: AtomicU64,
     /// The first generation's capacity.
     capacity: usize,
     huge_pages: bool,
@@ -346,9 +350,20 @@ impl<const B: usize> Growable<B> {
             grow_lock: crate::sync::Mutex::new(()),
             next: crate::sync::Mutex::new(None),
             next_done: AtomicU64::new(0),
+            longest_retired: AtomicU64::new(0),
             capacity,
             huge_pages,
         }
+    }
+}
+
+impl<const B: usize> Growable<B> {
+    /// The longest displacement path, in hops, any generation's inserts
+    /// carried out whole.
+    pub(crate) fn longest_path(&self) -> u64 {
+        let guard = pin();
+        let current = self.state.load(&guard).cur.table.longest_path();
+        current.max(self.longest_retired.load(Ordering::Relaxed))
     }
 }
 

@@ -25,7 +25,7 @@ mod words;
 
 pub(crate) use addressing::{Addressing, Nested, NestedItem, Plain};
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
-pub(crate) use insert::Copies;
+pub(crate) use insert::{max_path_depth, Copies};
 pub(crate) use view::ViewTable;
 
 use crate::broken;
@@ -132,6 +132,7 @@ pub(crate) struct Table<const B: usize, L, A = Plain> {
     /// What a running save has copied (save.rs): hops must not hide a
     /// fingerprint from it. Boxed (see [`SaveState::new`]).
     save: Box<SaveState>,
+    longest: insert::LongestPath,
 }
 
 impl<const B: usize, L: Layout<B>> Table<B, L> {
@@ -190,6 +191,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             buckets,
             stripes,
             save,
+            longest: insert::LongestPath::new(),
         })
     }
 }
@@ -222,6 +224,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             buckets,
             stripes,
             save,
+            longest: insert::LongestPath::new(),
         })
     }
 
