@@ -291,10 +291,11 @@ pub(crate) struct Growable<const B: usize> {
     /// are full is refused without a displacement search, until a remove or
     /// `clear` frees a slot.
     topped_out: AtomicBool,
-    /// Set while a save holds the growth lock: inserts then make room by
-    /// displacement past the load they grow at rather than wait for a growth
-    /// step (see [`Growable::save_chunks`]).
-    saving: AtomicBool,
+    /// Saves that hold the growth lock or wait for it: while any does,
+    /// inserts make room by displacement past the load they grow at rather
+    /// than wait for a growth step, which waits for the save (see
+    /// [`Growable::save_chunks`] and [`Growable::grow`]).
+    saving: AtomicU64,
     gate: Gate,
     /// Held by the one growth step under way (and by `clear`).
     grow_lock: crate::sync::Mutex<()>,
@@ -340,7 +341,7 @@ impl<const B: usize> Growable<B> {
         let a = generation.addr;
         Growable {
             first: Nested::new(0, a.local, a.key_bits, a.spare),
-            saving: AtomicBool::new(false),
+            saving: AtomicU64::new(0),
             topped_out: AtomicBool::new(false),
             state: Current::new(State {
                 cur: Arc::new(generation),
