@@ -20,19 +20,8 @@
 use crate::broken::{self, Section};
 use crate::error::InsertError;
 use crate::layout::{Layout, Mask};
-use crate::sync::{AtomicU64, Ordering};
+use crate::sync::Ordering;
 use crate::table::{Addressing, Table};
-
-/// The longest displacement path a table's inserts carried out whole, in
-/// hops (items moved): a table's statistic, updated only by inserts that
-/// displace ([`Table::longest_path`]).
-pub(crate) struct LongestPath(AtomicU64);
-
-impl LongestPath {
-    pub(crate) fn new() -> Self {
-        LongestPath(AtomicU64::new(0))
-    }
-}
 
 /// The most hops a displacement path of `b`-slot buckets may have: two-slot
 /// buckets branch little, so they get deeper paths.
@@ -143,9 +132,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     const MAX_DEPTH: u8 = max_path_depth(B);
 
     /// The longest displacement path this table's inserts carried out
-    /// whole, in hops ([`LongestPath`]).
+    /// whole, in hops (kept beside the save's state, save.rs).
     pub(crate) fn longest_path(&self) -> u64 {
-        self.longest.0.load(Ordering::Relaxed)
+        self.save.longest.load(Ordering::Relaxed)
     }
 
     /// Inserts `fp` with primary bucket `i1`; returns whether it stored a
@@ -342,7 +331,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
                     // path (not under loom: no protocol step, no model state).
                     if !cfg!(cuckoo_nest_loom) {
                         let hops = u64::from(nodes[end].depth);
-                        self.longest.0.fetch_max(hops, Ordering::Relaxed);
+                        self.save.longest.fetch_max(hops, Ordering::Relaxed);
                     }
                     Search::Path(end)
                 }

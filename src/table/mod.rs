@@ -132,7 +132,6 @@ pub(crate) struct Table<const B: usize, L, A = Plain> {
     /// What a running save has copied (save.rs): hops must not hide a
     /// fingerprint from it. Boxed (see [`SaveState::new`]).
     save: Box<SaveState>,
-    longest: insert::LongestPath,
 }
 
 impl<const B: usize, L: Layout<B>> Table<B, L> {
@@ -191,7 +190,6 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             buckets,
             stripes,
             save,
-            longest: insert::LongestPath::new(),
         })
     }
 }
@@ -224,7 +222,6 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             buckets,
             stripes,
             save,
-            longest: insert::LongestPath::new(),
         })
     }
 
