@@ -21,7 +21,10 @@
 //! ```
 //!
 //! For inserts, `--toggle-collect="*measured_insert*"` and divide by
-//! 1,000,000: the whole fill, displacements included.
+//! 1,000,000: the whole fill, displacements included. A second argument
+//! `roomy` builds the filter for twice the items, so the fill stops at
+//! half its capacity: the free-slot insert alone (no insert displaces),
+//! e.g. `lookup_instructions 4x16 roomy`.
 //!
 //! Shapes: `4x16` (the default), `4x12`, `4x13`, `ss4x13` (semi-sorted),
 //! `2x16`, `8x16`, `4x8`; a `g` in front (`g4x10`) makes it growable, with
@@ -71,9 +74,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .split_once('x')
         .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))
         .ok_or_else(|| format!("shape {shape}: want BxF or ssBxF, e.g. 4x12"))?;
+    let roomy = match std::env::args().nth(2).as_deref() {
+        None => false,
+        Some("roomy") => true,
+        Some(other) => return Err(format!("{other}: want roomy or nothing").into()),
+    };
     // A growable filter starts at an eighth and grows three times.
+    let capacity = if growable { ITEMS / 8 } else { ITEMS };
     let filter = CuckooFilter::builder()
-        .capacity(if growable { ITEMS / 8 } else { ITEMS })
+        .capacity(if roomy { 2 * capacity } else { capacity })
         .bucket_size(b)
         .fingerprint_bits(f)
         .semi_sorted(semi)
@@ -95,6 +104,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = vec![false; queries.len()];
     let batch = measured_batch(&filter, &queries, &mut out);
     assert_eq!(single, batch);
-    println!("{shape}: {LOOKUPS} lookups, {single} found");
+    println!(
+        "{shape}: {LOOKUPS} lookups, {single} found; longest displacement {}",
+        filter.statistics().longest_displacement
+    );
     Ok(())
 }

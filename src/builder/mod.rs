@@ -220,6 +220,15 @@ impl Builder {
     /// assert!((0..20_000u64).all(|k| filter.contains(&k)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// While a save runs ([`save_to_path`](crate::CuckooFilter::save_to_path),
+    /// [`write_to_seekable`](crate::CuckooFilter::write_to_seekable),
+    /// `to_bytes`, `clone`, `merge`), the filter does not grow: the save
+    /// holds the growth lock. Inserts then make room by displacement past
+    /// the load the filter grows at, and an insert waits for the save, its
+    /// I/O included, only if no displacement path has room (a table filled
+    /// several points past that load during the save); it then grows the
+    /// filter once the save ends.
     #[must_use = "a builder method returns the changed builder"]
     pub fn growable(mut self, enabled: bool) -> Self {
         self.growable = enabled;

@@ -115,14 +115,29 @@ impl CuckooFilter {
     /// its current position, streaming: the table goes out about 16 KiB
     /// at a time as it is copied, so the save needs memory for that, not
     /// for a copy of the table. Writers wait while a piece of their stripe
-    /// is copied (a microsecond or two). They wait for the I/O in two cases
-    /// only: an insert whose every displacement path would hide a
-    /// fingerprint from the save copies its buckets' pieces ahead of it, up
-    /// to an eighth of the table (kept in memory until the save reaches
-    /// them), and past that allowance waits for the save to move on; and a
-    /// growable filter's insert that needs a growth step waits for the
-    /// whole save (a save holds the growth lock; before that, inserts make
-    /// room by displacement past the load the filter grows at). It writes a zero header first (which
+    /// is copied (a microsecond or two). Inserts into a free slot and
+    /// removes never wait for the I/O; an insert that must make room waits
+    /// for it in two cases only, both near full load:
+    ///
+    /// - A displacement hop may not move a fingerprint from a bucket the
+    ///   save has not copied yet into one it has (the save would miss it).
+    ///   An insert whose every path needs such a hop out of one of its own
+    ///   two buckets copies those buckets' pieces ahead of the save (up to
+    ///   an eighth of the table, kept in memory until the save reaches
+    ///   them) and goes on. One whose every path needs such a hop further
+    ///   along (out of a bucket that is not its own), or that finds the
+    ///   allowance used up, waits until the save has written more pieces
+    ///   (one `write` of `w` each) or ended: in the worst case, until the
+    ///   save reaches that bucket.
+    /// - A growable filter grows by steps, and a save holds off every step
+    ///   until it ends (it holds the growth lock). Meanwhile an insert that
+    ///   would start a step makes room by displacement instead, past the
+    ///   load the filter grows at (a table takes several points more), and
+    ///   waits only when no path within the search has room: it then waits
+    ///   for the rest of the save, its I/O included, and starts the step.
+    ///
+    /// (`examples/save_slow_writer.rs` measures both with a `Write` taking
+    /// 1 ms a call.) It writes a zero header first (which
     /// every reader refuses), the table, then seeks back to write the real
     /// header, and leaves `w` at the end of what it wrote. Same copy as
     /// `to_bytes`. [`save_to_path`](Self::save_to_path) saves this way.
@@ -177,8 +192,12 @@ impl CuckooFilter {
     /// to the device (`fsync`), renames it over `path` (atomic on POSIX
     /// file systems), then flushes the directory so the rename itself is
     /// durable. It streams as [`write_to_seekable`](Self::write_to_seekable)
-    /// does: 16 KiB of memory, not a table copy, and writers wait only
-    /// while a piece of their stripe is copied. The copy is `to_bytes`'s.
+    /// does: 16 KiB of memory, not a table copy, and writers wait while a
+    /// piece of their stripe is copied; an insert that must make room near
+    /// full load may wait for the file's I/O in the two cases that method
+    /// lists (a hop that would hide a fingerprint from the save; a growable
+    /// filter's insert that finds no room while the save holds off its
+    /// growth step). The copy is `to_bytes`'s.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;

@@ -1,7 +1,8 @@
-//! What a filter reports for monitoring: growth steps and refused inserts.
+//! What a filter reports for monitoring: growth steps, refused inserts and
+//! the longest displacement.
 
 use super::CuckooFilter;
-use crate::shape::Inner;
+use crate::shape::{with_table, Inner};
 use crate::sync::{AtomicU64, Ordering};
 
 /// A filter's statistics ([`CuckooFilter::statistics`]), read without
@@ -17,6 +18,13 @@ use crate::sync::{AtomicU64, Ordering};
 /// let stats = filter.statistics();
 /// assert!(stats.growth_steps >= 3); // 100 -> 800 or more
 /// assert_eq!(stats.refused_inserts, 1);
+/// // Near full, some insert found both its buckets full and moved items.
+/// assert!(stats.longest_displacement >= 1);
+///
+/// // A filter far from full puts every item in a free slot: nothing moved.
+/// let roomy = CuckooFilter::with_capacity(1_000_000);
+/// roomy.insert_batch(&[1u32, 2, 3])?;
+/// assert_eq!(roomy.statistics().longest_displacement, 0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +39,19 @@ pub struct Statistics {
     /// was built, loaded or cloned: a filter that refuses inserts is full,
     /// at its maximum capacity, or fed colliding keys.
     pub refused_inserts: u64,
+    /// The most items one insert moved to make room (the hops of the
+    /// longest displacement path carried out whole, its cuckoo kicks) since
+    /// the filter was built, loaded or cloned; 0 while every insert found a
+    /// free slot in one of its two buckets. At most the search's depth (20
+    /// hops for 2-slot buckets, 6 for 4, 4 for 8). Counted on the
+    /// displacing path only (a relaxed maximum per path), so an insert into
+    /// a free slot pays nothing for it. Paths near that depth mean the
+    /// filter is near its maximum load. Not saved: like `refused_inserts`
+    /// it describes this process's inserts, not the table (a loaded filter
+    /// holds the same items whatever paths placed them), and the saved
+    /// format has no field for it; a save and load, or a clone, starts it
+    /// at 0.
+    pub longest_displacement: u64,
 }
 
 /// The counters behind [`Statistics`], one per filter.
@@ -57,6 +78,7 @@ impl CuckooFilter {
         Statistics {
             growth_steps,
             refused_inserts: self.counters.refused.load(Ordering::Relaxed),
+            longest_displacement: with_table!(&self.inner, t => t.longest_path(), g => g.longest_path()),
         }
     }
 

@@ -291,10 +291,11 @@ pub(crate) struct Growable<const B: usize> {
     /// are full is refused without a displacement search, until a remove or
     /// `clear` frees a slot.
     topped_out: AtomicBool,
-    /// Set while a save holds the growth lock: inserts then make room by
-    /// displacement past the load they grow at rather than wait for a growth
-    /// step (see [`Growable::save_chunks`]).
-    saving: AtomicBool,
+    /// Saves that hold the growth lock or wait for it: while any does,
+    /// inserts make room by displacement past the load they grow at rather
+    /// than wait for a growth step, which waits for the save (see
+    /// [`Growable::save_chunks`] and [`Growable::grow`]).
+    saving: AtomicU64,
     gate: Gate,
     /// Held by the one growth step under way (and by `clear`).
     grow_lock: crate::sync::Mutex<()>,
@@ -309,6 +310,10 @@ pub(crate) struct Growable<const B: usize> {
     /// allocation refused), else 0: read first, so the inserts near the
     /// growth load do not all take `next`'s lock to find that out.
     next_done: AtomicU64,
+    /// The longest displacement path the retired generations' inserts
+    /// carried out (folded in by each growth step, once the generation is
+    /// frozen): with the current generation's, the filter's statistic.
+    longest_retired: AtomicU64,
     /// The first generation's capacity.
     capacity: usize,
     huge_pages: bool,
@@ -336,7 +341,7 @@ impl<const B: usize> Growable<B> {
         let a = generation.addr;
         Growable {
             first: Nested::new(0, a.local, a.key_bits, a.spare),
-            saving: AtomicBool::new(false),
+            saving: AtomicU64::new(0),
             topped_out: AtomicBool::new(false),
             state: Current::new(State {
                 cur: Arc::new(generation),
@@ -346,9 +351,20 @@ impl<const B: usize> Growable<B> {
             grow_lock: crate::sync::Mutex::new(()),
             next: crate::sync::Mutex::new(None),
             next_done: AtomicU64::new(0),
+            longest_retired: AtomicU64::new(0),
             capacity,
             huge_pages,
         }
+    }
+}
+
+impl<const B: usize> Growable<B> {
+    /// The longest displacement path, in hops, any generation's inserts
+    /// carried out whole.
+    pub(crate) fn longest_path(&self) -> u64 {
+        let guard = pin();
+        let current = self.state.load(&guard).cur.table.longest_path();
+        current.max(self.longest_retired.load(Ordering::Relaxed))
     }
 }
 

@@ -11,7 +11,10 @@ impl<const B: usize> Growable<B> {
     /// While the save runs, an insert that finds the generation at the
     /// load it grows at makes room by displacement instead of growing it (a
     /// table takes a few points more than its design load), and waits for
-    /// the save only when that fails. If a growth step's copy could not be
+    /// the save only when that fails. The save is counted in `saving`
+    /// before it asks for the lock, so an insert that wants a step and
+    /// finds the lock taken retries by displacement rather than queue
+    /// behind the save ([`Self::grow`]). If a growth step's copy could not be
     /// finished (only with crafted keys: a pair asked for more than `2b`
     /// copies of one fingerprint, see [`Self::copy_chunk`]), the save holds
     /// the current generation without the copies that did not fit.
@@ -20,6 +23,17 @@ impl<const B: usize> Growable<B> {
         config: &crate::config::Config,
         out: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(usize, crate::config::Config), E> {
+        // Counted before the lock is asked for, so that no insert starts
+        // waiting for a lock this save is about to hold (`Self::grow`);
+        // uncounted on any exit, after the lock is released.
+        struct Saving<'a>(&'a AtomicU64);
+        impl Drop for Saving<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+        self.saving.fetch_add(1, Ordering::Relaxed);
+        let _saving = Saving(&self.saving);
         // Under the growth lock, a step under way finished: the save then
         // sees one generation, which no step replaces until it is done.
         let lock = (!broken::GROW_SAVE_UNLOCKED)
@@ -34,14 +48,6 @@ impl<const B: usize> Growable<B> {
         // The frozen generation, retired by the finish, is freed before
         // the save rather than held through it.
         self.state.reclaim(RECLAIM_ROUNDS);
-        struct Saving<'a>(&'a AtomicBool);
-        impl Drop for Saving<'_> {
-            fn drop(&mut self) {
-                self.0.store(false, Ordering::Relaxed);
-            }
-        }
-        self.saving.store(true, Ordering::Relaxed);
-        let _saving = Saving(&self.saving);
         let guard = pin();
         let cur = &self.state.load(&guard).cur;
         let items = cur.table.save_chunks(out)?;

@@ -270,13 +270,18 @@ impl<const B: usize> Growable<B> {
 
     /// A growth step (module docs), after an insert found generation `seen`
     /// full. Returns `Ok` when the insert should try again: another thread
-    /// grew the filter meanwhile, a migration under way was finished, or
-    /// this step grew it.
+    /// grew the filter meanwhile, a migration under way was finished, this
+    /// step grew it, or a save holds the growth lock (or waits for it)
+    /// and the insert has not yet tried displacement (`displaced` false):
+    /// it then makes room by displacement past the load it grows at, and
+    /// waits for the save's I/O only if that finds no room.
     #[cold]
-    pub(super) fn grow(&self, seen: usize) -> Result<(), InsertError> {
+    pub(super) fn grow(&self, seen: usize, displaced: bool) -> Result<(), InsertError> {
         let result = {
             let guard = pin();
-            let _lock = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(_lock) = self.lock_for_step(displaced) else {
+                return Ok(());
+            };
             self.grow_step(seen, &guard)
         };
         // Outside any section of this thread (a section of its own would
@@ -286,6 +291,31 @@ impl<const B: usize> Growable<B> {
         // never on a lookup's.
         self.state.reclaim(RECLAIM_ROUNDS);
         result
+    }
+
+    /// The growth lock for a step; `None` if a save holds it or waits for
+    /// it while `displaced` is false (see [`Self::grow`]). The lock is
+    /// tried, not waited on, until it is had or a save is counted, so an
+    /// insert that started waiting for a step never ends up waiting behind
+    /// a save that came later; the wait is a step's (spinning, then
+    /// yielding). An insert that displaced and found no room waits for the
+    /// lock, the save's included.
+    fn lock_for_step(&self, displaced: bool) -> Option<impl Sized + '_> {
+        if displaced {
+            return Some(self.grow_lock.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+        let spin = Spin::new();
+        loop {
+            match self.grow_lock.try_lock() {
+                Ok(lock) => return Some(lock),
+                Err(std::sync::TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => {}
+            }
+            if self.saving.load(Ordering::Relaxed) != 0 {
+                return None;
+            }
+            spin.wait();
+        }
     }
 
     /// [`Self::grow`] under the growth lock and a section.
@@ -328,6 +358,11 @@ impl<const B: usize> Growable<B> {
         // Frozen: no write to `cur` is in flight, none starts. Its count
         // is final.
         let frozen_len = cur.table.len();
+        if !cfg!(cuckoo_nest_loom) {
+            // A statistic, not a protocol step: kept out of the models.
+            let longest = cur.table.longest_path();
+            self.longest_retired.fetch_max(longest, Ordering::Relaxed);
+        }
         let chunks = cur.buckets().div_ceil(CHUNK_BUCKETS);
         let block_slots = next.addr.local * B;
         let budget = (slots as f64 * migration_load(B, block_slots)) as i64 - frozen_len as i64;

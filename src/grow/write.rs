@@ -9,7 +9,10 @@ pub(super) enum Attempt {
     /// The insert's answer.
     Done(Result<bool, InsertError>),
     /// The generation at this address is full: grow it, then try again.
-    Grow(usize),
+    /// `displaced`: the insert looked for room by displacement and found
+    /// none; else it stopped at the load the generation grows at, short of
+    /// a displacement (no save was running then).
+    Grow { at: usize, displaced: bool },
     /// The step under way was finished first: try again.
     Again,
 }
@@ -95,7 +98,7 @@ impl<const B: usize> Growable<B> {
             }
             match outcome {
                 Attempt::Done(result) => return result,
-                Attempt::Grow(full) => self.grow(full)?,
+                Attempt::Grow { at, displaced } => self.grow(at, displaced)?,
                 Attempt::Again => {}
             }
         }
@@ -105,7 +108,8 @@ impl<const B: usize> Growable<B> {
     /// inside the caller's section and gate pass.
     #[inline]
     pub(super) fn attempt(&self, state: &State<B>, item: NestedItem, copies: Copies) -> Attempt {
-        let result = self.insert_into(&state.cur, item, copies);
+        let mut short = false;
+        let result = self.insert_into(&state.cur, item, copies, &mut short);
         if let Some(m) = &state.migration
             && result != Ok(true)
         {
@@ -113,7 +117,10 @@ impl<const B: usize> Growable<B> {
             m.budget.fetch_add(1, Ordering::Relaxed);
         }
         match result {
-            Err(InsertError::Full { .. }) => Attempt::Grow(Arc::as_ptr(&state.cur) as usize),
+            Err(InsertError::Full { .. }) => Attempt::Grow {
+                at: Arc::as_ptr(&state.cur) as usize,
+                displaced: !short,
+            },
             other => Attempt::Done(other),
         }
     }
@@ -123,13 +130,17 @@ impl<const B: usize> Growable<B> {
     /// displacement; else `Full` (the caller grows the filter). Growing
     /// below the design load, not at the first failed insert, spares the
     /// long displacement searches of a table near its maximum load: the
-    /// table after the step is half as full.
+    /// table after the step is half as full. While a save runs, by
+    /// displacement at any load: a step would wait for the save. Sets
+    /// `short` if it returns `Full` at the load the generation grows at,
+    /// without looking for room by displacement.
     #[inline]
     pub(super) fn insert_into(
         &self,
         g: &Generation<B>,
         item: NestedItem,
         copies: Copies,
+        short: &mut bool,
     ) -> Result<bool, InsertError> {
         let (i1, i2, fp) = g.addr.place(item);
         if let Some(stored) = g.table.insert_if_room(i1, i2, fp, copies)? {
@@ -139,9 +150,10 @@ impl<const B: usize> Growable<B> {
             return Err(self.at_max_capacity());
         }
         if g.addr.depth < g.addr.spare
-            && !self.saving.load(Ordering::Relaxed)
+            && self.saving.load(Ordering::Relaxed) == 0
             && self.near_full(g, i1, i2)
         {
+            *short = true;
             return Err(InsertError::Full {
                 len: g.table.len(),
                 slots: g.buckets() * B,

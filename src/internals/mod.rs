@@ -65,6 +65,13 @@ impl CuckooFilter {
         crate::hash::unspread(spread)
     }
 
+    /// The most hops a displacement path of this filter's bucket size may
+    /// have (the search's depth): the bound of
+    /// [`Statistics::longest_displacement`](crate::Statistics::longest_displacement).
+    pub fn debug_max_path_depth(&self) -> u64 {
+        u64::from(crate::table::max_path_depth(self.config.bucket_size))
+    }
+
     /// The fingerprints in bucket `i` (0 = empty; of the current
     /// generation of a growable filter), for tests.
     pub fn debug_bucket(&self, i: usize) -> Vec<u32> {

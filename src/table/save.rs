@@ -111,6 +111,13 @@ pub(crate) struct SaveState {
     /// Chunks that may wait aside: an eighth of the table's, at least
     /// [`MIN_AHEAD`].
     max_ahead: usize,
+    /// Not a save's: the longest displacement path the table's inserts
+    /// carried out whole, in hops (`Table::longest_path`). In this box for
+    /// the reason the save's state is: only the displacing path writes it,
+    /// and the free-slot insert's code stays as it is without a field of
+    /// the table struct it works on (callgrind counts the same
+    /// instructions an insert, `examples/lookup_instructions.rs` `roomy`).
+    pub(super) longest: AtomicU64,
 }
 
 impl SaveState {
@@ -129,6 +136,7 @@ impl SaveState {
             ahead: Mutex::new(Vec::new()),
             chunk,
             max_ahead: (chunks / 8).max(MIN_AHEAD),
+            longest: AtomicU64::new(0),
         })
     }
 

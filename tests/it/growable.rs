@@ -568,3 +568,50 @@ fn statistics_count_growth_steps_and_refused_inserts() {
     let fixed = CuckooFilter::with_capacity(100);
     assert_eq!(fixed.statistics().growth_steps, 0);
 }
+
+/// `statistics().longest_displacement`: a filter filled into displacements
+/// (fixed, each bucket size, and growable) reports a path of at least one
+/// hop and at most the search's depth; one that never displaced (far from
+/// full) reports 0; a save and load starts it afresh.
+#[test]
+fn statistics_longest_displacement() {
+    for b in [2, 4, 8] {
+        let filter = CuckooFilter::builder()
+            .capacity(20_000)
+            .bucket_size(b)
+            .build()
+            .unwrap();
+        // Random keys to the first refusal: past the first full bucket
+        // pair, inserts displace.
+        let inserted = crate::common::splitmix64(b as u64)
+            .take_while(|h| filter.insert_hash(*h).is_ok())
+            .count();
+        assert!(inserted >= 20_000, "b = {b}: {inserted}");
+        let longest = filter.statistics().longest_displacement;
+        let depth = filter.debug_max_path_depth();
+        assert!(
+            (1..=depth).contains(&longest),
+            "b = {b}: longest path {longest}, search depth {depth}"
+        );
+        let loaded = CuckooFilter::from_bytes(&filter.to_bytes()).unwrap();
+        assert_eq!(loaded.statistics().longest_displacement, 0);
+    }
+    let growable = CuckooFilter::builder()
+        .capacity(2_000)
+        .growable(true)
+        .build()
+        .unwrap();
+    for h in crate::common::splitmix64(7).take(40_000) {
+        growable.insert_hash(h).unwrap();
+    }
+    assert!(growable.statistics().growth_steps >= 3);
+    let longest = growable.statistics().longest_displacement;
+    assert!((1..=growable.debug_max_path_depth()).contains(&longest));
+    // A hundred items in a table for a million: every insert finds a free
+    // slot, none moves anything.
+    let roomy = CuckooFilter::with_capacity(1_000_000);
+    for h in crate::common::splitmix64(9).take(100) {
+        roomy.insert_hash(h).unwrap();
+    }
+    assert_eq!(roomy.statistics().longest_displacement, 0);
+}
