@@ -69,7 +69,9 @@ impl CuckooFilter {
     /// have (the search's depth): the bound of
     /// [`Statistics::longest_displacement`](crate::Statistics::longest_displacement).
     pub fn debug_max_path_depth(&self) -> u64 {
-        u64::from(crate::table::max_path_depth(self.config.bucket_size))
+        u64::from(crate::table::insert::max_path_depth(
+            self.config.bucket_size,
+        ))
     }
 
     /// The fingerprints in bucket `i` (0 = empty; of the current

@@ -16,7 +16,7 @@
 //! raced a versioned write looks again.
 
 mod batch;
-mod insert;
+pub(crate) mod insert;
 mod nested;
 mod save;
 mod stripes;
@@ -24,7 +24,7 @@ mod view;
 mod words;
 
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
-pub(crate) use insert::{max_path_depth, Copies};
+pub(crate) use insert::Copies;
 pub(crate) use nested::{Nested, NestedItem};
 pub(crate) use view::ViewTable;
 
