@@ -20,7 +20,6 @@
 use crate::broken::{self, Section};
 use crate::error::InsertError;
 use crate::layout::{Layout, Mask};
-use crate::sync::Ordering;
 use crate::table::{Addressing, Table};
 
 /// The most hops a displacement path of `b`-slot buckets may have: two-slot
@@ -130,12 +129,6 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// Two-slot buckets branch little, so they get deeper paths.
     const SEARCH_NODES: usize = if B == 2 { 8192 } else { 2048 };
     const MAX_DEPTH: u8 = max_path_depth(B);
-
-    /// The longest displacement path this table's inserts carried out
-    /// whole, in hops (kept beside the save's state, save.rs).
-    pub(crate) fn longest_path(&self) -> u64 {
-        self.save.longest.load(Ordering::Relaxed)
-    }
 
     /// Inserts `fp` with primary bucket `i1`; returns whether it stored a
     /// copy. With [`Copies::Unique`], does nothing and returns `Ok(false)`
@@ -317,12 +310,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             Search::Path(end) => match self.execute(nodes, end) {
                 Err(Stopped::HiddenFromSave) => Search::StoppedBySave,
                 Ok(()) => {
-                    // A statistic, on the slow path only: one relaxed max a
-                    // path (not under loom: no protocol step, no model state).
-                    if !cfg!(cuckoo_nest_loom) {
-                        let hops = u64::from(nodes[end].depth);
-                        self.save.longest.fetch_max(hops, Ordering::Relaxed);
-                    }
+                    self.save.record_path(nodes[end].depth);
                     Search::Path(end)
                 }
                 Err(Stopped::Changed) => Search::Path(end),

@@ -112,12 +112,12 @@ pub(crate) struct SaveState {
     /// [`MIN_AHEAD`].
     max_ahead: usize,
     /// Not a save's: the longest displacement path the table's inserts
-    /// carried out whole, in hops (`Table::longest_path`). In this box for
+    /// carried out whole, in hops ([`Self::record_path`]). In this box for
     /// the reason the save's state is: only the displacing path writes it,
     /// and the free-slot insert's code stays as it is without a field of
     /// the table struct it works on (callgrind counts the same
     /// instructions an insert, `examples/lookup_instructions.rs` `roomy`).
-    pub(super) longest: AtomicU64,
+    longest: AtomicU64,
 }
 
 impl SaveState {
@@ -138,6 +138,15 @@ impl SaveState {
             max_ahead: (chunks / 8).max(MIN_AHEAD),
             longest: AtomicU64::new(0),
         })
+    }
+
+    /// Records a displacement path of `hops` carried out whole: one
+    /// relaxed max, on the displacing path only (not under loom: a
+    /// statistic, no protocol step, so no model state).
+    pub(super) fn record_path(&self, hops: u8) {
+        if !cfg!(cuckoo_nest_loom) {
+            self.longest.fetch_max(u64::from(hops), Ordering::Relaxed);
+        }
     }
 
     /// True while a save runs (a hint, outside the locks).
@@ -237,6 +246,12 @@ impl Drop for Saving<'_> {
 }
 
 impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// The longest displacement path this table's inserts carried out
+    /// whole, in hops ([`SaveState::record_path`]).
+    pub(crate) fn longest_path(&self) -> u64 {
+        self.save.longest.load(Ordering::Relaxed)
+    }
+
     /// Words `[start, end)` of chunk `k`: the last chunk also takes the
     /// words after the last bucket.
     fn chunk_words(&self, k: usize) -> (usize, usize, std::ops::Range<usize>) {
