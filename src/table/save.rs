@@ -144,8 +144,12 @@ impl SaveState {
     /// relaxed max, on the displacing path only (not under loom: a
     /// statistic, no protocol step, so no model state).
     pub(super) fn record_path(&self, hops: u8) {
-        if !cfg!(cuckoo_nest_loom) {
-            self.longest.fetch_max(u64::from(hops), Ordering::Relaxed);
+        // Read first: once the longest path is known, most displacing
+        // inserts only read the line, so writers on other cores do not take
+        // it from each other.
+        let hops = u64::from(hops);
+        if !cfg!(cuckoo_nest_loom) && hops > self.longest.load(Ordering::Relaxed) {
+            self.longest.fetch_max(hops, Ordering::Relaxed);
         }
     }
 
