@@ -35,12 +35,16 @@ const VERSION_BITS: u64 = u64::MAX;
 #[cfg(cuckoo_small_stamp)]
 const VERSION_BITS: u64 = 0b11;
 
-/// The largest stripe count: 1024 versions (8 KiB) and 1024 locks (16 KiB)
+/// The largest stripe count: 1024 versions (8 KiB) and 1024 locks (64 KiB)
 /// stay within L2.
 pub(crate) const MAX_STRIPES: usize = 1024;
 
 /// The writers' half of a stripe. Readers never touch it, so a writer
 /// taking a lock or counting an item does not evict readers' cache lines.
+/// A cache line each: every insert and remove takes two of these locks, and
+/// four to a line made writers on different cores take the same lines from
+/// each other (16 threads filling one filter: 39 M inserts/s with four to a
+/// line, 75 M/s with one; docs/benchmarks.md, "Writers on 16 cores").
 struct Lock {
     locked: AtomicU64,
     /// Items inserted minus items removed under this lock, wrapping: only
@@ -71,7 +75,7 @@ impl Stripes {
     /// tables of up to 16 buckets (so small models exercise independent
     /// locks), at least 16, then about one per 1024 buckets, at most
     /// [`MAX_STRIPES`]; each a power-of-two run of buckets, the last one
-    /// perhaps shorter. At 24 bytes a stripe that is about 0.05 bits per
+    /// perhaps shorter. At 72 bytes a stripe that is about 0.15 bits per
     /// item (a 4-slot bucket holds 3.8 items), so the stripes do not undo
     /// what packed fingerprints save; 16 stripes already keep two writers
     /// apart almost always, and 1024 serve the largest tables.
@@ -285,7 +289,7 @@ impl Stripes {
 
     /// Bytes of versions and locks.
     pub(crate) fn memory_usage(&self) -> usize {
-        self.count() * (8 + 16)
+        self.count() * (8 + std::mem::size_of::<Lock>())
     }
 }
 
