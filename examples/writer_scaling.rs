@@ -1,0 +1,196 @@
+//! How inserts and a 50/50 mix of lookups and inserts scale with the
+//! threads sharing one filter: the writers' side of the report's thread
+//! tables, small enough to rerun in seconds when the stripe locks change.
+//!
+//! `cargo run --release -p cuckoo-nest-examples --example writer_scaling [-- ITEMS THREADS ROUNDS]`
+//!
+//! ITEMS (default 2097152) sizes the filter; THREADS is a comma-separated
+//! list of thread counts (default `1,2` and the machine's core count);
+//! ROUNDS (default 5) interleaved rounds, each measuring every count once in
+//! a rotated order. Each measurement fills a fresh filter to 80% of ITEMS
+//! with `insert`, the keys split between the threads; and runs ITEMS
+//! operations of the mix (half lookups, of which half hit; half inserts of
+//! new keys) on a fresh filter prefilled to 40%, which ends at 90%. Prints the
+//! median rate with the smallest and largest of the rounds, in million
+//! operations per second over all threads.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{keys, median};
+use cuckoo_nest::CuckooFilter;
+use std::sync::Barrier;
+use std::time::Instant;
+
+struct Args {
+    items: usize,
+    threads: Vec<usize>,
+    rounds: usize,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut a = std::env::args().skip(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let items = match a.next() {
+        None => 2_097_152,
+        Some(s) => s
+            .parse()
+            .ok()
+            .filter(|&n: &usize| n >= 1024)
+            .ok_or(format!("ITEMS: a whole number of at least 1024, not {s:?}"))?,
+    };
+    let threads = match a.next() {
+        None => {
+            let mut t = vec![1, 2, cores];
+            t.sort_unstable();
+            t.dedup();
+            t
+        }
+        Some(s) => s
+            .split(',')
+            .map(|t| {
+                t.trim()
+                    .parse()
+                    .ok()
+                    .filter(|&n: &usize| (1..=1024).contains(&n))
+            })
+            .collect::<Option<Vec<usize>>>()
+            .ok_or(format!(
+                "THREADS: counts 1..=1024, comma-separated, not {s:?}"
+            ))?,
+    };
+    let rounds = match a.next() {
+        None => 5,
+        Some(s) => s
+            .parse()
+            .ok()
+            .filter(|&n: &usize| n >= 1)
+            .ok_or(format!("ROUNDS: a whole number of at least 1, not {s:?}"))?,
+    };
+    Ok(Args {
+        items,
+        threads,
+        rounds,
+    })
+}
+
+/// Runs `work(thread, chunk)` on `threads` threads over `keys` split into
+/// equal chunks, all released together; returns the seconds from the release
+/// to the last thread's end.
+fn timed<F>(keys: &[u64], threads: usize, work: F) -> f64
+where
+    F: Fn(usize, &[u64]) + Sync,
+{
+    let start = Barrier::new(threads + 1);
+    let per = keys.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = keys
+            .chunks(per)
+            .enumerate()
+            .map(|(t, chunk)| {
+                let (start, work) = (&start, &work);
+                s.spawn(move || {
+                    start.wait();
+                    work(t, chunk);
+                    Instant::now()
+                })
+            })
+            .collect();
+        start.wait();
+        let t0 = Instant::now();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker thread panicked"))
+            .max()
+            .map_or(0.0, |end| end.duration_since(t0).as_secs_f64())
+    })
+}
+
+fn filter(items: usize) -> CuckooFilter {
+    CuckooFilter::try_with_capacity(items).unwrap_or_else(|e| {
+        eprintln!("cannot build a filter for {items} items: {e}");
+        std::process::exit(1)
+    })
+}
+
+/// Inserts into an empty filter up to 80% of `items`: M inserts/s.
+fn fill(items: usize, present: &[u64], threads: usize) -> f64 {
+    let f = filter(items);
+    let keys = &present[..items * 4 / 5];
+    let secs = timed(keys, threads, |_, chunk| {
+        for k in chunk {
+            // A refusal would be a fact about the filter, not the rate: the
+            // check below counts what went in.
+            let _ = f.insert(k);
+        }
+    });
+    assert!(
+        f.len() >= keys.len() * 99 / 100,
+        "the fill lost inserts: {} of {}",
+        f.len(),
+        keys.len()
+    );
+    keys.len() as f64 / secs / 1e6
+}
+
+/// Half lookups (half of them hits), half inserts of new keys, on a filter
+/// prefilled to 40%: M operations/s.
+fn mixed(items: usize, present: &[u64], absent: &[u64], threads: usize) -> f64 {
+    let f = filter(items);
+    let pre = items * 2 / 5;
+    for k in &present[..pre] {
+        let _ = f.insert(k);
+    }
+    // Operation i: even i inserts present[pre + i / 2]; odd i looks up a
+    // prefilled key or an absent one, alternately.
+    let ops: Vec<u64> = (0..items).map(|i| i as u64).collect();
+    let secs = timed(&ops, threads, |_, chunk| {
+        let mut hits = 0usize;
+        for &i in chunk {
+            let i = i as usize;
+            if i.is_multiple_of(2) {
+                let _ = f.insert(&present[pre + i / 2]);
+            } else if i % 4 == 1 {
+                hits += usize::from(f.contains(&present[(i / 4) % pre]));
+            } else {
+                hits += usize::from(f.contains(&absent[i / 4]));
+            }
+        }
+        std::hint::black_box(hits);
+    });
+    ops.len() as f64 / secs / 1e6
+}
+
+fn main() {
+    let args = parse().unwrap_or_else(|e| {
+        eprintln!("usage: writer_scaling [ITEMS THREADS ROUNDS]: {e}");
+        std::process::exit(2)
+    });
+    let Args {
+        items,
+        threads,
+        rounds,
+    } = args;
+    let present = keys(items, 1);
+    let absent = keys(items, 2);
+    println!(
+        "{} items, threads {threads:?}, {rounds} interleaved rounds, M ops/s over all threads: median (min-max)",
+        items
+    );
+    let mut rates = vec![(Vec::new(), Vec::new()); threads.len()];
+    for r in 0..rounds {
+        for j in 0..threads.len() {
+            let i = (j + r) % threads.len();
+            rates[i].0.push(fill(items, &present, threads[i]));
+            rates[i].1.push(mixed(items, &present, &absent, threads[i]));
+        }
+    }
+    println!("threads  fill to 80%              mixed 50/50");
+    for (t, (fills, mixes)) in threads.iter().zip(&mut rates) {
+        let show = |v: &mut Vec<f64>| {
+            let m = median(v);
+            format!("{m:7.1} ({:.1}-{:.1})", v[0], v[v.len() - 1])
+        };
+        println!("{t:7}  {:22}  {}", show(fills), show(mixes));
+    }
+}
