@@ -1,16 +1,17 @@
-//! The one place the crate's protocol gets its atomics, fences, `Mutex`
-//! and yields from.
+//! The one place the crate names its atomics, fences, `Mutex`, `Arc`,
+//! thread-locals and yields: every other file takes them from here.
 //!
-//! Under `cfg(cuckoo_nest_loom)` these are loom's model-checked types, so
-//! the loom models in `loom-tests/` run the real table and growth code, not
-//! a copy of it. The cfg is this crate's own: a program that loom-tests its
-//! own code with `--cfg loom` still gets the real cuckoo-nest. Named
-//! directly elsewhere, each with a loom arm of its own beside it: the
-//! read-side sections' thread-locals and slot list (`grow/reclaim/`: loom's
-//! `thread_local!` and `lazy_static!`), the barrier pair (`grow/barrier.rs`:
-//! `membarrier` and a compiler fence, a `SeqCst` fence under loom), the
-//! gate's per-thread shard (`grow/gate.rs`: one shard under loom). `Arc`
-//! only owns generations and slots; it orders nothing the protocol needs.
+//! Under `cfg(cuckoo_nest_loom)` the protocol's atomics, fences, `Mutex`
+//! and thread-locals are loom's model-checked ones, so the loom models in
+//! `loom-tests/` run the real table and growth code, not a copy of it. The
+//! cfg is this crate's own: a program that loom-tests its own code with
+//! `--cfg loom` still gets the real cuckoo-nest.
+//!
+//! Three things stay std's under loom, each named here with its reason:
+//! `Arc` (it only owns generations and slots and orders nothing the
+//! protocol needs), `compiler_fence` (it orders nothing between threads),
+//! and the process-wide statics in [`process`] (loom makes its atomics per
+//! model execution, so none can sit in a `static`).
 
 #[cfg(cuckoo_nest_loom)]
 pub(crate) use loom::sync::atomic::{
@@ -24,6 +25,30 @@ pub(crate) use std::sync::atomic::{
 };
 #[cfg(not(cuckoo_nest_loom))]
 pub(crate) use std::sync::Mutex;
+
+#[cfg(cuckoo_nest_loom)]
+pub(crate) use loom::{lazy_static, thread_local};
+#[cfg(not(cuckoo_nest_loom))]
+pub(crate) use std::thread_local;
+
+pub(crate) use std::sync::atomic::compiler_fence;
+pub(crate) use std::sync::Arc;
+/// What `Mutex::try_lock` fails with, loom's `Mutex` included.
+pub(crate) use std::sync::TryLockError;
+
+/// Process-wide state outside the models, in statics: whether the
+/// `membarrier` barrier is in use and its fallback page
+/// (`grow/barrier.rs`), the gate's shard numbering (`grow/gate.rs`), the
+/// sections' spare slots (`grow/reclaim/`), and the `internals` test hooks.
+/// Under loom these are read once per process or are hints, and the loom
+/// arms beside them keep the models off the paths they choose.
+// Which of these a build uses depends on its target, features and cfgs
+// (the page barrier is x86_64 Linux's, the hooks the `internals` feature's).
+#[allow(unused_imports)]
+pub(crate) mod process {
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+    pub(crate) use std::sync::{Mutex, OnceLock};
+}
 
 /// Waits a little before a retry: spins, then yields to the OS scheduler.
 /// Under loom a spin must be a yield, or the model checker explores the same

@@ -10,8 +10,8 @@
 
 #[cfg(not(cuckoo_nest_loom))]
 mod imp {
-    use crate::sync::{fence, Ordering};
-    use std::sync::OnceLock;
+    use crate::sync::process::{self, AtomicBool, OnceLock};
+    use crate::sync::{compiler_fence, fence, Ordering};
 
     /// Whether the reclaimer runs `membarrier` (and readers need only a
     /// compiler fence). Decided once, before the first growable filter
@@ -21,7 +21,7 @@ mod imp {
     /// reads (one load; the `OnceLock` would be two and two branches).
     /// Relaxed is enough: the store happens before the filter is built, and
     /// every section on it happens after that.
-    static LIGHT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    static LIGHT: AtomicBool = AtomicBool::new(false);
 
     /// Registers this process for expedited private barriers; true if the
     /// kernel accepted (so later barriers cannot fail).
@@ -48,7 +48,7 @@ mod imp {
     /// filter is shared.
     pub(crate) fn init() {
         let light = *MEMBARRIER.get_or_init(membarrier_register);
-        LIGHT.store(light, std::sync::atomic::Ordering::Relaxed);
+        LIGHT.store(light, process::Ordering::Relaxed);
     }
 
     /// True where [`heavy_barrier`] runs `membarrier`, so the light side
@@ -57,7 +57,7 @@ mod imp {
     #[inline(always)]
     pub(crate) fn is_light() -> bool {
         // `init` ran when the filter was built, before any section on it.
-        LIGHT.load(std::sync::atomic::Ordering::Relaxed)
+        LIGHT.load(process::Ordering::Relaxed)
     }
 
     /// The light side of an asymmetric pair (a section's entry, a writer
@@ -66,7 +66,7 @@ mod imp {
     #[inline(always)]
     pub(crate) fn light_fence() {
         if is_light() {
-            std::sync::atomic::compiler_fence(Ordering::SeqCst);
+            compiler_fence(Ordering::SeqCst);
         } else {
             fence(Ordering::SeqCst);
         }
@@ -83,7 +83,7 @@ mod imp {
     pub(crate) fn heavy_barrier() -> bool {
         #[cfg(all(target_os = "linux", not(miri)))]
         if is_light() {
-            if !MEMBARRIER_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
+            if !MEMBARRIER_FAILED.load(process::Ordering::Relaxed) {
                 const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
                 // SAFETY: as in `membarrier_register`.
                 let ok = !forced_to_fail(FAIL_MEMBARRIER)
@@ -91,7 +91,7 @@ mod imp {
                 if ok {
                     return true;
                 }
-                MEMBARRIER_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+                MEMBARRIER_FAILED.store(true, process::Ordering::Relaxed);
             }
             return page_barrier();
         }
@@ -102,8 +102,7 @@ mod imp {
     /// Set once `membarrier` has failed after its registration: from then
     /// on the heavy side is [`page_barrier`].
     #[cfg(all(target_os = "linux", not(miri)))]
-    static MEMBARRIER_FAILED: std::sync::atomic::AtomicBool =
-        std::sync::atomic::AtomicBool::new(false);
+    static MEMBARRIER_FAILED: AtomicBool = AtomicBool::new(false);
 
     /// A barrier on every thread of the process without `membarrier`:
     /// revoking write access to a page this process has written makes the
@@ -119,7 +118,7 @@ mod imp {
     fn page_barrier() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            use std::sync::Mutex;
+            use process::Mutex;
             /// The page (its address and size), mapped once, never unmapped.
             static PAGE: OnceLock<Option<(usize, usize)>> = OnceLock::new();
             /// Serializes the changes of the page's protection.
@@ -157,8 +156,7 @@ mod imp {
                 if libc::mprotect(p, size, libc::PROT_READ | libc::PROT_WRITE) != 0 {
                     return false;
                 }
-                (*(p as *const std::sync::atomic::AtomicU64))
-                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                (*(p as *const process::AtomicU64)).fetch_add(1, process::Ordering::SeqCst);
                 libc::mprotect(p, size, libc::PROT_NONE) == 0
             }
         }
@@ -171,12 +169,12 @@ mod imp {
     pub(crate) const FAIL_MEMBARRIER: u8 = 1;
     pub(crate) const FAIL_PAGE_BARRIER: u8 = 2;
     #[cfg(feature = "internals")]
-    pub(crate) static FAIL: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+    pub(crate) static FAIL: process::AtomicU8 = process::AtomicU8::new(0);
 
     #[inline]
     fn forced_to_fail(what: u8) -> bool {
         #[cfg(feature = "internals")]
-        return FAIL.load(std::sync::atomic::Ordering::Relaxed) & what != 0;
+        return FAIL.load(process::Ordering::Relaxed) & what != 0;
         #[cfg(not(feature = "internals"))]
         {
             let _ = what;

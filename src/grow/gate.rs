@@ -48,9 +48,9 @@ impl Drop for Pass<'_> {
 fn shard_index() -> usize {
     #[cfg(not(cuckoo_nest_loom))]
     {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+        use crate::sync::process::{AtomicUsize, Ordering};
         static NEXT: AtomicUsize = AtomicUsize::new(0);
-        thread_local! {
+        crate::sync::thread_local! {
             static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
         }
         // A thread whose local is gone (in a thread-local destructor) uses

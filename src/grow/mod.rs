@@ -69,11 +69,11 @@ mod write;
 use crate::broken;
 use crate::error::{BatchInsertError, BuildError, InsertError};
 use crate::layout::Packed;
+use crate::sync::Arc;
 use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering, Spin};
 use crate::table::{Backing, Copies, Nested, NestedItem, Table};
 use gate::Gate;
 use reclaim::{pin, Current, Guard};
-use std::sync::Arc;
 
 /// Spare fingerprint bits a growable filter starts with unless a maximum
 /// capacity says otherwise: doublings it can take (128x its first

@@ -2,6 +2,7 @@
 //! copying it a chunk at a time, and finishing.
 
 use super::*;
+use crate::sync::TryLockError;
 
 impl<const B: usize> Growable<B> {
     /// A writer's share of a growth step under way: copies up to
@@ -308,8 +309,8 @@ impl<const B: usize> Growable<B> {
         loop {
             match self.grow_lock.try_lock() {
                 Ok(lock) => return Some(lock),
-                Err(std::sync::TryLockError::Poisoned(e)) => return Some(e.into_inner()),
-                Err(std::sync::TryLockError::WouldBlock) => {}
+                Err(TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+                Err(TryLockError::WouldBlock) => {}
             }
             if self.saving.load(Ordering::Relaxed) != 0 {
                 return None;

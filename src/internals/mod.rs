@@ -107,6 +107,6 @@ pub fn debug_fail_barriers(membarrier: bool, page: bool) -> bool {
     crate::grow::barrier::init();
     let bits =
         if membarrier { FAIL_MEMBARRIER } else { 0 } | if page { FAIL_PAGE_BARRIER } else { 0 };
-    FAIL.store(bits, std::sync::atomic::Ordering::Relaxed);
+    FAIL.store(bits, crate::sync::process::Ordering::Relaxed);
     crate::grow::barrier::is_light()
 }

@@ -63,7 +63,7 @@ pub(crate) enum Copies {
 fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
     #[cfg(not(cuckoo_nest_loom))]
     {
-        thread_local! {
+        crate::sync::thread_local! {
             static NODES: std::cell::RefCell<Vec<Node>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         let mut f = Some(f);

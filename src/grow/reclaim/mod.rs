@@ -35,14 +35,13 @@ mod slot;
 mod imp {
     use super::slot::{all_left, Mode, Slot, Slots};
     use crate::grow::barrier::{heavy_barrier, init, is_light};
-    use crate::sync::{AtomicPtr, Mutex, Ordering};
-    use std::sync::Arc;
+    use crate::sync::{process, Arc, AtomicPtr, Mutex, Ordering};
 
     #[cfg(not(cuckoo_nest_loom))]
     static SLOTS: Slots = Slots::new();
     // Loom runs each execution afresh: its slots with it.
     #[cfg(cuckoo_nest_loom)]
-    loom::lazy_static! {
+    crate::sync::lazy_static! {
         static ref SLOTS: Slots = Slots::new();
     }
 
@@ -57,7 +56,7 @@ mod imp {
     }
 
     #[cfg(not(cuckoo_nest_loom))]
-    thread_local! {
+    crate::sync::thread_local! {
         /// This thread's slot in the light mode once registered, else null:
         /// what a section reads. Constant-initialized with no destructor,
         /// so reading it is one thread-relative load, with no check of a
@@ -79,7 +78,7 @@ mod imp {
     // Under loom, one slot per model thread and execution; the light mode
     // (and with it `FAST`) is never on.
     #[cfg(cuckoo_nest_loom)]
-    loom::thread_local! {
+    crate::sync::thread_local! {
         static OWNER: SlotOwner = SlotOwner(SLOTS.register());
     }
 
@@ -107,7 +106,7 @@ mod imp {
     /// by one section at a time ([`Slot::claim`], under this lock) and
     /// never freed, so a guard needs no way to give one back. There are as
     /// many as such sections ever ran at once: a handful.
-    static ORPHANS: std::sync::Mutex<Vec<Arc<Slot>>> = std::sync::Mutex::new(Vec::new());
+    static ORPHANS: process::Mutex<Vec<Arc<Slot>>> = process::Mutex::new(Vec::new());
 
     /// A read-side section: the state loaded through it stays alive until
     /// it drops. Neither `Send` nor `Sync` (its raw pointer): it marks its

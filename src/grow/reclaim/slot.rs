@@ -2,9 +2,8 @@
 //! every thread's ([`Slots`]), and the reclaimer's check that the sections
 //! it saw have left ([`all_left`]).
 
-use crate::sync::{AtomicU64, Ordering};
+use crate::sync::{compiler_fence, Arc, AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
-use std::sync::Arc;
 
 /// One thread's section mark: a word written by its thread alone (an
 /// orphan slot's, by the one section that claimed it), except for the
@@ -79,7 +78,7 @@ impl Slot {
         }
         if mode == Mode::Light || crate::broken::SECTION_NO_FENCE {
             word.store(w + 1, Ordering::Relaxed);
-            std::sync::atomic::compiler_fence(Ordering::SeqCst);
+            compiler_fence(Ordering::SeqCst);
         } else {
             word.fetch_add(1, Ordering::AcqRel);
         }
