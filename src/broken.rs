@@ -10,8 +10,8 @@
 //! ([`validation`]) and the read fence (`Stripes`), the lock order
 //! ([`lock_order`]), the slot store ([`fetch_or`]), the order of a move's
 //! two writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]), the
-//! save's check of its marks (`SAVE_IGNORES_MARKS`, table/save.rs). In
-//! growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
+//! save's check of its marks (`SAVE_IGNORES_MARKS`, `Marks::hides` in
+//! table/save.rs). In growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
 //! generation's lookup (`GROW_LOOKUP_SKIPS_FROZEN`,
 //! `Migration::frozen_contains`), the moment a chunk counts as copied
 //! (`GROW_PUBLISH_EARLY`, `Growable::count_done_when`), the save's growth
@@ -21,7 +21,7 @@
 //! Five change the protocol's logic rather than a mechanism and stay one
 //! test at their sites: `UNIQUE_UNLOCKED` (table/insert.rs, the unique
 //! insert's check), `PROBE_STAMP_AFTER_LOAD` and `ONE_LOAD_UNVALIDATED`
-//! (table/mod.rs), `REMOVE_IGNORES_SAVE` (table/insert.rs, the remove's
+//! (table/mod.rs), `REMOVE_IGNORES_SAVE` (table/mod.rs, the remove's
 //! choice of copy) and `GROW_REMOVE_SKIPS_COPY` (grow/write.rs, a remove
 //! during a step).
 

@@ -1,4 +1,5 @@
-//! Keys to hashes, hashes to (fingerprint, bucket), and the alternate bucket.
+//! Keys to hashes, hashes to (fingerprint, bucket), and the alternate bucket:
+//! the arithmetic and the table's [`Addressing`] of it.
 //!
 //! The default hasher is part of the crate's stable contract: the same key
 //! gives the same 64-bit hash on every run, process, platform and endianness,
@@ -235,6 +236,57 @@ pub(crate) fn alt_index(i: usize, fp: u32, buckets: usize) -> usize {
         h - i
     } else {
         h + buckets - i
+    }
+}
+
+// Where a hash's two buckets are, for a table: [`Plain`] is every
+// fixed-size filter's addressing, the primary bucket a fast range of the
+// hash onto `0..m`, the other `(H(fp) - i) mod m` ([`split`],
+// [`alt_index`]); a growable filter's generation is addressed by `Nested`
+// (`table/nested.rs`). Here, beside the arithmetic, because every lookup
+// and insert passes through it.
+
+/// How a table finds a hash's buckets and a fingerprint's other bucket.
+///
+/// # Safety
+/// The table's lookup path reads buckets without bounds checks: for a
+/// table of `buckets` buckets, [`Self::locate`] must return a bucket below
+/// `buckets`, and [`Self::alt`] must map every bucket below `buckets` to
+/// one below `buckets`, and be an involution (`alt(alt(i, fp), fp) == i`)
+/// for every fingerprint [`Self::locate`] returns.
+pub(crate) unsafe trait Addressing: Send + Sync + 'static {
+    /// The primary bucket and the fingerprint (never 0) of `hash`.
+    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32);
+
+    /// The other bucket of a fingerprint `fp` stored in bucket `i`.
+    fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize;
+
+    /// Both buckets and the fingerprint of `hash`: [`Self::locate`], then
+    /// [`Self::alt`], unless an addressing has a shorter way (a lookup's
+    /// path).
+    #[inline(always)]
+    fn locate_pair(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, usize, u32) {
+        let (i1, fp) = self.locate(hash, buckets, fp_max);
+        (i1, self.alt(i1, fp, buckets), fp)
+    }
+}
+
+/// The fixed-size filters' addressing; no state.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Plain;
+
+// SAFETY: `split` returns a fast range onto `0..buckets` (`(x * m) >> 64 <
+// m`) and a fingerprint in `1..=fp_max`; `alt_index` is `(h - i) mod m`
+// with `h, i < m`, an involution (tested below).
+unsafe impl Addressing for Plain {
+    #[inline(always)]
+    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
+        split(hash, buckets, fp_max)
+    }
+
+    #[inline(always)]
+    fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize {
+        alt_index(i, fp, buckets)
     }
 }
 

@@ -60,10 +60,10 @@ pub struct Statistics {
 /// read-only. A loop of lookups then re-reads the shape on every key
 /// instead of choosing it once (4x16 single lookups: 84 instructions
 /// against 70, callgrind, `examples/lookup_instructions`).
-pub(crate) struct Counters(Box<CounterWords>);
+pub(crate) struct Counters(pub(super) Box<CounterWords>);
 
-struct CounterWords {
-    refused: AtomicU64,
+pub(super) struct CounterWords {
+    pub(super) refused: AtomicU64,
 }
 
 impl Counters {
@@ -87,15 +87,5 @@ impl CuckooFilter {
             refused_inserts: self.counters.0.refused.load(Ordering::Relaxed),
             longest_displacement: with_table!(&self.inner, t => t.longest_path(), g => g.longest_path()),
         }
-    }
-
-    /// `result`, counted as a refused insert if it is an error (a relaxed
-    /// add on the error path only).
-    #[inline(always)]
-    pub(crate) fn counted<T, E>(&self, result: Result<T, E>) -> Result<T, E> {
-        if result.is_err() {
-            self.counters.0.refused.fetch_add(1, Ordering::Relaxed);
-        }
-        result
     }
 }

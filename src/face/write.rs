@@ -1,10 +1,13 @@
-//! Inserts and removes, one key or many: each hashes its key (as the read
-//! face does, `read.rs`) and runs the table of the filter's shape
-//! (`table/insert.rs`) or the growable filter's (`grow/`).
+//! Inserts and removes, one key or many: each hashes its key with the
+//! filter's seed (`hash.rs`, as the read face does) and runs the table of
+//! the filter's shape (`table/insert.rs`) or the growable filter's
+//! (`grow/`); a refused insert is counted here (`counted`).
 
 use super::CuckooFilter;
 use crate::error::InsertError;
+use crate::hash::StableHasher;
 use crate::shape::with_table;
+use crate::sync::Ordering;
 use crate::table::Copies;
 use std::hash::Hash;
 
@@ -33,7 +36,7 @@ impl CuckooFilter {
     /// and `len` is unchanged.
     #[inline]
     pub fn insert<T: Hash + ?Sized>(&self, item: &T) -> Result<(), InsertError> {
-        self.insert_hash(self.hash_item(item))
+        self.insert_hash(StableHasher::hash_one(self.config.seed, item))
     }
 
     /// Adds `item` unless it is (probably) present already; returns whether
@@ -71,7 +74,7 @@ impl CuckooFilter {
     #[inline]
     #[must_use = "Ok(false) means the item was (probably) present and nothing was added"]
     pub fn insert_unique<T: Hash + ?Sized>(&self, item: &T) -> Result<bool, InsertError> {
-        self.insert_unique_hash(self.hash_item(item))
+        self.insert_unique_hash(StableHasher::hash_one(self.config.seed, item))
     }
 
     /// Removes one copy of `item`; returns whether a copy was found. Only
@@ -86,7 +89,7 @@ impl CuckooFilter {
     #[inline]
     #[must_use = "false means no copy was found: the item was not in the filter"]
     pub fn remove<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.remove_hash(self.hash_item(item))
+        self.remove_hash(StableHasher::hash_one(self.config.seed, item))
     }
 
     /// [`insert`](Self::insert) for a key already hashed to 64 well-mixed bits.
@@ -162,7 +165,7 @@ impl CuckooFilter {
     /// As [`insert`](Self::insert).
     #[inline]
     pub fn insert_bytes(&self, key: &[u8]) -> Result<(), InsertError> {
-        self.insert_hash(self.hash_bytes(key))
+        self.insert_hash(StableHasher::hash_bytes(self.config.seed, key))
     }
 
     /// [`insert_unique`](Self::insert_unique) for the byte-string `key`:
@@ -188,7 +191,7 @@ impl CuckooFilter {
     #[inline]
     #[must_use = "Ok(false) means the key was (probably) present and nothing was added"]
     pub fn insert_unique_bytes(&self, key: &[u8]) -> Result<bool, InsertError> {
-        self.insert_unique_hash(self.hash_bytes(key))
+        self.insert_unique_hash(StableHasher::hash_bytes(self.config.seed, key))
     }
 
     /// Removes one copy of the byte-string `key`; returns whether one was
@@ -204,7 +207,7 @@ impl CuckooFilter {
     #[inline]
     #[must_use = "false means no copy was found: the item was not in the filter"]
     pub fn remove_bytes(&self, key: &[u8]) -> bool {
-        self.remove_hash(self.hash_bytes(key))
+        self.remove_hash(StableHasher::hash_bytes(self.config.seed, key))
     }
 
     /// Removes every item. Writers wait for the whole clear, so each write
@@ -224,5 +227,15 @@ impl CuckooFilter {
     /// ```
     pub fn clear(&self) {
         with_table!(&self.inner, t => t.clear(), g => g.clear())
+    }
+
+    /// `result`, counted as a refused insert if it is an error (a relaxed
+    /// add on the error path only).
+    #[inline(always)]
+    pub(crate) fn counted<T, E>(&self, result: Result<T, E>) -> Result<T, E> {
+        if result.is_err() {
+            self.counters.0.refused.fetch_add(1, Ordering::Relaxed);
+        }
+        result
     }
 }

@@ -1,12 +1,13 @@
 //! 8, 16 and 32-bit fingerprints: buckets of a power-of-two size that never
 //! straddle a word or a cache line, compared by the SIMD kernels, both
-//! candidate buckets in one register. Below the layout, the word sources
-//! every layout reads through ([`WordSource`]): here, in the file the
-//! default filter's lookup passes, so that lookup reads down without
-//! leaving it.
+//! candidate buckets in one register. Below the layout, what every layout
+//! shares: the word sources it reads through ([`WordSource`]), the slot
+//! mask its matches answer with ([`Mask`]) and the prefetch of a bucket's
+//! lines ([`prefetch_bucket`]): here, in the file the default filter's
+//! lookup and insert pass, so they read down without leaving it.
 
 use super::bits::{low_bits, two_word_bits};
-use super::{Bucket, Layout, Mask};
+use super::{Bucket, Layout};
 use crate::broken::{self, Store};
 use crate::sync::{AtomicU64, Ordering};
 use cuckoo_nest_simd::Kernel;
@@ -72,6 +73,21 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
         B * F as usize
     }
 
+    /// A power-of-two bucket: within one word up to 64 bits, else whole
+    /// words.
+    #[inline(always)]
+    fn span(&self, i: usize) -> (usize, usize) {
+        let bits = B * F as usize;
+        let first = i * bits / 64;
+        (first, first + bits.div_ceil(64) - 1)
+    }
+
+    /// All `F` bits set, a constant.
+    #[inline(always)]
+    fn fp_max(&self) -> u32 {
+        u32::MAX >> (32 - F)
+    }
+
     #[inline(always)]
     fn load<W: WordSource + ?Sized>(&self, words: &W, i: usize) -> Bucket {
         let bits = B * F as usize;
@@ -102,6 +118,14 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
         let (m, at) = Self::side_by_side::<B, K>(k, a, b, value);
         let lanes = low_bits(B as u32);
         (Mask((m & lanes) as u32), Mask((m >> at & lanes) as u32))
+    }
+
+    /// The lowest set bit of the kernel's mask for `a`.
+    #[inline(always)]
+    fn first_match<K: Kernel>(&self, k: K, a: &Bucket, value: u32) -> Option<usize> {
+        <Self as Layout<B>>::matches(self, k, a, a, value)
+            .0
+            .lowest_set_bit()
     }
 
     /// Both buckets loaded, then one test of the kernel's mask.
@@ -167,6 +191,85 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
         let bit = (i * B + j) * F as usize;
         words[bit / 64].fetch_and(!(Self::FP_MASK << (bit % 64)), Ordering::Relaxed);
     }
+}
+
+// The slot mask: what every layout's `matches` answers with, iterated by
+// the insert and remove paths instead of bit arithmetic on kernel results.
+
+/// Which slots of a bucket matched: bit `j` for slot `j`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Mask(pub(crate) u32);
+
+impl Mask {
+    /// True if any slot matched.
+    #[inline(always)]
+    pub(crate) fn any(self) -> bool {
+        self.0 != 0
+    }
+
+    /// The first matching slot.
+    #[inline(always)]
+    pub(crate) fn lowest_set_bit(self) -> Option<usize> {
+        (self.0 != 0).then(|| self.0.trailing_zeros() as usize)
+    }
+
+    /// How many slots matched.
+    #[inline(always)]
+    pub(crate) fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+}
+
+/// The matching slots, lowest first.
+impl Iterator for Mask {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        let j = self.lowest_set_bit()?;
+        self.0 &= self.0 - 1;
+        Some(j)
+    }
+}
+
+/// Hints the CPU to fetch the line(s) a load of bucket `i` reads from the
+/// table words at `base`. A bucket whose size does not divide a 512-bit line
+/// may straddle two; its second word is then prefetched too, without asking
+/// whether it lies on another line: on a shuffled stream that test is a
+/// coin-flip branch (one bucket in ten straddles at 48 bits), and a second
+/// prefetch of a line already requested costs less than a mispredicted
+/// branch. From a source with slack (`WordSource::SLACK`) a bucket of up to
+/// 64 bits is loaded as its first word and the next, so that next word's
+/// line is the one prefetched.
+#[inline(always)]
+pub(crate) fn prefetch_bucket<const B: usize, L: Layout<B>>(
+    layout: &L,
+    base: *const u64,
+    i: usize,
+    slack: bool,
+) {
+    let bits = layout.bucket_bits();
+    let (first, last) = layout.span(i);
+    prefetch_addr(base.wrapping_add(first).cast());
+    if 512 % bits != 0 {
+        let second = if slack && bits <= 64 { first + 1 } else { last };
+        prefetch_addr(base.wrapping_add(second).cast());
+    }
+}
+
+/// Prefetches the cache line holding address `p` (a hint; never faults,
+/// whatever `p` is).
+#[inline(always)]
+fn prefetch_addr(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: prefetch is only a hint: it never faults or reads into
+        // the program, whatever the address (SSE is baseline on x86_64).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
+    let _ = p;
 }
 
 // Where a layout reads the table's words from: the owned table's atomics
@@ -376,5 +479,17 @@ impl WordSource for LeBytes<'_> {
             .try_into()
             .expect("an 8-byte range");
         u64::from_le_bytes(*b)
+    }
+}
+
+#[cfg(test)]
+mod mask_tests {
+    use super::*;
+
+    #[test]
+    fn mask_iterates_its_slots_lowest_first() {
+        assert_eq!(Mask(0b1010_0110).collect::<Vec<_>>(), [1, 2, 5, 7]);
+        assert_eq!(Mask(0).lowest_set_bit(), None);
+        assert_eq!(Mask(0b100).count(), 1);
     }
 }

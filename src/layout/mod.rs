@@ -28,12 +28,12 @@
 
 mod bits;
 mod fixed;
-mod mask;
 mod packed;
 mod semi_sorted;
 
-pub(crate) use fixed::{Fixed, InBounds, LeBytes, WordSource, ONE_LOAD_BITS};
-pub(crate) use mask::Mask;
+pub(crate) use fixed::{
+    prefetch_bucket, Fixed, InBounds, LeBytes, Mask, WordSource, ONE_LOAD_BITS,
+};
 pub(crate) use packed::Packed;
 pub(crate) use semi_sorted::SemiSorted;
 

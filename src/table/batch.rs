@@ -22,7 +22,6 @@
 //! x86_64 build. AVX2 lost or tied on every shape measured, so it is never
 //! picked (docs/benchmarks.md, "Compare kernels in the batch path").
 
-use super::words::prefetch_addr;
 use super::{Addressing, Copies, Table};
 use crate::error::{BatchInsertError, InsertError, LengthMismatch};
 use crate::layout::Layout;
@@ -79,31 +78,6 @@ fn lookups_avx512<const D: usize, P: Probe>(
     out: &mut [bool],
 ) -> usize {
     lookups::<D, P>(p, n, hash_at, out)
-}
-
-/// Hints the CPU to fetch the line(s) a load of bucket `i` reads, from the
-/// table words at `base`. A bucket whose size does not divide a 512-bit line
-/// may straddle two; its second word is then prefetched too, without asking
-/// whether it lies on another line: on a shuffled stream that test is a
-/// coin-flip branch (one bucket in ten straddles at 48 bits), and a second
-/// prefetch of a line already requested costs less than a mispredicted
-/// branch. From a source with slack (`WordSource::SLACK`) a bucket of up to
-/// 64 bits is loaded as its first word and the next, so that next word's
-/// line is the one prefetched.
-#[inline(always)]
-pub(crate) fn prefetch_bucket<const B: usize, L: Layout<B>>(
-    layout: &L,
-    base: *const u64,
-    i: usize,
-    slack: bool,
-) {
-    let bits = layout.bucket_bits();
-    let (first, last) = layout.span(i);
-    prefetch_addr(base.wrapping_add(first).cast());
-    if 512 % bits != 0 {
-        let second = if slack && bits <= 64 { first + 1 } else { last };
-        prefetch_addr(base.wrapping_add(second).cast());
-    }
 }
 
 /// What the pipelined loop does with each located key.

@@ -1,4 +1,4 @@
-//! The write path: free-slot insert, displacement paths, remove.
+//! The insert path: free-slot insert, displacement paths.
 //!
 //! An insert locks the stripes of the item's two buckets and puts the
 //! fingerprint in a free slot if either has one. If both are full it looks
@@ -17,9 +17,11 @@
 //! into one it has (save.rs): the search leaves such hops out, and an
 //! insert whose every path needs one copies its buckets ahead of the save.
 
+use super::save::{Marks, SaveState};
 use crate::broken::{self, Section};
 use crate::error::InsertError;
-use crate::layout::{Layout, Mask};
+use crate::layout::{prefetch_bucket, Bucket, Layout, Mask};
+use crate::sync::Ordering;
 use crate::table::{Addressing, Table};
 
 /// The most hops a displacement path of `b`-slot buckets may have: two-slot
@@ -85,7 +87,7 @@ fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
 }
 
 /// What a placement under the locks found.
-enum Placed {
+pub(super) enum Placed {
     /// The fingerprint is stored.
     Stored,
     /// A copy was there already ([`Copies::Unique`]): nothing stored.
@@ -119,6 +121,38 @@ enum Stopped {
     HiddenFromSave,
 }
 
+// What an insert asks of a running save (save.rs copies and marks the
+// chunks): whether one runs, and whether a hop would hide its fingerprint
+// from it; and where it records the longest path it carried out.
+impl SaveState {
+    /// Records a displacement path of `hops` carried out whole: one
+    /// relaxed max, on the displacing path only (not under loom: a
+    /// statistic, no protocol step, so no model state).
+    pub(super) fn record_path(&self, hops: u8) {
+        // Read first: once the longest path is known, most displacing
+        // inserts only read the line, so writers on other cores do not take
+        // it from each other.
+        let hops = u64::from(hops);
+        if !cfg!(cuckoo_nest_loom) && hops > self.longest.load(Ordering::Relaxed) {
+            self.longest.fetch_max(hops, Ordering::Relaxed);
+        }
+    }
+
+    /// True while a save runs (a hint, outside the locks).
+    #[inline]
+    pub(crate) fn running(&self) -> bool {
+        self.running.load(Ordering::Relaxed) != 0
+    }
+
+    /// True if a hop moving a fingerprint from bucket `from` to bucket
+    /// `to` would hide it from the running save: `to`'s chunk is copied,
+    /// `from`'s is not. Exact under the hop's two locks.
+    #[inline]
+    pub(crate) fn hides(&self, from: usize, to: usize) -> bool {
+        self.running() && Marks::Live(self).hides(from, to)
+    }
+}
+
 /// Attempts (search + moves + placement) before an insert gives up under
 /// concurrent writers that keep taking the slots it frees. Each failed
 /// attempt means another writer made progress.
@@ -129,6 +163,55 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// Two-slot buckets branch little, so they get deeper paths.
     const SEARCH_NODES: usize = if B == 2 { 8192 } else { 2048 };
     const MAX_DEPTH: u8 = max_path_depth(B);
+
+    // A bucket's address and contents as writers (and the table's scans)
+    // ask for them: the addressing (`hash.rs`) and the layout (`layout/`)
+    // over this table's words, here on the insert's own path.
+
+    /// The primary bucket and the fingerprint of `hash`.
+    #[inline(always)]
+    pub(crate) fn locate(&self, hash: u64) -> (usize, u32) {
+        self.addressing
+            .locate(hash, self.buckets, self.layout.fp_max())
+    }
+
+    /// The other bucket of fingerprint `fp` stored in bucket `i`.
+    #[inline(always)]
+    pub(crate) fn alt(&self, i: usize, fp: u32) -> usize {
+        self.addressing.alt(i, fp, self.buckets)
+    }
+
+    /// Hints the CPU to fetch the line(s) a load of bucket `i` reads
+    /// ([`prefetch_bucket`]; the table's words have slack).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, i: usize) {
+        prefetch_bucket(&self.layout, self.words.as_ptr().cast(), i, true);
+    }
+
+    /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
+    #[inline(always)]
+    pub(crate) fn load_bucket(&self, i: usize) -> Bucket {
+        self.layout.load(&self.words[..], i)
+    }
+
+    /// Slot `j` of a loaded bucket.
+    #[inline(always)]
+    pub(crate) fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
+        self.layout.lane(bucket, j)
+    }
+
+    /// Which slots of buckets `a` and `b` equal `value` (0 asks for empty
+    /// slots).
+    #[inline(always)]
+    pub(crate) fn match_pair(&self, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
+        self.layout.matches(self.kernel, a, b, value)
+    }
+
+    /// The first empty slot of bucket `a`, if any.
+    #[inline(always)]
+    pub(crate) fn first_free(&self, a: &Bucket) -> Option<usize> {
+        self.layout.first_match(self.kernel, a, 0)
+    }
 
     /// Inserts `fp` with primary bucket `i1`; returns whether it stored a
     /// copy. With [`Copies::Unique`], does nothing and returns `Ok(false)`
@@ -160,74 +243,18 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         }
     }
 
-    /// [`Self::insert`] of a fingerprint whose pair is known, without
-    /// making room: `Ok(Some(stored))` as `insert` would return, `Ok(None)`
-    /// if both buckets are full (nothing changed). A growable filter asks
-    /// this first, and grows rather than displace in a table near full.
-    #[inline]
-    pub(crate) fn insert_if_room(
-        &self,
-        i1: usize,
-        i2: usize,
-        fp: u32,
-        copies: Copies,
-    ) -> Result<Option<bool>, InsertError> {
-        self.prefetch(i1);
-        self.prefetch(i2);
-        Ok(match self.place(i1, i2, fp, copies)? {
-            Placed::Stored => Some(true),
-            Placed::Duplicate => Some(false),
-            Placed::NoRoom => None,
-        })
-    }
-
-    /// Stores each `(bucket, fp)` of `items` (every bucket in `first..end`)
-    /// in a free slot of that bucket, under the locks of the range's
-    /// stripes taken once; pushes those whose bucket is full onto `rest`,
-    /// for the caller to insert the usual way. A growth step's copy: what
-    /// it stores is an insert into a free slot, which no lookup needs to
-    /// see versioned; a layout whose writes are versioned (semi-sorted)
-    /// gets every item back in `rest`.
-    pub(crate) fn fill_range(
-        &self,
-        first: usize,
-        end: usize,
-        items: &[(usize, u32)],
-        rest: &mut Vec<(usize, u32)>,
-    ) {
-        if L::WRITES_VERSIONED || items.is_empty() {
-            rest.extend_from_slice(items);
-            return;
-        }
-        let guard = self.stripes.lock_buckets(first, end);
-        let mut stored = 0;
-        for &(bucket, fp) in items {
-            debug_assert!((first..end).contains(&bucket));
-            let current = self.load_bucket(bucket);
-            match self.first_free(&current) {
-                Some(slot) => {
-                    self.layout.set(&self.words, bucket, slot, fp, &current);
-                    stored += 1;
-                }
-                None => rest.push((bucket, fp)),
-            }
-        }
-        guard.count_add(stored);
-    }
-
-    /// Items in `bucket`'s stripe and that stripe's slots: a sample of the
-    /// table's load, one load instruction.
-    pub(crate) fn stripe_load(&self, bucket: usize) -> (usize, usize) {
-        let run = self.stripes.run().min(self.buckets);
-        (self.stripes.stripe_len(bucket), run * B)
-    }
-
     /// Under both buckets' locks, stores `fp` in the first free slot of
     /// bucket `i1`, else of `i2`; or finds a copy already there (with
     /// [`Copies::Unique`]), or no room. Refuses a pair already full of
     /// copies of `fp` (no displacement can make room for another).
     #[inline(always)]
-    fn place(&self, i1: usize, i2: usize, fp: u32, copies: Copies) -> Result<Placed, InsertError> {
+    pub(super) fn place(
+        &self,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+        copies: Copies,
+    ) -> Result<Placed, InsertError> {
         let guard = self.stripes.lock_pair(i1, i2);
         let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
         if copies == Copies::Unique && !broken::UNIQUE_UNLOCKED {
@@ -257,7 +284,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     }
 
     /// [`Self::insert`] once both buckets were found full (by `place`, or
-    /// by a growable filter's [`Self::insert_if_room`]): make room by
+    /// by a growable filter's `insert_if_room`, nested.rs): make room by
     /// displacement, place again, until a placement succeeds, the search
     /// finds no free slot, or [`MAX_ATTEMPTS`] rounds lost to other writers.
     #[cold]
@@ -448,52 +475,5 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             at = parent as usize;
         }
         Ok(())
-    }
-
-    /// Removes one copy of `fp` from bucket `i1` or its alternate.
-    ///
-    /// The table knows copies of a fingerprint in a bucket pair, not items:
-    /// items with the same fingerprint and pair share them. If another copy
-    /// stays in the pair, clearing this one can change which bucket holds
-    /// the copy that answers for some other item (it was in the bucket
-    /// cleared here; the one left is in the other bucket, perhaps put there
-    /// a moment ago). A lookup that read the other bucket before that copy
-    /// arrived and this one after the clear would miss it, so such a remove
-    /// is versioned like a move. A remove that leaves no copy in the pair
-    /// answered for no one else, and stays unversioned: readers of other
-    /// items in these buckets need not retry.
-    pub(crate) fn remove(&self, i1: usize, fp: u32) -> bool {
-        let i2 = self.alt(i1, fp);
-        let guard = self.stripes.lock_pair(i1, i2);
-        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-        let (in1, in2) = self.match_pair(&a, &b, fp);
-        // A single-bucket pair (i1 == i2) has its copies counted once.
-        let in2 = if i2 == i1 { Mask(0) } else { in2 };
-        let (bucket, slot, current) = match (in1.lowest_set_bit(), in2.lowest_set_bit()) {
-            // Copies in both buckets: taking the one in `i1` hands the
-            // answer (for an item colliding with this one) to the copy in
-            // `i2`, as a hop from `i1` to `i2` would. While a save runs,
-            // that hides the answer from it if `i1` is not copied yet and
-            // `i2` is (the copy in `i2` arrived after `i2` was saved, the
-            // one in `i1` is gone before `i1` is): take `i2`'s copy instead,
-            // so the one left is saved with `i1`.
-            (Some(_), Some(k)) if !broken::REMOVE_IGNORES_SAVE && self.save.hides(i1, i2) => {
-                (i2, k, &b)
-            }
-            (Some(j), _) => (i1, j, &a),
-            (None, Some(j)) => (i2, j, &b),
-            (None, None) => return false,
-        };
-        let others_stay = in1.count() + in2.count() > 1;
-        let _section = if others_stay {
-            guard.versioned(Section::CollidingRemove)
-        } else if L::WRITES_VERSIONED {
-            guard.versioned(Section::SemiSortedRewrite)
-        } else {
-            None
-        };
-        self.layout.clear(&self.words, bucket, slot, current);
-        guard.count_add(-1);
-        true
     }
 }

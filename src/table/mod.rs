@@ -1,11 +1,11 @@
-//! The concurrent bucket table and its lookup.
+//! The concurrent bucket table: its lookup, count, remove and clear.
 //!
 //! `m` buckets of `B` fingerprints, laid out in `AtomicU64` words by a
 //! [`Layout`] (`layout/`: 8/16/32-bit slots for the SIMD kernels, packed
 //! slots of any width from 4 to 32 bits, or semi-sorted 4-slot buckets).
 //! Every access is atomic: readers load whole words with `Relaxed` loads
 //! (ordered by the stripe versions, `stripes.rs`), writers change words
-//! with read-modify-writes (`insert.rs`), so two writers holding different
+//! with read-modify-writes (`insert.rs`; `remove` and `clear` here), so two writers holding different
 //! stripes may share a word without losing each other's bits.
 //!
 //! A lookup: read both stripes' versions (a few KiB that stay in cache),
@@ -28,66 +28,15 @@ pub(crate) use insert::Copies;
 pub(crate) use nested::{Nested, NestedItem};
 pub(crate) use view::ViewTable;
 
-use crate::broken;
+use crate::broken::{self, Section};
 use crate::error::{BuildError, DecodeError};
-use crate::hash::{alt_index, split};
-use crate::layout::{audit_table, Bucket, InBounds, Layout, Mask};
+pub(crate) use crate::hash::{Addressing, Plain};
+use crate::layout::{audit_table, InBounds, Layout, Mask};
 use crate::sync::{Ordering, Spin};
-use batch::prefetch_bucket;
 use cuckoo_nest_simd::Native;
 use save::SaveState;
 use stripes::Stripes;
 use words::Words;
-
-// Where a hash's two buckets are: [`Plain`] is every fixed-size filter's
-// addressing, the primary bucket a fast range of the hash onto `0..m`, the
-// other `(H(fp) - i) mod m` ([`crate::hash::split`],
-// [`crate::hash::alt_index`]); a growable filter's generation is addressed
-// by [`Nested`] (`nested.rs`).
-
-/// How a table finds a hash's buckets and a fingerprint's other bucket.
-///
-/// # Safety
-/// The table's lookup path reads buckets without bounds checks: for a
-/// table of `buckets` buckets, [`Self::locate`] must return a bucket below
-/// `buckets`, and [`Self::alt`] must map every bucket below `buckets` to
-/// one below `buckets`, and be an involution (`alt(alt(i, fp), fp) == i`)
-/// for every fingerprint [`Self::locate`] returns.
-pub(crate) unsafe trait Addressing: Send + Sync + 'static {
-    /// The primary bucket and the fingerprint (never 0) of `hash`.
-    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32);
-
-    /// The other bucket of a fingerprint `fp` stored in bucket `i`.
-    fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize;
-
-    /// Both buckets and the fingerprint of `hash`: [`Self::locate`], then
-    /// [`Self::alt`], unless an addressing has a shorter way (a lookup's
-    /// path).
-    #[inline(always)]
-    fn locate_pair(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, usize, u32) {
-        let (i1, fp) = self.locate(hash, buckets, fp_max);
-        (i1, self.alt(i1, fp, buckets), fp)
-    }
-}
-
-/// The fixed-size filters' addressing; no state.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Plain;
-
-// SAFETY: `split` returns a fast range onto `0..buckets` (`(x * m) >> 64 <
-// m`) and a fingerprint in `1..=fp_max`; `alt_index` is `(h - i) mod m`
-// with `h, i < m`, an involution (tested in hash.rs).
-unsafe impl Addressing for Plain {
-    #[inline(always)]
-    fn locate(&self, hash: u64, buckets: usize, fp_max: u32) -> (usize, u32) {
-        split(hash, buckets, fp_max)
-    }
-
-    #[inline(always)]
-    fn alt(&self, i: usize, fp: u32, buckets: usize) -> usize {
-        alt_index(i, fp, buckets)
-    }
-}
 
 /// Words of a table of `buckets` buckets of `bucket_bits` bits: whole cache
 /// lines (8 words), so prefetches and loads of the last bucket stay inside
@@ -272,53 +221,10 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         (self.words.as_ptr() as usize, self.words.len() * 8)
     }
 
-    #[inline(always)]
-    pub(crate) fn locate(&self, hash: u64) -> (usize, u32) {
-        self.addressing
-            .locate(hash, self.buckets, self.layout.fp_max())
-    }
-
     /// The inverse of [`Self::locate`] (see [`crate::hash::unsplit`]).
     #[cfg(feature = "internals")]
     pub(crate) fn unlocate(&self, i1: usize, fp: u32, k: u32) -> Option<u64> {
         crate::hash::unsplit(i1, fp, self.buckets, self.layout.fp_max(), k)
-    }
-
-    #[inline(always)]
-    pub(crate) fn alt(&self, i: usize, fp: u32) -> usize {
-        self.addressing.alt(i, fp, self.buckets)
-    }
-
-    /// Hints the CPU to fetch the line(s) a load of bucket `i` reads
-    /// ([`prefetch_bucket`]; the table's words have slack).
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, i: usize) {
-        prefetch_bucket(&self.layout, self.words.as_ptr().cast(), i, true);
-    }
-
-    /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
-    #[inline(always)]
-    pub(crate) fn load_bucket(&self, i: usize) -> Bucket {
-        self.layout.load(&self.words[..], i)
-    }
-
-    /// Slot `j` of a loaded bucket.
-    #[inline(always)]
-    pub(crate) fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
-        self.layout.lane(bucket, j)
-    }
-
-    /// Which slots of buckets `a` and `b` equal `value` (0 asks for empty
-    /// slots).
-    #[inline(always)]
-    pub(crate) fn match_pair(&self, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
-        self.layout.matches(self.kernel, a, b, value)
-    }
-
-    /// The first empty slot of bucket `a`, if any.
-    #[inline(always)]
-    pub(crate) fn first_free(&self, a: &Bucket) -> Option<usize> {
-        self.layout.first_match(self.kernel, a, 0)
     }
 
     /// A whole lookup of a hash: what each table shape compiles for
@@ -427,6 +333,53 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             }
             spin.wait();
         }
+    }
+
+    /// Removes one copy of `fp` from bucket `i1` or its alternate.
+    ///
+    /// The table knows copies of a fingerprint in a bucket pair, not items:
+    /// items with the same fingerprint and pair share them. If another copy
+    /// stays in the pair, clearing this one can change which bucket holds
+    /// the copy that answers for some other item (it was in the bucket
+    /// cleared here; the one left is in the other bucket, perhaps put there
+    /// a moment ago). A lookup that read the other bucket before that copy
+    /// arrived and this one after the clear would miss it, so such a remove
+    /// is versioned like a move. A remove that leaves no copy in the pair
+    /// answered for no one else, and stays unversioned: readers of other
+    /// items in these buckets need not retry.
+    pub(crate) fn remove(&self, i1: usize, fp: u32) -> bool {
+        let i2 = self.alt(i1, fp);
+        let guard = self.stripes.lock_pair(i1, i2);
+        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+        let (in1, in2) = self.match_pair(&a, &b, fp);
+        // A single-bucket pair (i1 == i2) has its copies counted once.
+        let in2 = if i2 == i1 { Mask(0) } else { in2 };
+        let (bucket, slot, current) = match (in1.lowest_set_bit(), in2.lowest_set_bit()) {
+            // Copies in both buckets: taking the one in `i1` hands the
+            // answer (for an item colliding with this one) to the copy in
+            // `i2`, as a hop from `i1` to `i2` would. While a save runs,
+            // that hides the answer from it if `i1` is not copied yet and
+            // `i2` is (the copy in `i2` arrived after `i2` was saved, the
+            // one in `i1` is gone before `i1` is): take `i2`'s copy instead,
+            // so the one left is saved with `i1`.
+            (Some(_), Some(k)) if !broken::REMOVE_IGNORES_SAVE && self.save.hides(i1, i2) => {
+                (i2, k, &b)
+            }
+            (Some(j), _) => (i1, j, &a),
+            (None, Some(j)) => (i2, j, &b),
+            (None, None) => return false,
+        };
+        let others_stay = in1.count() + in2.count() > 1;
+        let _section = if others_stay {
+            guard.versioned(Section::CollidingRemove)
+        } else if L::WRITES_VERSIONED {
+            guard.versioned(Section::SemiSortedRewrite)
+        } else {
+            None
+        };
+        self.layout.clear(&self.words, bucket, slot, current);
+        guard.count_add(-1);
+        true
     }
 
     /// The probe repeated, with backoff, until a round is final.

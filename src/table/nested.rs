@@ -1,12 +1,16 @@
-//! A growable filter's addressing, [`Nested`]: a generation (`grow/`)
+//! A growable filter's addressing, [`Nested`], and the table operations
+//! only a growth step's writers use. A generation (`grow/`)
 //! holds the same pair of *local* buckets inside one of `2^depth` blocks,
 //! so a table twice as large holds every pair of the smaller one, split in
 //! two by one bit the fingerprint gives up (docs/design.md, "Growth"). The
-//! [`Addressing`] trait and the fixed-size filters' [`Plain`] are in
-//! `table/mod.rs`, on the lookup's path.
+//! [`Addressing`] trait and the fixed-size filters' [`Plain`](crate::hash::Plain) are in
+//! `hash.rs`, on the lookup's path.
 
-use super::Addressing;
+use super::insert::{Copies, Placed};
+use super::{Addressing, Table};
+use crate::error::InsertError;
 use crate::hash::{alt_index, fast_range, spread};
+use crate::layout::Layout;
 
 /// A growable filter's generation `depth`: `2^depth` blocks of `local`
 /// buckets, bucket `block * local + l` being local bucket `l` of `block`.
@@ -224,6 +228,70 @@ impl Nested {
             key: fp & self.key_mask,
             x: (block as u32) | (rest << self.depth),
         }
+    }
+}
+
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// [`Self::insert`] of a fingerprint whose pair is known, without
+    /// making room: `Ok(Some(stored))` as `insert` would return, `Ok(None)`
+    /// if both buckets are full (nothing changed). A growable filter asks
+    /// this first, and grows rather than displace in a table near full.
+    #[inline]
+    pub(crate) fn insert_if_room(
+        &self,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+        copies: Copies,
+    ) -> Result<Option<bool>, InsertError> {
+        self.prefetch(i1);
+        self.prefetch(i2);
+        Ok(match self.place(i1, i2, fp, copies)? {
+            Placed::Stored => Some(true),
+            Placed::Duplicate => Some(false),
+            Placed::NoRoom => None,
+        })
+    }
+
+    /// Stores each `(bucket, fp)` of `items` (every bucket in `first..end`)
+    /// in a free slot of that bucket, under the locks of the range's
+    /// stripes taken once; pushes those whose bucket is full onto `rest`,
+    /// for the caller to insert the usual way. A growth step's copy: what
+    /// it stores is an insert into a free slot, which no lookup needs to
+    /// see versioned; a layout whose writes are versioned (semi-sorted)
+    /// gets every item back in `rest`.
+    pub(crate) fn fill_range(
+        &self,
+        first: usize,
+        end: usize,
+        items: &[(usize, u32)],
+        rest: &mut Vec<(usize, u32)>,
+    ) {
+        if L::WRITES_VERSIONED || items.is_empty() {
+            rest.extend_from_slice(items);
+            return;
+        }
+        let guard = self.stripes.lock_buckets(first, end);
+        let mut stored = 0;
+        for &(bucket, fp) in items {
+            debug_assert!((first..end).contains(&bucket));
+            let current = self.load_bucket(bucket);
+            match self.first_free(&current) {
+                Some(slot) => {
+                    self.layout.set(&self.words, bucket, slot, fp, &current);
+                    stored += 1;
+                }
+                None => rest.push((bucket, fp)),
+            }
+        }
+        guard.count_add(stored);
+    }
+
+    /// Items in `bucket`'s stripe and that stripe's slots: a sample of the
+    /// table's load, one load instruction.
+    pub(crate) fn stripe_load(&self, bucket: usize) -> (usize, usize) {
+        let run = self.stripes.run().min(self.buckets);
+        (self.stripes.stripe_len(bucket), run * B)
     }
 }
 

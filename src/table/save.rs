@@ -96,11 +96,12 @@ fn chunk_buckets(bucket_bits: usize, run: usize) -> usize {
     target.min(run).max(unit)
 }
 
-/// What writers need to know of a running save.
+/// What writers need to know of a running save (the questions they ask
+/// of it are in insert.rs, on their path; the marks' reading is here).
 pub(crate) struct SaveState {
     /// 1 while a save runs, 0 otherwise. On a cache line of its own, away
     /// from the table's fields every lookup reads.
-    running: CachePadded<AtomicU64>,
+    pub(super) running: CachePadded<AtomicU64>,
     /// One bit per chunk: copied by the running save. All zero between
     /// saves. Set only while the chunk's stripe locks are held.
     copied: Box<[AtomicU64]>,
@@ -112,12 +113,12 @@ pub(crate) struct SaveState {
     /// [`MIN_AHEAD`].
     max_ahead: usize,
     /// Not a save's: the longest displacement path the table's inserts
-    /// carried out whole, in hops ([`Self::record_path`]). In this box for
+    /// carried out whole, in hops (`SaveState::record_path`). In this box for
     /// the reason the save's state is: only the displacing path writes it,
     /// and the free-slot insert's code stays as it is without a field of
     /// the table struct it works on (callgrind counts the same
     /// instructions an insert, `examples/lookup_instructions.rs` `roomy`).
-    longest: AtomicU64,
+    pub(super) longest: AtomicU64,
 }
 
 impl SaveState {
@@ -140,28 +141,9 @@ impl SaveState {
         })
     }
 
-    /// Records a displacement path of `hops` carried out whole: one
-    /// relaxed max, on the displacing path only (not under loom: a
-    /// statistic, no protocol step, so no model state).
-    pub(super) fn record_path(&self, hops: u8) {
-        // Read first: once the longest path is known, most displacing
-        // inserts only read the line, so writers on other cores do not take
-        // it from each other.
-        let hops = u64::from(hops);
-        if !cfg!(cuckoo_nest_loom) && hops > self.longest.load(Ordering::Relaxed) {
-            self.longest.fetch_max(hops, Ordering::Relaxed);
-        }
-    }
-
-    /// True while a save runs (a hint, outside the locks).
-    #[inline]
-    pub(crate) fn running(&self) -> bool {
-        self.running.load(Ordering::Relaxed) != 0
-    }
-
     /// True if the running save has copied the chunk of `bucket`.
     #[inline]
-    fn is_copied(&self, bucket: usize) -> bool {
+    pub(super) fn is_copied(&self, bucket: usize) -> bool {
         let k = bucket / self.chunk;
         self.copied[k / 64].load(Ordering::Relaxed) >> (k % 64) & 1 != 0
     }
@@ -169,14 +151,6 @@ impl SaveState {
     /// Marks chunk `k` copied. The caller holds the chunk's stripe locks.
     fn mark(&self, k: usize) {
         self.copied[k / 64].fetch_or(1 << (k % 64), Ordering::Relaxed);
-    }
-
-    /// True if a hop moving a fingerprint from bucket `from` to bucket
-    /// `to` would hide it from the running save: `to`'s chunk is copied,
-    /// `from`'s is not. Exact under the hop's two locks.
-    #[inline]
-    pub(crate) fn hides(&self, from: usize, to: usize) -> bool {
-        self.running() && Marks::Live(self).hides(from, to)
     }
 
     /// The marks as a search sees them, for [`Marks::hides`]: read once
@@ -192,7 +166,7 @@ impl SaveState {
 }
 
 /// A search's view of a running save's marks ([`SaveState::marks`]).
-pub(crate) enum Marks<'a> {
+pub(super) enum Marks<'a> {
     /// All the marks, as read once, and buckets per chunk.
     Word(u64, usize),
     /// Read as needed.

@@ -3,10 +3,10 @@
 //! another [`WordSource`], without the stripe versions (bytes that cannot
 //! change need no validation), and the same pipelined batch loop.
 
-use super::batch::{self, prefetch_bucket, Located, Probe};
+use super::batch::{self, Located, Probe};
 use super::{Addressing, Plain};
 use crate::error::DecodeError;
-use crate::layout::{audit_table, Layout, WordSource};
+use crate::layout::{audit_table, prefetch_bucket, Layout, WordSource};
 use cuckoo_nest_simd::Native;
 
 /// One shape's lookup over borrowed words, addressed by `A`.

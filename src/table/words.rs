@@ -304,21 +304,6 @@ impl Words {
     }
 }
 
-/// Prefetches the cache line holding address `p` (a hint; never faults,
-/// whatever `p` is).
-#[inline(always)]
-pub(crate) fn prefetch_addr(p: *const u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: prefetch is only a hint: it never faults or reads into
-        // the program, whatever the address (SSE is baseline on x86_64).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
-    let _ = p;
-}
-
 #[cfg(not(cuckoo_nest_loom))]
 impl Deref for Words {
     type Target = [AtomicU64];
