@@ -45,12 +45,17 @@ pub(crate) const MAX_STRIPES: usize = 1024;
 /// four to a line made writers on different cores take the same lines from
 /// each other (16 threads filling one filter: 39 M inserts/s with four to a
 /// line, 75 M/s with one; docs/benchmarks.md, "Writers on 16 cores").
+#[repr(align(64))]
 struct Lock {
     locked: AtomicU64,
     /// Items inserted minus items removed under this lock, wrapping: only
     /// the sum over all stripes means anything.
     count: AtomicU64,
 }
+
+// The line per lock is what lets writers on many cores scale (above); a
+// build where it is lost does not compile.
+const _: () = assert!(std::mem::align_of::<Lock>() == 64);
 
 pub(crate) struct Stripes {
     /// Read by every lookup, written only around fingerprint moves.
