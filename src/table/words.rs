@@ -210,6 +210,7 @@ impl Words {
 
     /// True if [`Words::populate_part`] has pieces to back: memory of its
     /// own mapping, not the heap's.
+    #[cfg_attr(miri, allow(dead_code))]
     pub(crate) fn populates(&self) -> bool {
         #[cfg(all(target_os = "linux", not(miri)))]
         if let Source::Mapped { .. } = self.source {
@@ -355,6 +356,7 @@ impl Words {
         false
     }
 
+    #[allow(dead_code)] // no background backing under loom
     pub(crate) fn populates(&self) -> bool {
         false
     }
