@@ -100,12 +100,9 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     fn matches<K: Kernel>(&self, kernel: K, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask);
 
     /// The first slot of `a` equal to `value` (0: the first empty slot,
-    /// where an insert stores), if any. A layout may find it without
-    /// building the whole slot mask.
-    #[inline(always)]
-    fn first_match<K: Kernel>(&self, kernel: K, a: &Bucket, value: u32) -> Option<usize> {
-        self.matches(kernel, a, a, value).0.lowest_set_bit()
-    }
+    /// where an insert stores), if any. Each layout finds it its own way,
+    /// some without building the whole slot mask.
+    fn first_match<K: Kernel>(&self, kernel: K, a: &Bucket, value: u32) -> Option<usize>;
 
     /// True if any slot of `a` or `b` equals `value`.
     #[inline(always)]
