@@ -6,14 +6,17 @@
 //!    taken as its own hash, as the reference takes raw 64-bit keys);
 //! 2. `min(n, 10M)` lookups (`contains_hash`), shuffled, with 0%, 25%, 50%,
 //!    75% and 100% of them keys that were added, one pass each;
-//! 3. the 50% set again through `contains_batch_hash`.
+//! 3. the 50% set again through `contains_batch_hash`;
+//! 4. the same `n` keys added to a fresh filter through `insert_batch_hash`
+//!    (the bulk load of a database building a filter per flushed table),
+//!    the first filter dropped before.
 //!
 //! ```sh
 //! cargo run --release -p cuckoo-nest-examples --example reference_workload -- 1000000 4x12,4x16,ss4x13
 //! ```
 //!
 //! Prints one line per shape: nanoseconds per insert, per lookup at each
-//! hit rate, and per batch lookup at 50%. Shapes as in
+//! hit rate, per batch lookup at 50%, and per key of the batch insert. Shapes as in
 //! `lookup_instructions` (`BxF`, `ssBxF` for semi-sorted).
 
 #[path = "common/mod.rs"]
@@ -66,17 +69,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     println!(
-        "{:<8} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
-        "shape", "insert ns", "find 0%", "25%", "50%", "75%", "100%", "batch 50%"
+        "{:<8} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>12}",
+        "shape", "insert ns", "find 0%", "25%", "50%", "75%", "100%", "batch 50%", "batch insert"
     );
     for shape in shapes.split(',') {
         let (semi, b, f) = parse_shape(shape)?;
-        let filter = CuckooFilter::builder()
-            .capacity(n)
-            .bucket_size(b)
-            .fingerprint_bits(f)
-            .semi_sorted(semi)
-            .build()?;
+        let build = || {
+            CuckooFilter::builder()
+                .capacity(n)
+                .bucket_size(b)
+                .fingerprint_bits(f)
+                .semi_sorted(semi)
+                .build()
+        };
+        let filter = build()?;
         let start = Instant::now();
         for &k in &added {
             filter.insert_hash(k)?;
@@ -94,8 +100,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let found = filter.contains_batch_hash(&lookup_sets[2], &mut out)?;
         let batch = ns_per(start, sample);
         black_box(found);
+        drop(filter);
+        let bulk = build()?;
+        let start = Instant::now();
+        bulk.insert_batch_hash(&added)?;
+        let batch_insert = ns_per(start, n);
+        black_box(bulk.len());
         println!(
-            "{shape:<8} {insert:>10.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {batch:>9.1}",
+            "{shape:<8} {insert:>10.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {batch:>9.1} {batch_insert:>12.1}",
             finds[0], finds[1], finds[2], finds[3], finds[4]
         );
     }
