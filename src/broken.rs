@@ -8,7 +8,7 @@
 //! protocol reads as the protocol. In the table: the guard that opens a
 //! versioned section ([`Section::kept`]), the version re-check
 //! ([`validation`]) and the read fence (`Stripes`), the lock order
-//! ([`lock_order`]), the slot store ([`fetch_or`]), the order of a move's
+//! ([`lock_order`]), the slot stores ([`set_slot`], [`fetch_or`]), the order of a move's
 //! two writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]), the
 //! save's check of its marks (`SAVE_IGNORES_MARKS`, `Marks::hides` in
 //! table/save.rs). In growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
@@ -49,7 +49,8 @@ pub(crate) const CLEAR_FIRST: bool = cfg!(cuckoo_broken_clear_first);
 pub(crate) const REMOVE_UNVERSIONED: bool = cfg!(cuckoo_broken_remove_unversioned);
 /// `clear` zeroes the words outside a versioned section.
 pub(crate) const CLEAR_UNVERSIONED: bool = cfg!(cuckoo_broken_clear_unversioned);
-/// A slot set with load + store instead of `fetch_or`.
+/// A fixed-width slot set with load + store instead of `fetch_or` also
+/// where buckets of two stripes share its word.
 pub(crate) const PLAIN_STORE: bool = cfg!(cuckoo_broken_plain_store);
 /// The second word of a packed slot that straddles two words set with
 /// load + store instead of `fetch_or`.
@@ -152,22 +153,35 @@ pub(crate) fn lock_order(x: usize, y: usize) -> (usize, usize) {
     }
 }
 
-/// Which store sets a slot's bits.
+/// Which store sets a packed slot's bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Store {
-    /// A fixed-width slot, in one word.
-    Slot,
     /// The first word of a packed slot.
     PackedHead,
     /// The second word of a packed slot that straddles two.
     PackedTail,
 }
 
-/// Sets `bits` in `word` with `fetch_or`, so a writer holding another
-/// stripe's lock that shares the word loses nothing.
+/// Sets `bits` of a packed slot in `word` with `fetch_or`, so a writer
+/// holding another stripe's lock that shares the word loses nothing.
 #[inline(always)]
 pub(crate) fn fetch_or(word: &AtomicU64, bits: u64, store: Store) {
-    if (PLAIN_STORE && store == Store::Slot) || (PACKED_PLAIN_STORE && store == Store::PackedTail) {
+    if PACKED_PLAIN_STORE && store == Store::PackedTail {
+        let v = word.load(Ordering::Relaxed);
+        word.store(v | bits, Ordering::Relaxed);
+    } else {
+        word.fetch_or(bits, Ordering::Relaxed);
+    }
+}
+
+/// Sets `bits` in a fixed-width slot's `word`: with a load and a store
+/// where the word lies in one bucket (`own_word`: buckets of 64 bits or
+/// more), so in one stripe, whose lock the writer holds and every writer
+/// of the word takes; with `fetch_or` where buckets of other stripes may
+/// share it. (`plain_store` takes the load and store for shared words too.)
+#[inline(always)]
+pub(crate) fn set_slot(word: &AtomicU64, bits: u64, own_word: bool) {
+    if own_word || PLAIN_STORE {
         let v = word.load(Ordering::Relaxed);
         word.store(v | bits, Ordering::Relaxed);
     } else {

@@ -1,4 +1,5 @@
-//! Model 2: two writers inserting into the same nearly full buckets.
+//! Model 2: two writers inserting into the same nearly full buckets (2a,
+//! 2b: two-slot buckets, two to a word; 2c: four-slot buckets, a word each).
 //!
 //! **Invariant: both inserts succeed, both items are found afterwards with
 //! every earlier item, `len` counts both, and neither writer waits forever
@@ -65,5 +66,29 @@ fn both_writers_displace() {
         place(&filter, &q1, Q);
         place(&filter, &q2, Q);
         race(filter, a, b, vec![p1, p2, q1, q2]);
+    });
+}
+
+/// Four-slot buckets of 16 bits: each bucket is one word of its own, which
+/// writers set with a load and a store under the bucket's stripe lock (no
+/// `fetch_or`). P full, two free slots in Q: both writers may store into
+/// Q's one word, one after the other under its lock; neither store may
+/// undo the other's, nor a displacement's.
+#[test]
+fn two_writers_one_word_of_their_own() {
+    check("2c two writers, one word per bucket", 3, || {
+        let filter = tiny(4);
+        let mut aim = Aim::new(&filter);
+        let ps: Vec<Item> = (0..4).map(|_| aim.primary(P, &[])).collect();
+        let qs: Vec<Item> = (0..2).map(|_| aim.primary(Q, &[])).collect();
+        let a = aim.at(P, Q);
+        let b = aim.at(Q, P);
+        for it in &ps {
+            place(&filter, it, P);
+        }
+        for it in &qs {
+            place(&filter, it, Q);
+        }
+        race(filter, a, b, ps.into_iter().chain(qs).collect());
     });
 }

@@ -8,9 +8,18 @@
 
 use super::bits::{low_bits, two_word_bits};
 use super::{Bucket, Layout};
-use crate::broken::{self, Store};
+use crate::broken;
 use crate::sync::{AtomicU64, Ordering};
 use cuckoo_nest_simd::Kernel;
+
+/// True if every word a bucket of `b` slots of `f` bits lies in holds that
+/// bucket alone: buckets of 64 bits or more (they start on a multiple of
+/// 64 bits). Such a word is written only under its bucket's stripe lock,
+/// so a writer sets or clears a slot in it with a load and a store: no
+/// locked read-modify-write (one of the three an insert took).
+const fn own_words(b: usize, f: u32) -> bool {
+    b * f as usize >= 64
+}
 
 /// 8, 16 or 32-bit fingerprints: buckets of a power-of-two size that never
 /// straddle a word or a line, compared by the SIMD kernels.
@@ -183,13 +192,19 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
     fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket) {
         let bit = (i * B + j) * F as usize;
         let (word, shift) = (&words[bit / 64], bit % 64);
-        broken::fetch_or(word, (fp as u64) << shift, Store::Slot);
+        broken::set_slot(word, (fp as u64) << shift, own_words(B, F));
     }
 
     #[inline(always)]
     fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket) {
         let bit = (i * B + j) * F as usize;
-        words[bit / 64].fetch_and(!(Self::FP_MASK << (bit % 64)), Ordering::Relaxed);
+        let word = &words[bit / 64];
+        let keep = !(Self::FP_MASK << (bit % 64));
+        if own_words(B, F) {
+            word.store(word.load(Ordering::Relaxed) & keep, Ordering::Relaxed);
+        } else {
+            word.fetch_and(keep, Ordering::Relaxed);
+        }
     }
 }
 
