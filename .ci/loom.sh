@@ -114,6 +114,7 @@ done
         "no_hop_check|--cfg cuckoo_broken_no_hop_check|remove_of_a_moving_item remove_one_of_two_copies_while_one_moves four_slot_buckets_remove_of_a_moving_item one_copy_after_displacing clear_lands_inside_a_displacement"
         "plain_store|--cfg cuckoo_broken_plain_store|writers_under_different_locks_share_a_word"
         "packed_plain_store|--cfg cuckoo_broken_packed_plain_store|straddling_slot_and_neighbour_share_a_word"
+        "own_words_always|--cfg cuckoo_broken_own_words_always|straddling_slot_and_neighbour_share_a_word writers_under_different_locks_share_a_word both_writers_displace"
         "semi_unversioned|--cfg cuckoo_broken_semi_unversioned|semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"
         "probe_stamp_after_load|--cfg cuckoo_broken_probe_stamp_after_load|$lookups"
         # The lookup's one-load read of packed and semi-sorted buckets.

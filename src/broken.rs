@@ -8,7 +8,8 @@
 //! protocol reads as the protocol. In the table: the guard that opens a
 //! versioned section ([`Section::kept`]), the version re-check
 //! ([`validation`]) and the read fence (`Stripes`), the lock order
-//! ([`lock_order`]), the slot stores ([`set_slot`], [`fetch_or`]), the order of a move's
+//! ([`lock_order`]), the slot stores ([`set_slot`], [`fetch_or`],
+//! [`own_words`]), the order of a move's
 //! two writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]), the
 //! save's check of its marks (`SAVE_IGNORES_MARKS`, `Marks::hides` in
 //! table/save.rs). In growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
@@ -55,6 +56,9 @@ pub(crate) const PLAIN_STORE: bool = cfg!(cuckoo_broken_plain_store);
 /// The second word of a packed slot that straddles two words set with
 /// load + store instead of `fetch_or`.
 pub(crate) const PACKED_PLAIN_STORE: bool = cfg!(cuckoo_broken_packed_plain_store);
+/// Every table taken to have words of one stripe each, so slot writes
+/// load and store even where two stripes' buckets share a word.
+pub(crate) const OWN_WORDS_ALWAYS: bool = cfg!(cuckoo_broken_own_words_always);
 /// Semi-sorted inserts and removes re-encode a bucket outside a versioned
 /// section.
 pub(crate) const SEMI_UNVERSIONED: bool = cfg!(cuckoo_broken_semi_unversioned);
@@ -187,6 +191,13 @@ pub(crate) fn set_slot(word: &AtomicU64, bits: u64, own_word: bool) {
     } else {
         word.fetch_or(bits, Ordering::Relaxed);
     }
+}
+
+/// Whether a table's words each hold one stripe's buckets only
+/// (`Stripes::runs_end_on_words` computed `own`).
+#[inline(always)]
+pub(crate) fn own_words(own: bool) -> bool {
+    own || OWN_WORDS_ALWAYS
 }
 
 /// A move's two writes: the copy into the new bucket, then the clear of

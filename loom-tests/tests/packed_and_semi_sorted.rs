@@ -59,6 +59,43 @@ fn straddling_slot_and_neighbour_share_a_word() {
     });
 }
 
+/// 11e: packed 4 x 12 in a 64-bucket table: 16 stripes of 4 buckets, each
+/// run 192 bits, so every word holds one stripe's buckets and slot writes
+/// load and store under the lock instead of `fetch_or`. With slot 0 of
+/// bucket 1 taken, `y` goes into its slot 1 (bits 60..72, straddling words
+/// 0 and 1) while `z` goes into slot 0 of bucket 2 (bits 96..108, word 1),
+/// both under stripe 0's lock: word 1 is written by both, one after the
+/// other. All three must be there afterwards.
+#[test]
+fn writers_of_one_stripe_share_a_word() {
+    check("11e packed: one stripe's writers share a word", 3, || {
+        let filter = CuckooFilter::builder()
+            .buckets(64)
+            .bucket_size(4)
+            .fingerprint_bits(12)
+            .build()
+            .expect("a 64-bucket table is a valid configuration");
+        let mut aim = Aim::new(&filter);
+        let first = aim.primary(1, &[0, 2, 3]);
+        let y = aim.primary(1, &[0, 2, 3]);
+        let z = aim.primary(2, &[0, 1, 3]);
+        place(&filter, &first, 1);
+        let filter = Arc::new(filter);
+        let other = {
+            let (filter, z) = (Arc::clone(&filter), z);
+            thread::spawn(move || filter.insert_hash(z.hash))
+        };
+        filter.insert_hash(y.hash).expect("bucket 1 has room");
+        other.join().unwrap().expect("bucket 2 has room");
+        let buckets = [filter.debug_bucket(1), filter.debug_bucket(2)];
+        assert_eq!(buckets[0][1], y.fp, "{buckets:?}");
+        for it in [first, y, z] {
+            assert!(filter.contains_hash(it.hash), "{it:?} lost: {buckets:?}");
+        }
+        assert_eq!(filter.len(), 3);
+    });
+}
+
 /// 11b: model 1b on the packed layout: `x` moves between buckets 0 and 2,
 /// into or out of a straddling slot, while it is looked up.
 #[test]

@@ -76,9 +76,18 @@ pub(super) fn load_span<const N: usize, W: WordSource + ?Sized>(
 
 /// Writes `bits` (a slot or a bucket's change, `len` bits at table bit
 /// `at`) into the words with `op` per word touched: `fetch_or` to set,
-/// `fetch_and` of the complement to clear, `fetch_xor` to flip.
+/// `fetch_and` of the complement to clear, `fetch_xor` to flip; or, where
+/// the words are the caller's stripe's alone (`own`, [`Layout::set`](super::Layout::set)), a
+/// load and a store of the same result.
 #[inline(always)]
-pub(super) fn write_bits(words: &[AtomicU64], at: usize, bits: u128, len: u32, op: WordOp) {
+pub(super) fn write_bits(
+    words: &[AtomicU64],
+    at: usize,
+    bits: u128,
+    len: u32,
+    op: WordOp,
+    own: bool,
+) {
     let (mut w, shift) = (at / 64, (at % 64) as u32);
     // Up to 128 bits at an offset of up to 63: at most three words.
     let parts = [
@@ -106,14 +115,24 @@ pub(super) fn write_bits(words: &[AtomicU64], at: usize, bits: u128, len: u32, o
                 } else {
                     Store::PackedTail
                 };
-                broken::fetch_or(word, part, store);
+                if own {
+                    word.store(word.load(Ordering::Relaxed) | part, Ordering::Relaxed);
+                } else {
+                    broken::fetch_or(word, part, store);
+                }
+            }
+            WordOp::Clear if own => {
+                word.store(word.load(Ordering::Relaxed) & !mask, Ordering::Relaxed);
             }
             WordOp::Clear => {
                 word.fetch_and(!mask, Ordering::Relaxed);
             }
             WordOp::Flip => {
-                if part & mask != 0 {
-                    word.fetch_xor(part & mask, Ordering::Relaxed);
+                let flip = part & mask;
+                if flip != 0 && own {
+                    word.store(word.load(Ordering::Relaxed) ^ flip, Ordering::Relaxed);
+                } else if flip != 0 {
+                    word.fetch_xor(flip, Ordering::Relaxed);
                 }
             }
         }

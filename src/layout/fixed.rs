@@ -12,11 +12,11 @@ use crate::broken;
 use crate::sync::{AtomicU64, Ordering};
 use cuckoo_nest_simd::Kernel;
 
-/// True if every word a bucket of `b` slots of `f` bits lies in holds that
-/// bucket alone: buckets of 64 bits or more (they start on a multiple of
-/// 64 bits). Such a word is written only under its bucket's stripe lock,
-/// so a writer sets or clears a slot in it with a load and a store: no
-/// locked read-modify-write (one of the three an insert took).
+/// True if each word of a bucket of `b` slots of `f` bits holds that bucket
+/// alone (64 bits or more, starting on a word): written only under its
+/// stripe's lock, so slots are set and cleared with a load and a store.
+/// Narrower buckets share words: the table says whether within a stripe
+/// only (`own`, [`Layout::set`]).
 const fn own_words(b: usize, f: u32) -> bool {
     b * f as usize >= 64
 }
@@ -189,18 +189,18 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
     }
 
     #[inline(always)]
-    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket) {
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket, own: bool) {
         let bit = (i * B + j) * F as usize;
         let (word, shift) = (&words[bit / 64], bit % 64);
-        broken::set_slot(word, (fp as u64) << shift, own_words(B, F));
+        broken::set_slot(word, (fp as u64) << shift, own_words(B, F) || own);
     }
 
     #[inline(always)]
-    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket) {
+    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket, own: bool) {
         let bit = (i * B + j) * F as usize;
         let word = &words[bit / 64];
         let keep = !(Self::FP_MASK << (bit % 64));
-        if own_words(B, F) {
+        if own_words(B, F) || own {
             word.store(word.load(Ordering::Relaxed) & keep, Ordering::Relaxed);
         } else {
             word.fetch_and(keep, Ordering::Relaxed);

@@ -162,11 +162,15 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     }
 
     /// Writes `fp` into empty slot `j` of bucket `i`, whose loaded value
-    /// under its stripe lock is `current`.
-    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket);
+    /// under its stripe lock is `current`. `own`: every word holds buckets
+    /// of one stripe only ([`Table::own_words`](crate::table::Table)), so
+    /// each word this writes is written only under the lock the caller
+    /// holds, and a load and a store may stand for a read-modify-write.
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket, own: bool);
 
-    /// Empties slot `j` of bucket `i` (loaded as `current` under its lock).
-    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, current: &Bucket);
+    /// Empties slot `j` of bucket `i` (loaded as `current` under its lock;
+    /// `own` as for [`Layout::set`]).
+    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, current: &Bucket, own: bool);
 }
 
 /// Audits a saved table of `buckets` buckets in `table_words` words: every

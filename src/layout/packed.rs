@@ -232,15 +232,15 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     }
 
     #[inline(always)]
-    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket) {
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket, own: bool) {
         let at = i * self.bits::<B>() + j * self.width() as usize;
-        write_bits(words, at, fp as u128, self.width(), WordOp::Set);
+        write_bits(words, at, fp as u128, self.width(), WordOp::Set, own);
     }
 
     #[inline(always)]
-    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket) {
+    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket, own: bool) {
         let at = i * self.bits::<B>() + j * self.width() as usize;
-        write_bits(words, at, 0, self.width(), WordOp::Clear);
+        write_bits(words, at, 0, self.width(), WordOp::Clear, own);
     }
 }
 
@@ -294,7 +294,7 @@ mod tests {
                         _ => ((x >> 20) as u32 & max).max(1),
                     };
                     let current = Layout::<B>::load(&layout, &w[..], i);
-                    Layout::<B>::set(&layout, &w, i, j, fp, &current);
+                    Layout::<B>::set(&layout, &w, i, j, fp, &current, x & 1 == 0);
                     *slot = fp;
                 }
             }
@@ -356,10 +356,12 @@ mod tests {
                     };
                     let fp = (((step as u64 + 1) * 0x9e37_79b9) as u32 & max).max(1);
                     if model[i][j] == 0 {
-                        Layout::<2>::set(&layout, &w, i, j, fp, &current);
+                        // Both write paths: read-modify-writes, and loads
+                        // and stores (as for words of one stripe).
+                        Layout::<2>::set(&layout, &w, i, j, fp, &current, step % 2 == 0);
                         model[i][j] = fp;
                     } else {
-                        Layout::<2>::clear(&layout, &w, i, j, &current);
+                        Layout::<2>::clear(&layout, &w, i, j, &current, step % 3 == 0);
                         model[i][j] = 0;
                     }
                     for (k, slots) in model.iter().enumerate() {

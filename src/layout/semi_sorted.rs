@@ -321,7 +321,15 @@ impl<const F: u32> SemiSorted<F> {
     /// encoding even if what was stored was not canonical (a saved table
     /// loaded without its audit): no write turns one odd bucket into
     /// garbage that loses other fingerprints.
-    fn rewrite(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket) {
+    fn rewrite(
+        &self,
+        words: &[AtomicU64],
+        i: usize,
+        j: usize,
+        fp: u32,
+        current: &Bucket,
+        own: bool,
+    ) {
         let mut fps = [0u32; 4];
         for (k, v) in fps.iter_mut().enumerate() {
             *v = packed_lane(current, k, self.width());
@@ -335,6 +343,7 @@ impl<const F: u32> SemiSorted<F> {
             stored ^ new,
             self.bits() as u32,
             WordOp::Flip,
+            own,
         );
     }
 }
@@ -442,13 +451,13 @@ impl<const F: u32> Layout<4> for SemiSorted<F> {
     }
 
     #[inline(always)]
-    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket) {
-        self.rewrite(words, i, j, fp, current);
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket, own: bool) {
+        self.rewrite(words, i, j, fp, current, own);
     }
 
     #[inline(always)]
-    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, current: &Bucket) {
-        self.rewrite(words, i, j, 0, current);
+    fn clear(&self, words: &[AtomicU64], i: usize, j: usize, current: &Bucket, own: bool) {
+        self.rewrite(words, i, j, 0, current, own);
     }
 }
 
@@ -593,14 +602,16 @@ mod tests {
                 let fp = (((step as u64 + 1) * 0x9e37_79b9_7f4a) as u32 & max).max(1);
                 match lanes.iter().position(|&v| v == 0) {
                     Some(j) if step % 3 != 2 => {
-                        layout.set(&w, i, j, fp, &current);
+                        // Both write paths: read-modify-writes and (as for
+                        // words of one stripe) loads and stores.
+                        layout.set(&w, i, j, fp, &current, step % 2 == 0);
                         let k = model[i].iter().position(|&v| v == 0).unwrap();
                         model[i][k] = fp;
                     }
                     _ => {
                         let j = (step % 4).max(lanes.iter().position(|&v| v != 0).unwrap_or(0));
                         if lanes[j] != 0 {
-                            layout.clear(&w, i, j, &current);
+                            layout.clear(&w, i, j, &current, step % 2 == 1);
                             let k = model[i].iter().position(|&v| v == lanes[j]).unwrap();
                             model[i][k] = 0;
                         }
@@ -644,17 +655,17 @@ mod tests {
             let lows = (1u128 << low) - 1;
             raw = raw & !(lows << s2) & !(lows << s3) | 7 << s2 | 3 << s3;
             assert_ne!(layout.encode(layout.decode(raw)), raw, "forged as odd");
-            write_bits(&w, bits, raw, bits as u32, WordOp::Flip);
+            write_bits(&w, bits, raw, bits as u32, WordOp::Flip, false);
             // Neighbours: canonical buckets 0 and 2.
             for i in [0usize, 2] {
                 let nb = layout.encode([1, 2, 0, 3 << low]);
-                write_bits(&w, i * bits, nb, bits as u32, WordOp::Flip);
+                write_bits(&w, i * bits, nb, bits as u32, WordOp::Flip, true);
             }
             let current = Layout::<4>::load(&layout, &w[..], 1);
             let decoded: Vec<u32> = (0..4).map(|j| layout.lane(&current, j)).collect();
             // Replace slot 0 (n | 1) by a new fingerprint.
             let new_fp = (9u32 << low) | 4;
-            layout.set(&w, 1, 0, new_fp, &current);
+            layout.set(&w, 1, 0, new_fp, &current, false);
             let stored = layout.load_raw(&w[..], 1);
             let mut want = [new_fp, decoded[1], decoded[2], decoded[3]];
             assert_eq!(

@@ -188,6 +188,14 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         prefetch_bucket(&self.layout, self.words.as_ptr().cast(), i, true);
     }
 
+    /// True if each table word holds buckets of one stripe only: a slot
+    /// write under that stripe's lock then loads and stores its words
+    /// instead of a locked read-modify-write ([`Layout::set`]).
+    #[inline(always)]
+    pub(crate) fn own_words(&self) -> bool {
+        self.stripes.runs_end_on_words(self.layout.bucket_bits())
+    }
+
     /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
     #[inline(always)]
     pub(crate) fn load_bucket(&self, i: usize) -> Bucket {
@@ -270,7 +278,8 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         if let Some((bucket, slot, current)) = spot {
             // Semi-sorted buckets re-encode on every write.
             let _section = L::WRITES_VERSIONED.then(|| guard.versioned(Section::SemiSortedRewrite));
-            self.layout.set(&self.words, bucket, slot, fp, current);
+            self.layout
+                .set(&self.words, bucket, slot, fp, current, self.own_words());
             guard.count_add(1);
             return Ok(Placed::Stored);
         }
@@ -444,6 +453,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// the caller tries its placement again either way).
     fn execute(&self, nodes: &[Node], end: usize) -> Result<(), Stopped> {
         let mut at = end;
+        let own = self.own_words();
         while nodes[at].parent != ROOT {
             let Node {
                 bucket: to,
@@ -469,8 +479,8 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             }
             let _moving = guard.versioned(Section::Move);
             broken::copy_then_clear(
-                || self.layout.set(&self.words, to, dest, fp, &target),
-                || self.layout.clear(&self.words, from, slot, &source),
+                || self.layout.set(&self.words, to, dest, fp, &target, own),
+                || self.layout.clear(&self.words, from, slot, &source, own),
             );
             at = parent as usize;
         }

@@ -379,7 +379,8 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         } else {
             None
         };
-        self.layout.clear(&self.words, bucket, slot, current);
+        self.layout
+            .clear(&self.words, bucket, slot, current, self.own_words());
         guard.count_add(-1);
         true
     }

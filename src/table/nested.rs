@@ -278,7 +278,8 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             let current = self.load_bucket(bucket);
             match self.first_free(&current) {
                 Some(slot) => {
-                    self.layout.set(&self.words, bucket, slot, fp, &current);
+                    self.layout
+                        .set(&self.words, bucket, slot, fp, &current, self.own_words());
                     stored += 1;
                 }
                 None => rest.push((bucket, fp)),

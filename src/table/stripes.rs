@@ -123,6 +123,16 @@ impl Stripes {
         1 << self.shift
     }
 
+    /// True if every stripe's run of buckets `bucket_bits` wide ends on a
+    /// word boundary, so that no table word holds bits of two stripes and
+    /// each word is written only under one stripe's lock (runs start at
+    /// bucket 0, and the words past the last bucket are never written).
+    /// False only in small tables, whose runs are a bucket or a few.
+    #[inline(always)]
+    pub(crate) fn runs_end_on_words(&self, bucket_bits: usize) -> bool {
+        broken::own_words((bucket_bits << self.shift).is_multiple_of(64))
+    }
+
     /// The stripe of `bucket`, for a reader. `bucket` is below the table's
     /// bucket count, as every bucket the table computes is (the lookups
     /// load its words unchecked on the same ground).
