@@ -39,10 +39,9 @@ for arg in "$@"; do
     esac
 done
 
-# Runs every model with extra cfg flags $2, in target dir suffix $1; output
-# to $3. Returns cargo's exit status.
-# run_models NAME FLAGS LOG [MODELS]: builds the models with FLAGS and runs
-# them into LOG (without MODELS: every model, and the library's slot models
+# run_models NAME FLAGS LOG [MODELS]: builds the models with extra cfg flags
+# FLAGS in target dir suffix NAME, runs them into LOG, returns cargo's exit
+# status (without MODELS: every model, and the library's slot models
 # except in the small-stamp pass). With MODELS (test names, space-separated) only those run,
 # and the library's reclamation-slot models only if MODELS names one of
 # them: a broken variant must fail the models it names, and running the

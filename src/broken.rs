@@ -8,8 +8,8 @@
 //! protocol reads as the protocol. In the table: the guard that opens a
 //! versioned section ([`Section::kept`]), the version re-check
 //! ([`validation`]) and the read fence (`Stripes`), the lock order
-//! ([`lock_order`]), the slot stores ([`set_slot`], [`fetch_or`],
-//! [`own_words`]), the order of a move's
+//! ([`lock_order`]), how slot writes change a word ([`slot_own`],
+//! [`packed_own`], [`own_words`]), the order of a move's
 //! two writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]), the
 //! save's check of its marks (`SAVE_IGNORES_MARKS`, `Marks::hides` in
 //! table/save.rs). In growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
@@ -25,8 +25,6 @@
 //! (table/mod.rs), `REMOVE_IGNORES_SAVE` (table/mod.rs, the remove's
 //! choice of copy) and `GROW_REMOVE_SKIPS_COPY` (grow/write.rs, a remove
 //! during a step).
-
-use crate::sync::{AtomicU64, Ordering};
 
 /// A lookup never re-checks the versions after loading the buckets.
 pub(crate) const NO_RECHECK: bool = cfg!(cuckoo_broken_no_recheck);
@@ -157,40 +155,20 @@ pub(crate) fn lock_order(x: usize, y: usize) -> (usize, usize) {
     }
 }
 
-/// Which store sets a packed slot's bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Store {
-    /// The first word of a packed slot.
-    PackedHead,
-    /// The second word of a packed slot that straddles two.
-    PackedTail,
+/// Whether a fixed-width slot's set may load and store its word
+/// (`layout::change_word`): where the word is one stripe's (`own`), and,
+/// under `plain_store`, where it is not.
+#[inline(always)]
+pub(crate) fn slot_own(own: bool) -> bool {
+    own || PLAIN_STORE
 }
 
-/// Sets `bits` of a packed slot in `word` with `fetch_or`, so a writer
-/// holding another stripe's lock that shares the word loses nothing.
+/// Whether a packed slot's set may load and store its `k`-th word: where
+/// the word is one stripe's (`own`), and, under `packed_plain_store`, the
+/// second word of a straddling slot where it is not.
 #[inline(always)]
-pub(crate) fn fetch_or(word: &AtomicU64, bits: u64, store: Store) {
-    if PACKED_PLAIN_STORE && store == Store::PackedTail {
-        let v = word.load(Ordering::Relaxed);
-        word.store(v | bits, Ordering::Relaxed);
-    } else {
-        word.fetch_or(bits, Ordering::Relaxed);
-    }
-}
-
-/// Sets `bits` in a fixed-width slot's `word`: with a load and a store
-/// where the word lies in one bucket (`own_word`: buckets of 64 bits or
-/// more), so in one stripe, whose lock the writer holds and every writer
-/// of the word takes; with `fetch_or` where buckets of other stripes may
-/// share it. (`plain_store` takes the load and store for shared words too.)
-#[inline(always)]
-pub(crate) fn set_slot(word: &AtomicU64, bits: u64, own_word: bool) {
-    if own_word || PLAIN_STORE {
-        let v = word.load(Ordering::Relaxed);
-        word.store(v | bits, Ordering::Relaxed);
-    } else {
-        word.fetch_or(bits, Ordering::Relaxed);
-    }
+pub(crate) fn packed_own(own: bool, k: usize) -> bool {
+    own || (PACKED_PLAIN_STORE && k > 0)
 }
 
 /// Whether a table's words each hold one stripe's buckets only

@@ -3,10 +3,11 @@
 //! ranges by atomic read-modify-writes (so writers holding different
 //! stripes may share a word without losing each other's bits).
 
+use super::fixed::{change_word, Change};
 use super::WordSource;
 use super::{Bucket, Mask};
-use crate::broken::{self, Store};
-use crate::sync::{AtomicU64, Ordering};
+use crate::broken;
+use crate::sync::AtomicU64;
 
 /// constant widths fold it away.
 #[inline(always)]
@@ -75,10 +76,10 @@ pub(super) fn load_span<const N: usize, W: WordSource + ?Sized>(
 }
 
 /// Writes `bits` (a slot or a bucket's change, `len` bits at table bit
-/// `at`) into the words with `op` per word touched: `fetch_or` to set,
-/// `fetch_and` of the complement to clear, `fetch_xor` to flip; or, where
-/// the words are the caller's stripe's alone (`own`, [`Layout::set`](super::Layout::set)), a
-/// load and a store of the same result.
+/// `at`) into the words with `op` per word touched: an or to set, an and
+/// of the complement to clear, an xor to flip, each a read-modify-write or,
+/// where the words are the caller's stripe's alone (`own`), a load and a
+/// store ([`change_word`]).
 #[inline(always)]
 pub(super) fn write_bits(
     words: &[AtomicU64],
@@ -109,32 +110,10 @@ pub(super) fn write_bits(
         };
         let word = &words[w];
         match op {
-            WordOp::Set => {
-                let store = if k == 0 {
-                    Store::PackedHead
-                } else {
-                    Store::PackedTail
-                };
-                if own {
-                    word.store(word.load(Ordering::Relaxed) | part, Ordering::Relaxed);
-                } else {
-                    broken::fetch_or(word, part, store);
-                }
-            }
-            WordOp::Clear if own => {
-                word.store(word.load(Ordering::Relaxed) & !mask, Ordering::Relaxed);
-            }
-            WordOp::Clear => {
-                word.fetch_and(!mask, Ordering::Relaxed);
-            }
-            WordOp::Flip => {
-                let flip = part & mask;
-                if flip != 0 && own {
-                    word.store(word.load(Ordering::Relaxed) ^ flip, Ordering::Relaxed);
-                } else if flip != 0 {
-                    word.fetch_xor(flip, Ordering::Relaxed);
-                }
-            }
+            WordOp::Set => change_word(word, Change::Or(part), broken::packed_own(own, k)),
+            WordOp::Clear => change_word(word, Change::And(!mask), own),
+            WordOp::Flip if part & mask != 0 => change_word(word, Change::Xor(part & mask), own),
+            WordOp::Flip => {}
         }
         w += 1;
     }

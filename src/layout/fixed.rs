@@ -2,9 +2,10 @@
 //! straddle a word or a cache line, compared by the SIMD kernels, both
 //! candidate buckets in one register. Below the layout, what every layout
 //! shares: the word sources it reads through ([`WordSource`]), the slot
-//! mask its matches answer with ([`Mask`]) and the prefetch of a bucket's
-//! lines ([`prefetch_bucket`]): here, in the file the default filter's
-//! lookup and insert pass, so they read down without leaving it.
+//! mask its matches answer with ([`Mask`]), the prefetch of a bucket's
+//! lines ([`prefetch_bucket`]) and the one way a writer changes a word
+//! ([`change_word`]): here, in the file the default filter's lookup and
+//! insert pass, so they read down without leaving it.
 
 use super::bits::{low_bits, two_word_bits};
 use super::{Bucket, Layout};
@@ -12,13 +13,42 @@ use crate::broken;
 use crate::sync::{AtomicU64, Ordering};
 use cuckoo_nest_simd::Kernel;
 
-/// True if each word of a bucket of `b` slots of `f` bits holds that bucket
-/// alone (64 bits or more, starting on a word): written only under its
-/// stripe's lock, so slots are set and cleared with a load and a store.
-/// Narrower buckets share words: the table says whether within a stripe
-/// only (`own`, [`Layout::set`]).
-const fn own_words(b: usize, f: u32) -> bool {
-    b * f as usize >= 64
+/// A change a writer makes to a table word's bits.
+#[derive(Clone, Copy)]
+pub(crate) enum Change {
+    /// Sets these bits.
+    Or(u64),
+    /// Keeps these bits, clears the rest.
+    And(u64),
+    /// Flips these bits.
+    Xor(u64),
+}
+
+/// Makes `change` to `word`, under the stripe lock of the bucket it
+/// writes. Where buckets of another stripe may share the word, with a
+/// read-modify-write, so neither stripe's writer undoes the other's. Where
+/// the word holds one stripe's buckets only (`own`, [`Layout::set`]),
+/// every writer of it holds that lock, so a relaxed load and store do the
+/// same without a locked instruction (a lookup reads the word whole either
+/// way).
+#[inline(always)]
+pub(crate) fn change_word(word: &AtomicU64, change: Change, own: bool) {
+    let relaxed = Ordering::Relaxed;
+    if own {
+        let w = word.load(relaxed);
+        let new = match change {
+            Change::Or(v) => w | v,
+            Change::And(v) => w & v,
+            Change::Xor(v) => w ^ v,
+        };
+        word.store(new, relaxed);
+    } else {
+        match change {
+            Change::Or(v) => word.fetch_or(v, relaxed),
+            Change::And(v) => word.fetch_and(v, relaxed),
+            Change::Xor(v) => word.fetch_xor(v, relaxed),
+        };
+    }
 }
 
 /// 8, 16 or 32-bit fingerprints: buckets of a power-of-two size that never
@@ -192,19 +222,18 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
     fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket, own: bool) {
         let bit = (i * B + j) * F as usize;
         let (word, shift) = (&words[bit / 64], bit % 64);
-        broken::set_slot(word, (fp as u64) << shift, own_words(B, F) || own);
+        change_word(
+            word,
+            Change::Or((fp as u64) << shift),
+            broken::slot_own(own),
+        );
     }
 
     #[inline(always)]
     fn clear(&self, words: &[AtomicU64], i: usize, j: usize, _: &Bucket, own: bool) {
         let bit = (i * B + j) * F as usize;
-        let word = &words[bit / 64];
         let keep = !(Self::FP_MASK << (bit % 64));
-        if own_words(B, F) || own {
-            word.store(word.load(Ordering::Relaxed) & keep, Ordering::Relaxed);
-        } else {
-            word.fetch_and(keep, Ordering::Relaxed);
-        }
+        change_word(&words[bit / 64], Change::And(keep), own);
     }
 }
 
