@@ -1,5 +1,6 @@
 //! Bit-level helpers shared by the layouts: masks, lanes of a loaded
-//! bucket, loads of bit ranges that straddle words, and writes of bit
+//! bucket, loads of bit ranges that straddle words (in two word loads, or
+//! in one unaligned load on the owned table's lookup path), and writes of bit
 //! ranges by atomic read-modify-writes (so writers holding different
 //! stripes may share a word without losing each other's bits).
 
@@ -165,6 +166,64 @@ pub(super) fn funnel(lo: u64, hi: u64, shift: u32) -> u64 {
     // `(hi << 1) << (63 - shift)` is `hi << (64 - shift)` without the
     // undefined shift by 64 when `shift` is 0.
     (lo >> shift) | ((hi << 1) << (63 - shift))
+}
+
+/// The 8 bytes of `words` from byte `at`, in one unaligned load.
+///
+/// # Safety
+///
+/// `at / 8 + 1` is below `words.len()`: the bytes lie in words `at / 8`
+/// and `at / 8 + 1`.
+///
+/// The read races with writers' atomic read-modify-writes of those words,
+/// which the language does not see: the block is opaque to it, and at the
+/// machine's level (x86_64) each byte is read single-copy atomically, as a
+/// relaxed atomic load of that byte would read it; docs/verification.md
+/// (section 1, "Packed buckets in one load") argues why the lookup's answer
+/// stands on that alone. No stack, no flags, no write; not `pure`, so it is
+/// neither dropped nor merged, and it stays between the version reads
+/// that order it (an asm block that reads memory is not moved across an
+/// acquire load or fence).
+#[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
+#[inline(always)]
+pub(super) unsafe fn load_at(words: &[AtomicU64], at: usize) -> u64 {
+    debug_assert!(
+        at / 8 + 1 < words.len(),
+        "byte {at} of {} words",
+        words.len()
+    );
+    let value: u64;
+    // SAFETY: the bytes `at..at + 8` lie in the allocation of `words` (the
+    // caller's contract), which outlives this call; the read is not a Rust
+    // access (see above).
+    unsafe {
+        core::arch::asm!(
+            "mov {value}, qword ptr [{base} + {at}]",
+            base = in(reg) words.as_ptr().cast::<u8>(),
+            at = in(reg) at,
+            value = lateout(reg) value,
+            options(readonly, nostack, preserves_flags)
+        );
+    }
+    value
+}
+
+/// What the one load reads, where it is not compiled (Miri, cuckoo_nest_loom, other
+/// targets): the two words it touches, each one relaxed load. Under loom
+/// the higher word is read first: the load's two parts, where it crosses a
+/// word, may be read in either order, and the portable two-word path
+/// ([`two_word_bits`]) reads the lower first.
+#[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
+#[inline(always)]
+pub(super) fn one_load_model(words: &super::fixed::InBounds<'_>, first: usize, len: usize) -> u64 {
+    if cfg!(cuckoo_nest_loom) {
+        let w = first / 64;
+        let hi = words.word(w + 1);
+        let lo = words.word(w);
+        funnel(lo, hi, (first % 64) as u32)
+    } else {
+        two_word_bits(words, first, len)
+    }
 }
 
 /// Fresh zeroed words, for the layouts' unit tests.

@@ -418,13 +418,13 @@ impl WordSource for InBounds<'_> {
             // cannot assume the product does not wrap).
             // SAFETY: as in `short_bits`, for `first = i * bits`, whose
             // byte is `i * (bits / 8)` and bit offset in it 0.
-            return unsafe { load_at(self.0, i * (bits / 8)) };
+            return unsafe { super::bits::load_at(self.0, i * (bits / 8)) };
         }
         self.short_bits(i * bits, bits)
     }
 
     /// A range of up to [`ONE_LOAD_BITS`] bits in one unaligned 64-bit
-    /// load at its first byte (x86_64, [`load_at`]), shifted by the bit
+    /// load at its first byte (x86_64, [`load_at`](super::bits::load_at)), shifted by the bit
     /// offset in that byte ([`WordSource::bits`] reads longer ranges as two
     /// words; elsewhere every range is read so).
     #[inline(always)]
@@ -435,70 +435,12 @@ impl WordSource for InBounds<'_> {
             // SAFETY: bytes `first / 8..first / 8 + 8` lie in words
             // `first / 64` and `first / 64 + 1` (see `load_at`), both below
             // the length by `InBounds::new`'s contract with a `SLACK` source.
-            unsafe { load_at(self.0, first / 8) >> (first % 8) }
+            unsafe { super::bits::load_at(self.0, first / 8) >> (first % 8) }
         }
         #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
         {
-            one_load_model(self, first, len)
+            super::bits::one_load_model(self, first, len)
         }
-    }
-}
-
-/// The 8 bytes of `words` from byte `at`, in one unaligned load.
-///
-/// # Safety
-///
-/// `at / 8 + 1` is below `words.len()`: the bytes lie in words `at / 8`
-/// and `at / 8 + 1`.
-///
-/// The read races with writers' atomic read-modify-writes of those words,
-/// which the language does not see: the block is opaque to it, and at the
-/// machine's level (x86_64) each byte is read single-copy atomically, as a
-/// relaxed atomic load of that byte would read it; docs/verification.md
-/// (section 1, "Packed buckets in one load") argues why the lookup's answer
-/// stands on that alone. No stack, no flags, no write; not `pure`, so it is
-/// neither dropped nor merged, and it stays between the version reads
-/// that order it (an asm block that reads memory is not moved across an
-/// acquire load or fence).
-#[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
-#[inline(always)]
-unsafe fn load_at(words: &[AtomicU64], at: usize) -> u64 {
-    debug_assert!(
-        at / 8 + 1 < words.len(),
-        "byte {at} of {} words",
-        words.len()
-    );
-    let value: u64;
-    // SAFETY: the bytes `at..at + 8` lie in the allocation of `words` (the
-    // caller's contract), which outlives this call; the read is not a Rust
-    // access (see above).
-    unsafe {
-        core::arch::asm!(
-            "mov {value}, qword ptr [{base} + {at}]",
-            base = in(reg) words.as_ptr().cast::<u8>(),
-            at = in(reg) at,
-            value = lateout(reg) value,
-            options(readonly, nostack, preserves_flags)
-        );
-    }
-    value
-}
-
-/// What the one load reads, where it is not compiled (Miri, cuckoo_nest_loom, other
-/// targets): the two words it touches, each one relaxed load. Under loom
-/// the higher word is read first: the load's two parts, where it crosses a
-/// word, may be read in either order, and the portable two-word path
-/// ([`two_word_bits`]) reads the lower first.
-#[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
-#[inline(always)]
-fn one_load_model(words: &InBounds<'_>, first: usize, len: usize) -> u64 {
-    if cfg!(cuckoo_nest_loom) {
-        let w = first / 64;
-        let hi = words.word(w + 1);
-        let lo = words.word(w);
-        super::bits::funnel(lo, hi, (first % 64) as u32)
-    } else {
-        two_word_bits(words, first, len)
     }
 }
 
