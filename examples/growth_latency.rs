@@ -2,8 +2,10 @@
 //! timed, through N items, for a growable filter started at capacity C and
 //! for a fixed filter built for N, on the same keys, in alternating runs.
 //!
-//! `cargo run --release -p cuckoo-nest-examples --example growth_latency [-- N [C [RUNS]]]`
-//! (default N = 8,000,000, C = 125,000, 2 runs of each)
+//! `cargo run --release -p cuckoo-nest-examples --example growth_latency [-- N [C [RUNS [PAGES]]]]`
+//! (default N = 8,000,000, C = 125,000, 2 runs of each; PAGES `huge`, the
+//! default, or `4k`: both filters built with `huge_pages(false)`, so no
+//! table is backed ahead by a thread of its own)
 //!
 //! Prints, per run, in microseconds: the insert latency's p50, p99, p99.9
 //! and maximum, how many inserts took over 1 ms, and for the growable
@@ -77,15 +79,22 @@ fn main() {
     let n = arg(8_000_000);
     let c = arg(125_000);
     let runs = arg(2);
+    let huge = match args.next().as_deref() {
+        None | Some("huge") => true,
+        Some("4k") => false,
+        Some(other) => panic!("pages {other}: want huge or 4k"),
+    };
     let keys = keys(n, 42);
     println!(
-        "every insert timed (us), {n} keys at a {RATE} false-positive rate: growable from capacity {c} vs fixed built for {n}; {runs} alternating runs"
+        "every insert timed (us), {n} keys at a {RATE} false-positive rate: growable from capacity {c} vs fixed built for {n}; {runs} alternating runs; {} pages",
+        if huge { "huge" } else { "4 KiB" }
     );
     for r in 1..=runs {
         println!("run {r}:");
         let fixed = CuckooFilter::builder()
             .capacity(n)
             .false_positive_rate(RATE)
+            .huge_pages(huge)
             .build()
             .expect("fixed filter");
         let fixed_run = fill(&fixed, &keys);
@@ -94,6 +103,7 @@ fn main() {
             .capacity(c)
             .false_positive_rate(RATE)
             .growable(true)
+            .huge_pages(huge)
             .build()
             .expect("growable filter");
         let grown = fill(&growable, &keys);

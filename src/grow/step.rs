@@ -235,6 +235,7 @@ impl<const B: usize> Growable<B> {
     /// current one does not hold. Only one thread takes `left` to zero.
     pub(super) fn count_done(&self, state: &State<B>, m: &Migration<B>, guard: &Guard) {
         if m.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            m.from.retire();
             self.state.replace(
                 State {
                     cur: Arc::clone(&state.cur),

@@ -256,6 +256,7 @@ impl<const B: usize> Growable<B> {
                 // barrier fails, the frozen generation stays; clearing
                 // the current one below is still right.)
                 if self.gate.close() {
+                    m.from.retire();
                     self.state.replace(
                         State {
                             cur: Arc::clone(&state.cur),

@@ -37,8 +37,12 @@ pub(crate) struct Words {
 
 #[cfg(not(cuckoo_nest_loom))]
 enum Source {
-    /// `std::alloc::alloc_zeroed` with this layout.
-    Heap(std::alloc::Layout),
+    /// `std::alloc::alloc_zeroed` (or `alloc`) with this layout, at
+    /// `offset` bytes before `Words::ptr`.
+    Heap {
+        layout: std::alloc::Layout,
+        offset: usize,
+    },
     /// An anonymous mapping of `len` bytes starting at `Words::ptr`, backed
     /// by huge pages if `huge`.
     #[cfg(all(target_os = "linux", not(miri)))]
@@ -58,6 +62,10 @@ unsafe impl Sync for Words {}
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 #[cfg(not(cuckoo_nest_loom))]
 const HUGE_PAGE: usize = 2 << 20;
+/// The alignment up to which the global allocator's `alloc_zeroed` is
+/// `calloc` (the standard library's `MIN_ALIGN` on 64-bit targets).
+#[cfg(not(cuckoo_nest_loom))]
+const HEAP_ALIGN: usize = 16;
 /// Tables backed on first touch at least this large get a mapping of their
 /// own.
 #[cfg(all(target_os = "linux", not(miri), not(cuckoo_nest_loom)))]
@@ -100,9 +108,24 @@ impl Words {
         {
             return Ok(words);
         }
-        let align = if huge { HUGE_PAGE } else { 64 };
-        let layout = std::alloc::Layout::from_size_align(bytes, align)
-            .map_err(|_| BuildError::AllocationFailed { bytes })?;
+        // Zeroed memory to be backed on first touch, from the heap: asked
+        // for at the allocator's own alignment, so that `alloc_zeroed` is a
+        // `calloc`, whose large blocks are fresh pages the kernel zeroes as
+        // they are touched. At a cache line's alignment it allocates and
+        // then writes every zero itself: the insert that started a growth
+        // step with `huge_pages(false)` spent 44 ms doing so at 32M items
+        // (`examples/growth_latency.rs -- 64000000 1000000 2 4k`). The
+        // block is a line longer, and the table starts at its first line.
+        let lazy = zeroed && !populate && !huge;
+        let (align, slack) = match (huge, lazy) {
+            (true, _) => (HUGE_PAGE, 0),
+            (false, true) => (HEAP_ALIGN, 64 - HEAP_ALIGN),
+            (false, false) => (64, 0),
+        };
+        let layout = bytes
+            .checked_add(slack)
+            .and_then(|size| std::alloc::Layout::from_size_align(size, align).ok())
+            .ok_or(BuildError::AllocationFailed { bytes })?;
         // SAFETY: `layout` has a non-zero size (len >= 8).
         let raw = unsafe {
             if zeroed {
@@ -111,7 +134,15 @@ impl Words {
                 std::alloc::alloc(layout)
             }
         };
-        let ptr = std::ptr::NonNull::new(raw.cast::<AtomicU64>())
+        if raw.is_null() {
+            return Err(BuildError::AllocationFailed { bytes });
+        }
+        let offset = raw.addr().wrapping_neg() % 64;
+        debug_assert!(offset <= slack, "{offset} bytes to a line, {slack} spare");
+        // SAFETY: `offset <= slack` (`raw` is aligned to `align`, and
+        // `slack` is what a block of that alignment may lack of a line), so
+        // `raw + offset .. raw + offset + bytes` lies in the block.
+        let ptr = std::ptr::NonNull::new(unsafe { raw.add(offset) }.cast::<AtomicU64>())
             .ok_or(BuildError::AllocationFailed { bytes })?;
         #[cfg(all(target_os = "linux", not(miri)))]
         if huge {
@@ -127,7 +158,7 @@ impl Words {
         Ok(Words {
             ptr,
             len,
-            source: Source::Heap(layout),
+            source: Source::Heap { layout, offset },
         })
     }
 
@@ -324,10 +355,10 @@ impl Deref for Words {
 impl Drop for Words {
     fn drop(&mut self) {
         match self.source {
-            // SAFETY: allocated in `zeroed` with exactly this layout, freed
-            // once.
-            Source::Heap(layout) => unsafe {
-                std::alloc::dealloc(self.ptr.as_ptr().cast(), layout)
+            // SAFETY: allocated in `allocate` with exactly this layout,
+            // `offset` bytes before `ptr`; freed once.
+            Source::Heap { layout, offset } => unsafe {
+                std::alloc::dealloc(self.ptr.as_ptr().cast::<u8>().sub(offset), layout)
             },
             // SAFETY: `ptr..ptr + len` is exactly the mapping `mapped` kept,
             // unmapped once; no reference into it outlives `self`.
@@ -385,5 +416,49 @@ impl Deref for Words {
     type Target = [AtomicU64];
     fn deref(&self) -> &[AtomicU64] {
         &self.0
+    }
+}
+
+#[cfg(all(test, not(cuckoo_nest_loom)))]
+mod tests {
+    use super::*;
+    use crate::sync::Ordering;
+
+    /// Every way `allocate` takes memory gives cache-line-aligned zero
+    /// words that take writes and are freed as they were allocated (Miri
+    /// checks the pairing of each `dealloc` with its allocation).
+    #[test]
+    fn every_allocation_is_line_aligned_zeroed_and_writable() {
+        let sizes: &[usize] = if cfg!(miri) {
+            &[8, 9, 1000]
+        } else {
+            &[8, 9, 1000, 1 << 20]
+        };
+        for &len in sizes {
+            for huge in [false, true] {
+                let made = [
+                    ("zeroed", Words::zeroed(len, huge)),
+                    ("zeroed lazily", Words::zeroed_lazily(len, huge)),
+                ];
+                for (how, words) in made {
+                    let words = words.expect("allocated");
+                    assert_eq!(words.len(), len.max(8), "{how}, {len} words");
+                    assert_eq!(
+                        words.as_ptr().addr() % 64,
+                        0,
+                        "{how}, {len} words, huge {huge}"
+                    );
+                    assert!(
+                        words.iter().all(|w| w.load(Ordering::Relaxed) == 0),
+                        "{how}"
+                    );
+                    for (k, w) in words.iter().enumerate() {
+                        w.store(k as u64 + 1, Ordering::Relaxed);
+                    }
+                    let last = words.len() - 1;
+                    assert_eq!(words[last].load(Ordering::Relaxed), last as u64 + 1);
+                }
+            }
+        }
     }
 }
