@@ -41,7 +41,10 @@ pub(crate) use std::sync::TryLockError;
 /// (`grow/barrier.rs`), the gate's shard numbering (`grow/gate.rs`), the
 /// sections' spare slots (`grow/reclaim/`), and the `internals` test hooks.
 /// Under loom these are read once per process or are hints, and the loom
-/// arms beside them keep the models off the paths they choose.
+/// arms beside them keep the models off the paths they choose. One more
+/// user that is no step of the protocol: a retired growth generation's
+/// mark that its table may be freed on a thread of its own (`grow/mod.rs`),
+/// which exists only outside loom and Miri.
 // Which of these a build uses depends on its target, features and cfgs
 // (the page barrier is x86_64 Linux's, the hooks the `internals` feature's).
 #[allow(unused_imports)]
