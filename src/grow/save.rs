@@ -45,8 +45,9 @@ impl<const B: usize> Growable<B> {
                 let _ = self.finish(state, m, &guard);
             }
         }
-        // The frozen generation, retired by the finish, is freed before
-        // the save rather than held through it.
+        // The frozen generation, retired by the finish, is let go before
+        // the save (a large table to the thread that frees it) rather than
+        // held through it.
         self.state.reclaim(RECLAIM_ROUNDS);
         let guard = pin();
         let cur = &self.state.load(&guard).cur;
