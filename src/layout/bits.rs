@@ -1,8 +1,9 @@
 //! Bit-level helpers shared by the layouts: masks, lanes of a loaded
 //! bucket, loads of bit ranges that straddle words (in two word loads, or
 //! in one unaligned load on the owned table's lookup path), and writes of bit
-//! ranges by atomic read-modify-writes (so writers holding different
-//! stripes may share a word without losing each other's bits).
+//! ranges: read-modify-writes where writers holding different stripes may
+//! share a word, so neither loses the other's bits, a load and a store
+//! where the word is one stripe's.
 
 use super::fixed::{change_word, Change};
 use super::WordSource;
@@ -215,7 +216,7 @@ pub(super) unsafe fn load_at(words: &[AtomicU64], at: usize) -> u64 {
 /// ([`two_word_bits`]) reads the lower first.
 #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
 #[inline(always)]
-pub(super) fn one_load_model(words: &super::fixed::InBounds<'_>, first: usize, len: usize) -> u64 {
+pub(super) fn one_load_model<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
     if cfg!(cuckoo_nest_loom) {
         let w = first / 64;
         let hi = words.word(w + 1);

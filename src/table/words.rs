@@ -116,12 +116,14 @@ impl Words {
         // step with `huge_pages(false)` spent 44 ms doing so at 32M items
         // (`examples/growth_latency.rs -- 64000000 1000000 2 4k`). The
         // block is a line longer, and the table starts at its first line.
-        let lazy = zeroed && !populate && !huge;
-        let (align, slack) = match (huge, lazy) {
-            (true, _) => (HUGE_PAGE, 0),
-            (false, true) => (HEAP_ALIGN, 64 - HEAP_ALIGN),
-            (false, false) => (64, 0),
+        let align = if huge {
+            HUGE_PAGE
+        } else if zeroed && !populate {
+            HEAP_ALIGN
+        } else {
+            64
         };
+        let slack = 64usize.saturating_sub(align);
         let layout = bytes
             .checked_add(slack)
             .and_then(|size| std::alloc::Layout::from_size_align(size, align).ok())
