@@ -5,7 +5,7 @@
 //! key.
 
 use crate::value::{
-    chunk_end, expected_len, CfValue, Filter, Pending, CF_TYPE, DEFAULT_EXPANSION,
+    chunk_end, dump_len, CfValue, Filter, Pending, CF_TYPE, DEFAULT_EXPANSION,
     DEFAULT_MAX_ITERATIONS,
 };
 use cuckoo_nest::{BuildError, Builder, CuckooFilter, InsertError};
@@ -592,10 +592,11 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// The key a first chunk makes: the whole filter if it is all there, else a
-/// restore under way (its header checked, and with `check_size`, its
-/// length against the machine's memory).
+/// restore under way (its header checked, as an RDB value of a restore
+/// under way is: [`dump_len`]; and with `check_size`, its length against
+/// the machine's memory).
 fn first_chunk(data: &[u8], check_size: bool) -> Result<CfValue, String> {
-    let expected = expected_len(data)?;
+    let expected = dump_len(data)?;
     if chunk_end(0, expected) != Some(data.len()) {
         return Err(format!(
             "{} bytes are not the first chunk of a {expected}-byte dump (truncated or too long)",

@@ -17,14 +17,25 @@ mod alloc;
 mod commands;
 mod value;
 
-use redis_module::redis_module;
+use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 use value::CF_TYPE;
+
+/// At load: a short read in the module's RDB loader (a truncated or
+/// damaged RDB file, a forged `RESTORE` payload) sets an error the loader
+/// checks after every read (`RedisModule_IsIOError`) instead of aborting
+/// Redis, as it does for a module without this option.
+fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+    // RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS).
+    ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+    Status::Ok
+}
 
 redis_module! {
     name: "cf-nest",
     version: 1,
     allocator: (alloc::TryRedisAlloc, alloc::TryRedisAlloc),
     data_types: [CF_TYPE],
+    init: init,
     commands: [
         ["CF.RESERVE", commands::reserve, "write deny-oom", 1, 1, 1, ""],
         ["CF.ADD", commands::add, "write deny-oom fast", 1, 1, 1, ""],

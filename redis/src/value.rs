@@ -185,23 +185,47 @@ pub enum CfValue {
     Loading(Pending),
 }
 
-/// The length the saved filter whose first bytes are `first` takes, or why
-/// these bytes cannot start one (the header is checked: magic, version,
-/// its checksum, the configuration).
-pub fn expected_len(first: &[u8]) -> Result<usize, String> {
-    match CuckooFilter::from_bytes(first) {
-        Ok(_) => Ok(first.len()),
+/// The length of the saved filter whose dump starts with `received`, the
+/// chunks a restore has received (whole chunks, in order, as `CF.LOADCHUNK`
+/// takes them), or why these bytes cannot start such a dump: the header in
+/// the first chunk is checked (magic, version, its checksum, the
+/// configuration, from which the length follows), and `received` must end
+/// where a chunk of a dump of that length ends. `CF.LOADCHUNK`'s first chunk
+/// and an RDB or `RESTORE` value of a restore under way are both checked so.
+pub fn dump_len(received: &[u8]) -> Result<usize, String> {
+    let first = &received[..received.len().min(FIRST_CHUNK)];
+    let len = match CuckooFilter::from_bytes(first) {
+        Ok(_) => first.len(),
         Err(DecodeError::Truncated { expected, actual })
             if actual as usize == first.len() && first.len() >= 64 =>
         {
             usize::try_from(expected)
-                .map_err(|_| "the header's length does not fit in memory".to_string())
+                .map_err(|_| "the header's length does not fit in memory".to_string())?
         }
         Err(DecodeError::Truncated { .. }) => {
-            Err("the first chunk is shorter than the filter's header".into())
+            return Err("the first chunk is shorter than the filter's header".into());
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !ends_a_chunk(received.len(), len) {
+        return Err(format!(
+            "{} bytes are not whole chunks of a {len}-byte dump (truncated or too long)",
+            received.len()
+        ));
     }
+    Ok(len)
+}
+
+/// Whether a chunk of the dump of a `len`-byte saved filter ends at byte
+/// `end` (see [`chunk_end`]).
+fn ends_a_chunk(end: usize, len: usize) -> bool {
+    let start = if end <= FIRST_CHUNK {
+        0
+    } else {
+        // The start of the later chunk holding byte `end - 1`.
+        end - 1 - (end - 1 - FIRST_CHUNK) % CHUNK
+    };
+    chunk_end(start, len) == Some(end)
 }
 
 pub static CF_TYPE: RedisType = RedisType::new(
@@ -251,28 +275,92 @@ unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) 
     }
 }
 
+/// Loads a value `rdb_save` wrote, from an RDB file, a replica's sync,
+/// `DEBUG RELOAD` or a `RESTORE` payload (which any client can forge, with
+/// a valid checksum): anything else is refused (null, and a log line
+/// saying why), never a crash. Redis then refuses the `RESTORE` (`ERR Bad
+/// data format`) or stops loading the file.
 unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    if encver != ENCODING {
-        return std::ptr::null_mut();
-    }
-    let loaded = (|| -> Option<CfValue> {
-        match raw::load_unsigned(rdb).ok()? {
-            TAG_READY => {
-                let bytes = raw::load_string_buffer(rdb).ok()?;
-                Filter::from_bytes(bytes.as_ref()).ok().map(CfValue::Ready)
-            }
-            TAG_LOADING => {
-                let expected = usize::try_from(raw::load_unsigned(rdb).ok()?).ok()?;
-                let bytes = raw::load_string_buffer(rdb).ok()?.as_ref().to_vec();
-                (bytes.len() < expected).then_some(CfValue::Loading(Pending { bytes, expected }))
-            }
-            _ => None,
-        }
-    })();
+    // A panic (an allocation failure inside cuckoo-nest) must not unwind
+    // into Redis.
+    let loaded = catch_unwind(AssertUnwindSafe(|| load(rdb, encver)))
+        .unwrap_or_else(|_| Err("the module panicked while loading it".into()));
     match loaded {
-        Some(v) => Box::into_raw(Box::new(v)).cast(),
-        None => std::ptr::null_mut(),
+        Ok(v) => Box::into_raw(Box::new(v)).cast(),
+        Err(reason) => {
+            log_refused(rdb, &reason);
+            std::ptr::null_mut()
+        }
     }
+}
+
+/// What [`rdb_load`] loads, or why not.
+///
+/// Every read is checked for an I/O error: the module sets
+/// `REDISMODULE_OPTIONS_HANDLE_IO_ERRORS` (lib.rs), so a read past the end
+/// of the data, or of a field of another kind than asked, sets the IO's
+/// error flag instead of aborting Redis, and redis-module's `raw::load_*`
+/// check `RedisModule_IsIOError` after the read and return `Err` when it is
+/// set.
+fn load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> Result<CfValue, String> {
+    if encver != ENCODING {
+        return Err(format!(
+            "encoding version {encver}, this module reads {ENCODING}"
+        ));
+    }
+    let short = |_| {
+        "short read: the data ends inside the value, or a field is not one this module saves"
+            .to_string()
+    };
+    match raw::load_unsigned(rdb).map_err(short)? {
+        TAG_READY => {
+            let bytes = raw::load_string_buffer(rdb).map_err(short)?;
+            Filter::from_bytes(bytes.as_ref()).map(CfValue::Ready)
+        }
+        TAG_LOADING => {
+            let expected = raw::load_unsigned(rdb).map_err(short)?;
+            let bytes = raw::load_string_buffer(rdb).map_err(short)?;
+            let bytes = bytes.as_ref();
+            // What CF.LOADCHUNK would have accepted: whole chunks of a dump
+            // whose header says `expected` bytes, not all of them yet.
+            let len = dump_len(bytes).map_err(|e| format!("a restore under way: {e}"))?;
+            if len as u64 != expected {
+                return Err(format!(
+                    "a restore under way of {expected} bytes, but its header says {len}"
+                ));
+            }
+            if bytes.len() >= len {
+                return Err("a restore under way with every byte received".into());
+            }
+            Ok(CfValue::Loading(Pending {
+                bytes: bytes.to_vec(),
+                expected: len,
+            }))
+        }
+        tag => Err(format!("unknown state {tag}")),
+    }
+}
+
+/// Logs why a value was refused (`RedisModule_LogIOError`, which names the
+/// module).
+fn log_refused(rdb: *mut raw::RedisModuleIO, reason: &str) {
+    let message = format!("{TYPE_NAME} value refused: {reason}").replace('\0', " ");
+    let (Ok(level), Ok(fmt), Ok(message)) = (
+        CString::new("warning"),
+        CString::new("%s"),
+        CString::new(message),
+    ) else {
+        return;
+    };
+    // SAFETY: a read of a module API pointer, set by RedisModule_Init
+    // before any callback runs and never changed after.
+    let Some(log) = (unsafe { raw::RedisModule_LogIOError }) else {
+        return;
+    };
+    // SAFETY: `rdb` is Redis's IO for the running rdb_load callback; the
+    // format "%s" takes one NUL-terminated string, `message`, alive across
+    // the call (the message is never the format: it may hold a '%').
+    unsafe { log(rdb, level.as_ptr(), fmt.as_ptr(), message.as_ptr()) };
 }
 
 /// Emits the key as `CF.LOADCHUNK` commands, the chunks `CF.SCANDUMP`

@@ -10,7 +10,7 @@
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -134,6 +134,40 @@ impl Server {
         self.launch();
     }
 
+    /// The `redis-server` command for `port`, its output into server.log.
+    fn command(&self, port: u16) -> Command {
+        let log = std::fs::File::create(self.dir.join("server.log")).expect("log file");
+        let mut command = Command::new("redis-server");
+        if let Some(limit) = self.address_space {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: the closure runs in the child between fork and
+            // exec and calls only setrlimit, which is async-signal-safe.
+            unsafe {
+                command.pre_exec(move || {
+                    let rlimit = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_AS, &rlimit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        command
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--dir", self.dir.to_str().expect("utf-8 temp dir")])
+            .args(["--save", "", "--daemonize", "no", "--protected-mode", "no"])
+            .args(["--loglevel", "notice", "--enable-debug-command", "yes"])
+            .arg("--loadmodule")
+            .arg(module_path())
+            .args(&self.extra)
+            .stdout(Stdio::from(log.try_clone().expect("log")))
+            .stderr(Stdio::from(log));
+        command
+    }
+
     fn launch(&mut self) {
         // A port taken between `free_port` and the server's bind: try again.
         for _ in 0..5 {
@@ -142,37 +176,7 @@ impl Server {
             } else {
                 self.port
             };
-            let log = std::fs::File::create(self.dir.join("server.log")).expect("log file");
-            let mut command = Command::new("redis-server");
-            if let Some(limit) = self.address_space {
-                use std::os::unix::process::CommandExt;
-                // SAFETY: the closure runs in the child between fork and
-                // exec and calls only setrlimit, which is async-signal-safe.
-                unsafe {
-                    command.pre_exec(move || {
-                        let rlimit = libc::rlimit {
-                            rlim_cur: limit,
-                            rlim_max: limit,
-                        };
-                        if libc::setrlimit(libc::RLIMIT_AS, &rlimit) != 0 {
-                            return Err(std::io::Error::last_os_error());
-                        }
-                        Ok(())
-                    });
-                }
-            }
-            let child = command
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--dir", self.dir.to_str().expect("utf-8 temp dir")])
-                .args(["--save", "", "--daemonize", "no", "--protected-mode", "no"])
-                .args(["--loglevel", "notice", "--enable-debug-command", "yes"])
-                .arg("--loadmodule")
-                .arg(module_path())
-                .args(&self.extra)
-                .stdout(Stdio::from(log.try_clone().expect("log")))
-                .stderr(Stdio::from(log))
-                .spawn()
-                .expect("start redis-server");
+            let child = self.command(port).spawn().expect("start redis-server");
             self.child = Some(child);
             self.port = port;
             if self.wait_ready(Duration::from_secs(20)) {
@@ -182,6 +186,27 @@ impl Server {
             self.port = 0;
         }
         panic!("redis-server did not start: {}", self.log());
+    }
+
+    /// Starts the process again in the same directory (after `stop`),
+    /// expecting it to refuse what it finds there and exit: how it ended.
+    /// Panics if it still runs after 60 s.
+    pub fn restart_expecting_exit(&mut self) -> ExitStatus {
+        self.stop();
+        let mut child = self
+            .command(free_port())
+            .spawn()
+            .expect("start redis-server");
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("redis-server still ran after 60 s: {}", self.log());
     }
 
     fn wait_ready(&mut self, limit: Duration) -> bool {
