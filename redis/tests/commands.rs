@@ -357,7 +357,11 @@ fn full_filters_answer_errors() {
         "{ok} fitted"
     );
     let e = error_of(q::<i64>(&mut c, &["CF.ADD", "f", "one more"]));
-    assert!(e.starts_with("ERR Filter is full"), "{e}");
+    assert!(
+        e.starts_with("ERR Filter is full: no free slot within reach of this item ("),
+        "{e}"
+    );
+    assert_eq!(e.matches("full").count(), 1, "said once: {e}");
     // Every item that fitted is still there.
     for (k, &fit) in r.iter().enumerate() {
         if fit == 1 {
@@ -387,7 +391,26 @@ fn full_filters_answer_errors() {
     }
     let (n, e) = refused.expect("a fifth copy is refused");
     assert_eq!(n, 4, "2 buckets of 2 slots hold 4 copies");
-    assert!(e.contains("Filter is full") && e.contains("copies"), "{e}");
+    assert!(
+        e.starts_with("Too many copies of this item: its buckets hold 4 copies"),
+        "{e}"
+    );
+    assert!(!e.contains("full"), "not full: {e}");
+    // A growable filter grown as far as it can: full at its maximum size.
+    q::<String>(&mut c, &["CF.RESERVE", "max", "1"]).unwrap();
+    let items: Vec<String> = (0..3000).map(|k| format!("m{k}")).collect();
+    let mut insert = cmd("CF.INSERT");
+    insert.arg("max").arg("ITEMS").arg(&items);
+    let r: Vec<i64> = insert.query(&mut c).unwrap();
+    assert!(r.contains(&-1), "3000 items fitted");
+    let e = (0..1000)
+        .find_map(|k| q::<i64>(&mut c, &["CF.ADD", "max", &format!("n{k}")]).err())
+        .expect("an item refused");
+    let e = e.detail().unwrap_or("").to_string();
+    assert!(
+        e.starts_with("Filter is full at its maximum size: it cannot grow further ("),
+        "{e}"
+    );
     // A growable filter grows instead.
     for k in 0..5000 {
         q::<i64>(&mut c, &["CF.ADD", "grows", &format!("{k}")]).unwrap();
