@@ -24,7 +24,8 @@
 //! insert's check), `PROBE_STAMP_AFTER_LOAD` and `ONE_LOAD_UNVALIDATED`
 //! (table/mod.rs), `REMOVE_IGNORES_SAVE` (table/mod.rs, the remove's
 //! choice of copy) and `GROW_REMOVE_SKIPS_COPY` (grow/write.rs, a remove
-//! during a step).
+//! during a step); `REGROW_SKIPS_LEFT_OVER` (grow/step.rs, a rebuild's
+//! sources) is one test too.
 
 /// A lookup never re-checks the versions after loading the buckets.
 pub(crate) const NO_RECHECK: bool = cfg!(cuckoo_broken_no_recheck);
@@ -87,6 +88,9 @@ pub(crate) const GROW_NO_GATE: bool = cfg!(cuckoo_broken_grow_no_gate);
 pub(crate) const GROW_PUBLISH_EARLY: bool = cfg!(cuckoo_broken_grow_publish_early);
 /// A remove during a growth step skips copying its item's chunks first.
 pub(crate) const GROW_REMOVE_SKIPS_COPY: bool = cfg!(cuckoo_broken_grow_remove_skips_copy);
+/// A growth step rebuilt for a copy with no room leaves out what the copy
+/// left over (only the frozen generation held it).
+pub(crate) const REGROW_SKIPS_LEFT_OVER: bool = cfg!(cuckoo_broken_regrow_skips_left_over);
 /// A growable filter's save neither takes the growth lock nor finishes a
 /// step under way: it saves the new generation while the frozen one still
 /// holds items not yet copied (tests/it/growable.rs catches it).

@@ -16,12 +16,16 @@
 //! removes exactly one: the remove succeeds, the other copy is still found,
 //! and the count ends at one. 14d: a step is copied by the writers after
 //! the one that started it (a chunk each): a lookup racing the writer that
-//! copies the last chunk and ends the step finds every item.
+//! copies the last chunk and ends the step finds every item. 14e: a step
+//! whose copy finds no room is rebuilt into a larger generation with the
+//! writers stopped: a lookup racing the rebuild finds every item, the one
+//! only the frozen generation held included.
 //!
 //! Broken variants they catch (docs/verification.md):
 //! `cuckoo_broken_grow_lookup_skips_frozen` and
 //! `cuckoo_broken_grow_publish_early` (14a, 14d), `cuckoo_broken_grow_no_gate`
-//! (14b, 14c), `cuckoo_broken_grow_remove_skips_copy` (14c).
+//! (14b, 14c), `cuckoo_broken_grow_remove_skips_copy` (14c),
+//! `cuckoo_broken_regrow_skips_left_over` (14e).
 #![cfg(cuckoo_nest_loom)]
 
 use cuckoo_nest::{Builder, CuckooFilter};
@@ -203,5 +207,63 @@ fn remove_of_one_copy_during_growth_leaves_the_other() {
         assert!(filter.contains_hash(x));
         assert_eq!(filter.count_hash(x), 1, "one copy left");
         assert_eq!(filter.len(), items.len(), "len: items + trigger - one copy");
+    });
+}
+
+/// A 2-bucket generation full of items that all go to the lower half of
+/// its split (spare bit 0 clear), so that once the insert that grew the
+/// filter has taken a slot there, the step's copy of the second bucket
+/// finds no room: the items alternate in spare bit 1, so a generation two
+/// doublings up holds them all. Returns the filter, its items, the insert
+/// that grows it and a second insert aimed at the same half (which meets
+/// the copy stuck and grows the filter again). Found by the hash
+/// arithmetic alone, as in `two_full_buckets`.
+fn a_copy_with_no_room() -> (CuckooFilter, Vec<u64>, u64, u64) {
+    let filter = tiny_growable(2);
+    let mut wanted = [0u32, 1].into_iter().cycle();
+    let mut bit1 = wanted.next().unwrap();
+    let mut keys = (1..).map(key).filter(|&h| {
+        let (i1, i2, fp) = filter.debug_locate(h);
+        let fits = i1 != i2 && (fp >> 8) & 1 == 0 && (fp >> 9) & 1 == bit1;
+        if fits {
+            bit1 = wanted.next().unwrap();
+        }
+        fits
+    });
+    let items: Vec<u64> = keys.by_ref().take(4).collect();
+    let (trigger, again) = (keys.next().unwrap(), keys.next().unwrap());
+    for &h in &items {
+        filter.insert_hash(h).unwrap();
+    }
+    assert_eq!(depth(&filter), 0, "setup: four items fill two buckets");
+    (filter, items, trigger, again)
+}
+
+#[test]
+fn a_step_grown_again_for_a_stuck_copy_loses_nothing() {
+    check("14e a copy with no room, grown again, vs lookup", 2, || {
+        // The step's copy of the second bucket stops with an item left
+        // over (only the frozen generation holds it); the next insert that
+        // finds its buckets full rebuilds both generations into one two
+        // doublings up, with the writers stopped at the gate, while a
+        // lookup runs.
+        let (filter, items, trigger, again) = a_copy_with_no_room();
+        filter.insert_hash(trigger).unwrap();
+        assert_eq!(depth(&filter), 1, "the insert grew the filter");
+        let filter = Arc::new(filter);
+        let reader = {
+            let filter = Arc::clone(&filter);
+            let items = items.clone();
+            thread::spawn(move || items.iter().all(|&h| filter.contains_hash(h)))
+        };
+        filter.insert_hash(again).unwrap();
+        assert_eq!(depth(&filter), 2, "the stuck copy grew the filter again");
+        assert!(
+            reader.join().unwrap(),
+            "a lookup missed an item while the filter was grown again"
+        );
+        assert!(items.iter().all(|&h| filter.contains_hash(h)));
+        assert!(filter.contains_hash(trigger) && filter.contains_hash(again));
+        assert_eq!(filter.len(), items.len() + 2);
     });
 }

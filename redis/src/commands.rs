@@ -175,7 +175,7 @@ fn insert_error(e: InsertError) -> RedisError {
             "ERR Too many copies of this item: its buckets hold {copies} copies of its fingerprint and nothing else (other items may still fit)"
         ),
         InsertError::Crowded { len, slots } => format!(
-            "ERR Too many colliding items: this item's buckets are full of items sharing them while the filter is far from full ({len} items in {slots} slots); it grows for load only"
+            "ERR Too many colliding items: this item's buckets are full of items sharing them while the filter is far from full ({len} items in {slots} slots); growing would not separate them"
         ),
         e => format!("ERR could not insert the item: {e}"),
     })

@@ -184,11 +184,13 @@ impl Builder {
     /// remove or unique insert first copies the one or two chunks its
     /// item lies in), until the writes have copied it all. Below
     /// [`max_capacity`](Self::max_capacity) an insert is refused only for
-    /// keys crafted to collide
-    /// ([`InsertError::Crowded`](crate::InsertError::Crowded),
-    /// [`InsertError::TooManyCopies`](crate::InsertError::TooManyCopies):
-    /// the filter grows for load, not for them) or when the allocator
-    /// refuses the larger table
+    /// an item whose two buckets hold nothing but copies of it
+    /// ([`InsertError::TooManyCopies`](crate::InsertError::TooManyCopies):
+    /// keys with up to `bucket_size` copies each grow the filter as
+    /// distinct keys do), for distinct keys crafted to share a bucket pair
+    /// ([`InsertError::Crowded`](crate::InsertError::Crowded): the filter
+    /// grows for load, not for them), or when the allocator refuses the
+    /// larger table
     /// ([`InsertError::GrowthFailed`](crate::InsertError::GrowthFailed)),
     /// with nothing lost; at it, with
     /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). [`capacity`](crate::CuckooFilter::capacity)

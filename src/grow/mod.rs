@@ -39,10 +39,11 @@
 //!    each ([`HELP_CHUNKS`]): into free slots of the target buckets under
 //!    their ranges' locks, the rest with the table's own inserts (so the
 //!    new table's protocol guards every lookup of it). So no write copies
-//!    the whole table. A remove, count or unique insert whose item's
-//!    buckets lie in chunks not yet copied copies those chunks first, so
-//!    it sees all of its item's copies in the new generation; a plain
-//!    insert adds its copy wherever the others are.
+//!    the whole table. A remove, count or insert whose item's buckets lie
+//!    in chunks not yet copied copies those chunks first, so it sees all
+//!    of its item's copies in the new generation (an insert so never adds
+//!    a copy beyond what the pair holds, and never takes a slot of the
+//!    pair before the pair's own items arrive).
 //! 5. The writer that copies the last chunk publishes "new generation
 //!    current, nothing migrating" and, once out of its section, frees the
 //!    retired states, and with them the frozen generation, once no section
@@ -102,7 +103,7 @@ const CHUNK_BUCKETS: usize = 1;
 const PREPARE_AT: f64 = 0.8;
 
 /// Chunks each writer copies, besides its own item's (removes, counts and
-/// unique inserts), while a growth step is under way ([`Growable::help`]):
+/// inserts), while a growth step is under way ([`Growable::help`]):
 /// the copy of a table of `n` buckets is spread over about
 /// `n / CHUNK_BUCKETS / HELP_CHUNKS` writes.
 const HELP_CHUNKS: usize = 1;
@@ -112,11 +113,9 @@ const HELP_CHUNKS: usize = 1;
 /// finish the copy first, so the copy finds room. A generation whose
 /// blocks (`block_slots`: an item's two buckets lie in one) hold fewer than
 /// [`SMALL_BLOCK_SLOTS`] slots reaches a lower load before a displacement
-/// fails (a 96-slot generation filled to 87.5% by ten writers failed to
-/// take a copied chunk: the stress test under Miri), so it keeps 15 points
-/// more in reserve. (A copy that still finds no room leaves its
-/// chunk to a later writer; until removes make room, inserts then fail
-/// with `Full`.) Not under loom: the models' generations of two to four
+/// fails, so it keeps 15 points more in reserve. (A copy that still finds
+/// no room is mended by growing again: [`Growable::regrow`].) Not under
+/// loom: the models' generations of two to four
 /// buckets are built to race a lookup or a remove against a step that
 /// later writes finish, which the reserve would hand to the insert that
 /// grew the filter.
@@ -195,43 +194,65 @@ impl<const B: usize> Generation<B> {
     /// True if a failed displacement search at `len` items (the filter's)
     /// is the load speaking, so the generation grows. Each block of
     /// `local` buckets is a cuckoo table of its own (items never leave
-    /// their block), so what fails is a block. Random keys fill a block
-    /// evenly with the rest: below half the growth load, a block of 1,024
-    /// slots or more is practically never near full (its load's standard
-    /// deviation is under 2%, the gap over 40%). Keys chosen to share a
-    /// bucket pair fill it at any load, and growing for them would double
-    /// the memory without separating them (they may agree on every spare
-    /// bit): there, a growable filter grows for load only. Smaller blocks
-    /// do fill by chance, and grow on any failure; what crafted keys can
-    /// cost them is bounded by their size (under 1,024 slots a block).
+    /// their block), so what fails is a block. Random distinct keys fill a
+    /// block evenly with the rest: below half the growth load, a block of
+    /// 1,024 slots or more is practically never near full (its load's
+    /// standard deviation is under 2%, the gap over 40%). Smaller blocks do
+    /// fill by chance, and grow on any failure; what crafted keys can cost
+    /// them is bounded by their size (under 1,024 slots a block). Below
+    /// that load in a larger block, [`Self::refusal`] decides.
     fn loaded_enough_to_grow(&self, len: usize) -> bool {
         self.addr.local * B < SMALL_BLOCK_SLOTS
             || len as f64 >= 0.5 * self.grow_load * (self.buckets() * B) as f64
     }
 
-    /// The refusal of an item whose bucket pair is crowded while the table
-    /// is not full: [`InsertError::TooManyCopies`] if every slot of the
-    /// pair holds a fingerprint with the item's key (copies of the item or
-    /// of items colliding with it, whatever their spare bits), else
-    /// [`InsertError::Crowded`].
+    /// Why an item whose displacement search failed far below the load
+    /// the generation grows at is refused, if growing would not make room
+    /// for it; `None` if it would (the filter then grows).
+    ///
+    /// What a search cannot get out of the item's bucket pair, growth
+    /// cannot either when every slot of the pair holds a fingerprint whose
+    /// own pair is this one: fingerprints of the item's key (copies of it,
+    /// or of items colliding with it: [`InsertError::TooManyCopies`]), or
+    /// of distinct keys aimed at this one pair ([`InsertError::Crowded`]);
+    /// they may agree on every spare bit, and growing for them would double
+    /// the memory without separating them. Random keys practically never
+    /// fill a pair with items of that pair alone, so this is the mark of
+    /// keys chosen to collide. Where any slot holds an item of another pair,
+    /// the search failed because the buckets around are full: keys with a
+    /// few copies each (copies of a key go to one pair, so they fill
+    /// buckets as a fraction as many larger items would) do that at a third
+    /// of the load distinct keys reach, and growing, which splits every
+    /// block, makes room as it does for distinct keys.
     #[cold]
-    fn crowded(&self, i1: usize, i2: usize, fp: u32, len: usize, slots: usize) -> InsertError {
+    fn refusal(
+        &self,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+        len: usize,
+        slots: usize,
+    ) -> Option<InsertError> {
         let key = self.addr.key(fp);
         let pair: &[usize] = if i2 == i1 { &[i1] } else { &[i1, i2] };
-        let only_copies = pair.iter().all(|&i| {
+        let mut copies = 0;
+        for &i in pair {
             let bucket = self.table.load_bucket(i);
-            (0..B).all(|j| {
+            for j in 0..B {
                 let other = self.table.lane(&bucket, j);
-                other != 0 && self.addr.key(other) == key
-            })
-        });
-        if only_copies {
-            InsertError::TooManyCopies {
-                copies: pair.len() * B,
+                // A free slot (a remove raced the search), or an item of
+                // another pair: not a pair crowded by its own items.
+                if other == 0 || !pair.contains(&self.table.alt(i, other)) {
+                    return None;
+                }
+                copies += usize::from(self.addr.key(other) == key);
             }
+        }
+        Some(if copies == pair.len() * B {
+            InsertError::TooManyCopies { copies }
         } else {
             InsertError::Crowded { len, slots }
-        }
+        })
     }
 
     /// `table` addressed by `addr`.

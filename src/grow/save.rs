@@ -42,7 +42,7 @@ impl<const B: usize> Growable<B> {
             let guard = pin();
             let state = self.state.load(&guard);
             if let Some(m) = &state.migration {
-                let _ = self.finish(state, m, &guard);
+                let _ = self.finish_or_regrow(state, m, &guard);
             }
         }
         // The frozen generation, retired by the finish, is let go before

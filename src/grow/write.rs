@@ -71,23 +71,39 @@ impl<const B: usize> Growable<B> {
                     continue;
                 };
                 let state = self.state.load(&guard);
+                // A copy that finds no room is the growth step's to mend
+                // (`Growable::regrow`): the insert asks for it.
+                let stuck = Attempt::Grow {
+                    at: Arc::as_ptr(&state.cur) as usize,
+                    displaced: true,
+                };
                 if let Some(m) = &state.migration {
-                    // A unique insert must see every copy of its
-                    // fingerprint in the current generation; a plain one
-                    // adds a copy wherever the others are.
-                    if copies == Copies::Unique {
-                        self.copy_chunks_of(state, m, item, &guard)?;
-                    }
-                    copied_all = self.help(state, m, &guard);
-                    if m.budget.fetch_sub(1, Ordering::Relaxed) <= 0 {
-                        // The copy must finish before more new items go in.
-                        m.budget.fetch_add(1, Ordering::Relaxed);
-                        drop(pass);
-                        self.finish(state, m, &guard)?;
-                        copied_all = true;
-                        Attempt::Again
+                    // Every insert sees every copy of its fingerprint in
+                    // the current generation: a unique one needs them all,
+                    // and a plain one must not add a copy here while the
+                    // frozen generation holds the pair's share, or the two
+                    // could hold more copies than the pair has slots, and
+                    // the copy would never fit (a hot key's inserts did
+                    // that). It also keeps new inserts from taking the
+                    // pair's slots before its copies arrive.
+                    if self.copy_chunks_of(state, m, item, &guard).is_err() {
+                        stuck
                     } else {
-                        self.attempt(state, item, copies)
+                        copied_all = self.help(state, m, &guard);
+                        if m.budget.fetch_sub(1, Ordering::Relaxed) <= 0 {
+                            // The copy must finish before more new items go in.
+                            m.budget.fetch_add(1, Ordering::Relaxed);
+                            drop(pass);
+                            match self.finish(state, m, &guard) {
+                                Ok(()) => {
+                                    copied_all = true;
+                                    Attempt::Again
+                                }
+                                Err(_) => stuck,
+                            }
+                        } else {
+                            self.attempt(state, item, copies)
+                        }
                     }
                 } else {
                     self.attempt(state, item, copies)
@@ -162,10 +178,13 @@ impl<const B: usize> Growable<B> {
         match g.table.insert_displacing(i1, i2, fp, copies) {
             // The filter's count, not the generation's: while a step is
             // under way, the items not yet copied count too.
-            Err(InsertError::Full { slots, .. }) => match self.len() {
-                len if g.loaded_enough_to_grow(len) => Err(InsertError::Full { len, slots }),
-                len => Err(g.crowded(i1, i2, fp, len, slots)),
-            },
+            Err(InsertError::Full { slots, .. }) => {
+                let len = self.len();
+                let refusal = (!g.loaded_enough_to_grow(len))
+                    .then(|| g.refusal(i1, i2, fp, len, slots))
+                    .flatten();
+                Err(refusal.unwrap_or(InsertError::Full { len, slots }))
+            }
             other => other,
         }
     }

@@ -25,6 +25,7 @@ mod load;
 mod membership_filter;
 mod model;
 mod persist;
+mod refusals;
 mod save_while_writing;
 mod stress;
 mod thread_local_destructor;

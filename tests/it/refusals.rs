@@ -1,0 +1,265 @@
+//! What a growable filter refuses below its ceiling, and what it never
+//! refuses: distinct keys fill it to `max_capacity` whatever its first
+//! capacity and bucket size; keys with up to `bucket_size` copies each
+//! grow it like distinct keys; after any refusal, fresh keys go in.
+
+use cuckoo_nest::{CuckooFilter, InsertError, StableHasher};
+
+/// Distinct 64-bit keys, salted apart per run.
+fn distinct(salt: u64) -> impl Iterator<Item = u64> {
+    (0u64..).map(move |k| StableHasher::hash_one(salt, &k))
+}
+
+/// Fills `filter` with `keys`, each inserted `copies` times, until the
+/// first refusal; returns it with the number of keys fully inserted.
+fn fill(
+    filter: &CuckooFilter,
+    keys: impl Iterator<Item = u64>,
+    copies: usize,
+    limit: usize,
+) -> (usize, Option<InsertError>) {
+    for (n, h) in keys.take(limit).enumerate() {
+        for _ in 0..copies {
+            if let Err(e) = filter.insert_hash(h) {
+                return (n, Some(e));
+            }
+        }
+    }
+    (limit, None)
+}
+
+/// Of 100 fresh distinct keys, how many go in.
+fn fresh_taken(filter: &CuckooFilter, salt: u64) -> usize {
+    distinct(salt)
+        .take(100)
+        .filter(|&h| filter.insert_hash(h).is_ok())
+        .count()
+}
+
+fn growable(capacity: usize, bucket_size: usize) -> CuckooFilter {
+    CuckooFilter::builder()
+        .capacity(capacity)
+        .bucket_size(bucket_size)
+        .growable(true)
+        .build()
+        .unwrap()
+}
+
+/// Fills a filter with distinct keys to its first refusal; `Err` says how
+/// it was refused if that was not `MaxCapacity` at its last generation,
+/// with how many of 100 fresh keys went in after it.
+fn fill_to_ceiling(capacity: usize, bucket_size: usize) -> Result<(), String> {
+    let filter = growable(capacity, bucket_size);
+    let max = filter.max_capacity().expect("growable");
+    let (n, err) = fill(&filter, distinct(capacity as u64), 1, 64 * max + 100_000);
+    match err {
+        Some(InsertError::MaxCapacity { .. }) if !filter.can_grow() => Ok(()),
+        other => Err(format!(
+            "capacity {capacity}, {bucket_size}-slot buckets: {other:?} after {n} keys \
+             (capacity now {}, max {max}); then {} of 100 fresh keys went in",
+            filter.capacity(),
+            fresh_taken(&filter, 1 << 40)
+        )),
+    }
+}
+
+/// Every filter of `capacities` with 2-, 4- and 8-slot buckets, filled to
+/// its first refusal: prints and fails on those refused below their
+/// ceiling.
+fn every_fills_to_its_ceiling(capacities: impl Iterator<Item = usize> + Clone) {
+    let mut stuck = Vec::new();
+    let mut filters = 0;
+    for bucket_size in [2, 4, 8] {
+        for capacity in capacities.clone() {
+            filters += 1;
+            if let Err(e) = fill_to_ceiling(capacity, bucket_size) {
+                eprintln!("{e}");
+                stuck.push(e);
+            }
+        }
+    }
+    eprintln!(
+        "{} of {filters} filters refused below their ceiling",
+        stuck.len()
+    );
+    assert!(
+        stuck.is_empty(),
+        "{} of {filters}: {}",
+        stuck.len(),
+        stuck[0]
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "fills hundreds of filters")]
+fn small_growable_filters_fill_to_their_ceiling() {
+    every_fills_to_its_ceiling(
+        (1..=64)
+            .chain((65..=300).step_by(7))
+            .chain([500, 999, 1000]),
+    );
+}
+
+/// The whole range: capacities 1 to 1,000 with each bucket size (about
+/// 200M inserts; run with `--ignored --release`, a few minutes).
+#[test]
+#[ignore = "long: every capacity from 1 to 1,000, each to its ceiling"]
+fn every_small_growable_filter_fills_to_its_ceiling() {
+    every_fills_to_its_ceiling(1..=1000);
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "fills to 12,800 items")]
+fn three_copies_of_each_key_fill_to_the_ceiling() {
+    let filter = growable(100, 4);
+    let max = filter.max_capacity().expect("growable");
+    assert_eq!(max, 12_800);
+    let (n, err) = fill(&filter, distinct(3), 3, 10_000);
+    assert!(
+        matches!(err, Some(InsertError::MaxCapacity { .. })),
+        "{err:?} after {n} keys of 3 copies (len {})",
+        filter.len()
+    );
+    eprintln!("3 copies: MaxCapacity at len {} of max {max}", filter.len());
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "fills to 80,000 items")]
+fn four_copies_of_each_key_grow_past_eight_times() {
+    let filter = growable(10_000, 4);
+    let first = filter.capacity();
+    let (n, err) = fill(&filter, distinct(4), 4, 20_000);
+    assert_eq!(
+        err,
+        None,
+        "after {n} keys of 4 copies (len {})",
+        filter.len()
+    );
+    assert!(
+        filter.capacity() >= 8 * first,
+        "capacity {}",
+        filter.capacity()
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "fills thousands of items")]
+fn copies_up_to_bucket_size_grow_like_distinct_keys() {
+    for bucket_size in [2, 4, 8] {
+        for capacity in [13, 100, 1000, 5000] {
+            let filter = growable(capacity, bucket_size);
+            let (n, err) = fill(
+                &filter,
+                distinct(bucket_size as u64),
+                bucket_size,
+                8 * capacity,
+            );
+            assert!(
+                matches!(err, None | Some(InsertError::MaxCapacity { .. })),
+                "capacity {capacity}, {bucket_size}-slot buckets, {bucket_size} copies: {err:?} after {n} keys (len {})",
+                filter.len()
+            );
+            assert!(fresh_taken(&filter, 77) >= 99 || err.is_some());
+        }
+    }
+}
+
+/// After any refusal below the ceiling, fresh distinct keys still go in.
+#[test]
+#[cfg_attr(miri, ignore = "fills thousands of items")]
+fn after_a_refusal_fresh_keys_go_in() {
+    for bucket_size in [2, 4, 8] {
+        for capacity in [13, 14, 21, 100, 1000] {
+            let filter = growable(capacity, bucket_size);
+            // Nine copies of one key: the pair holds at most 2b.
+            let key = StableHasher::hash_one(9, &0u64);
+            let err = (0..2 * bucket_size + 1)
+                .find_map(|_| filter.insert_hash(key).err())
+                .expect("too many copies are refused");
+            assert!(matches!(err, InsertError::TooManyCopies { .. }), "{err}");
+            let taken = fresh_taken(&filter, capacity as u64);
+            assert!(taken >= 99, "capacity {capacity}: {taken} of 100");
+        }
+    }
+}
+
+/// An item whose two buckets are one bucket holds `bucket_size` copies,
+/// and its refusal says so, in a fixed and a growable filter.
+#[test]
+fn an_item_with_one_bucket_holds_bucket_size_copies() {
+    for bucket_size in [2, 4, 8] {
+        for growable in [false, true] {
+            let filter = CuckooFilter::builder()
+                .capacity(1000)
+                .bucket_size(bucket_size)
+                .growable(growable)
+                .build()
+                .unwrap();
+            let single = distinct(5)
+                .find(|&h| {
+                    let (i1, i2, _) = filter.debug_locate(h);
+                    i1 == i2
+                })
+                .expect("about one key in as many as there are buckets");
+            for _ in 0..bucket_size {
+                filter.insert_hash(single).unwrap();
+            }
+            assert_eq!(
+                filter.insert_hash(single),
+                Err(InsertError::TooManyCopies {
+                    copies: bucket_size
+                }),
+                "{bucket_size}-slot buckets, growable {growable}"
+            );
+            assert_eq!(filter.count_hash(single), bucket_size);
+        }
+    }
+}
+
+/// A skewed key stream (key `k` drawn with probability about `1/k^2`, as a
+/// hot-key workload or a multiset would insert): below the ceiling the only
+/// refusals are `TooManyCopies`, all but a few of them for keys drawn more
+/// than `bucket_size` times (a cold key refused so shares its pair and key
+/// bits with a hot one: the filter cannot tell them apart), and the filter
+/// grows for the rest; fresh distinct keys still go in.
+#[test]
+#[cfg_attr(miri, ignore = "inserts 40,000 keys")]
+fn a_skewed_stream_refuses_only_the_hot_keys() {
+    for bucket_size in [2, 4, 8] {
+        let filter = growable(100, bucket_size);
+        let first = filter.capacity();
+        // Inverse transform of P(K >= k) = 1/k over uniform draws.
+        let draws = distinct(11).take(40_000).map(|u| {
+            let unit = (u >> 11) as f64 / (1u64 << 53) as f64;
+            (1.0 / (1.0 - unit)).floor() as u64
+        });
+        let mut drawn = std::collections::HashMap::new();
+        let (mut refused, mut cold, mut at_ceiling) = (0, 0, 0);
+        for k in draws {
+            let h = StableHasher::hash_one(12, &k);
+            *drawn.entry(k).or_insert(0usize) += 1;
+            match filter.insert_hash(h) {
+                Ok(_) => {}
+                Err(InsertError::TooManyCopies { copies }) => {
+                    assert!(copies >= bucket_size, "{copies} copies");
+                    cold += usize::from(drawn[&k] <= bucket_size);
+                    refused += 1;
+                }
+                Err(InsertError::MaxCapacity { .. }) if !filter.can_grow() => at_ceiling += 1,
+                Err(e) => panic!("{bucket_size}-slot buckets, key {k}: {e}"),
+            }
+        }
+        eprintln!(
+            "{bucket_size}-slot buckets: {} distinct keys, {} items in; {refused} refused as \
+             TooManyCopies ({cold} of keys drawn at most {bucket_size} times), {at_ceiling} \
+             as MaxCapacity; {} steps",
+            drawn.len(),
+            filter.len(),
+            filter.statistics().growth_steps
+        );
+        assert!(refused > 0, "the hottest keys have thousands of draws");
+        assert!(cold * 100 <= refused, "{cold} of {refused} refusals were of cold keys");
+        assert!(filter.capacity() > first, "the filter grew");
+        assert!(fresh_taken(&filter, 13) >= 99);
+    }
+}
