@@ -47,10 +47,9 @@ macro_rules! declare_shapes {
         /// An owned table of any shape, or a growable filter's tables.
         pub(crate) enum Inner {
             $($name(Table<$b, $layout>),)*
-            /// Boxed: inline, its size and layout cost every fixed
-            /// filter's lookup 9 to 19 instructions (callgrind,
-            /// examples/lookup_instructions.rs: 4x16 69 -> 78, 4x14 95 ->
-            /// 114; boxed, 72 and 95).
+            /// Boxed: inline, its size and layout lengthen every fixed
+            /// filter's lookup (docs/benchmarks.md, "Decisions and the
+            /// figures behind them").
             Growable(Box<AnyGrowable>),
         }
 

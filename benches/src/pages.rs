@@ -2,7 +2,7 @@
 //! cache-line load rates (the report's hardware limit, the criterion bench's baseline) are
 //! measured on.
 //!
-//! The page size is chosen in the order cuckoo-nest's own table memory uses (`src/words.rs`),
+//! The page size is chosen in the order cuckoo-nest's own table memory uses (`src/table/words.rs`),
 //! because only that order works: in THP's `madvise` mode a page fault in a region not yet
 //! advised gets a 4 KiB page, and once a region is on 4 KiB pages only khugepaged merges them,
 //! slowly. `alloc_zeroed` of a block this large has already mapped (and for an aligned layout,

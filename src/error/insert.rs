@@ -35,19 +35,24 @@ pub enum InsertError {
     },
     /// Both of the item's buckets hold nothing but copies of its
     /// fingerprint: the item (or items colliding with it) was inserted
-    /// `2 * bucket_size` times already. The rest of the filter may have room.
+    /// `2 * bucket_size` times already, or `bucket_size` times if its two
+    /// buckets are one bucket (about one item in as many as the table has
+    /// buckets). The rest of the filter may have room. A growable filter
+    /// also says this of a pair full of fingerprints with the item's key
+    /// that differ in spare bits only: growing would not separate them.
     TooManyCopies {
         /// Copies of the fingerprint in the item's buckets.
         copies: usize,
     },
     /// A growable filter refused this item without growing: its two
-    /// buckets, and every bucket a displacement reaches from them, are
-    /// full while the filter holds less than half the load it grows at.
-    /// Random keys practically never do this; keys chosen to share a bucket
-    /// pair do (the default seed is public: seed the hasher with
-    /// [`Builder::seed`](crate::Builder::seed) against untrusted keys).
-    /// Growing would double the memory without making room for them, so a
-    /// growable filter grows for load only. Nothing was changed.
+    /// buckets are full of distinct items that belong to that same pair of
+    /// buckets (so no displacement can take them out of it), while the
+    /// filter holds less than half the load it grows at. Random keys
+    /// practically never do this, with or without copies; keys chosen to
+    /// share a bucket pair do (the default seed is public: seed the hasher
+    /// with [`Builder::seed`](crate::Builder::seed) against untrusted
+    /// keys). Growing would double the memory without separating them, so
+    /// a growable filter does not grow for them. Nothing was changed.
     Crowded {
         /// Items in the filter when the insert gave up.
         len: usize,
@@ -62,7 +67,9 @@ pub enum InsertError {
     /// full are refused at once (a lookup's work, not a displacement
     /// search), until a remove or `clear` makes room.
     MaxCapacity {
-        /// The most items the filter was built to grow to.
+        /// The capacity the filter was built to grow to. Its last table
+        /// holds a few percent more or fewer items than that before no
+        /// free slot is reachable, so `len` may be above or below it.
         max_capacity: usize,
         /// Items in the filter when the insert gave up.
         len: usize,
@@ -95,11 +102,11 @@ impl fmt::Display for InsertError {
             ),
             InsertError::Crowded { len, slots } => write!(
                 f,
-                "the item's buckets are crowded by colliding keys while the filter is far from full ({len} items in {slots} slots): a growable filter grows for load only; nothing was changed"
+                "the item's two buckets are full of colliding keys that belong to them alone, while the filter is far from full ({len} items in {slots} slots): growing would not separate them, so the filter did not grow; nothing was changed"
             ),
             InsertError::MaxCapacity { max_capacity, len } => write!(
                 f,
-                "filter full at its maximum capacity of {max_capacity} items ({len} items in it): it has grown as far as its fingerprints have spare bits for (Builder::max_capacity); nothing was changed"
+                "filter full at its largest size: no free slot reachable with {len} items in it, and it has grown as far as its fingerprints have spare bits for (built to grow to a capacity of {max_capacity} items: Builder::max_capacity); nothing was changed"
             ),
             InsertError::GrowthFailed { bytes } => write!(
                 f,

@@ -15,7 +15,7 @@
 //!
 //! Below: `shape.rs` picks the table of the filter's shape (`table/`,
 //! `layout/`) or the growable filter (`grow/`); `persist/` saves and loads
-//! a table; `hash.rs` hashes keys; `config.rs` and `builder.rs` choose the
+//! a table; `hash.rs` hashes keys; `config.rs` and `builder/` choose the
 //! configuration.
 
 mod grow;

@@ -57,9 +57,9 @@ pub struct Statistics {
 /// The counters behind [`Statistics`], one per filter, boxed: an atomic
 /// held in `CuckooFilter` itself would make the struct interior-mutable,
 /// and the compiler could then no longer treat `&CuckooFilter` as
-/// read-only. A loop of lookups then re-reads the shape on every key
-/// instead of choosing it once (4x16 single lookups: 84 instructions
-/// against 70, callgrind, `examples/lookup_instructions`).
+/// read-only, so a loop of lookups would re-read the shape on every key
+/// instead of choosing it once (docs/benchmarks.md has the instruction
+/// counts).
 pub(crate) struct Counters(pub(super) Box<CounterWords>);
 
 pub(super) struct CounterWords {
@@ -76,6 +76,17 @@ impl Counters {
 
 impl CuckooFilter {
     /// What the filter has done: see [`Statistics`].
+    ///
+    /// ```
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::with_capacity(1000);
+    /// for _ in 0..9 {
+    ///     let _ = filter.insert("hot key"); // the ninth copy is refused
+    /// }
+    /// let stats = filter.statistics();
+    /// assert_eq!(stats.refused_inserts, 1);
+    /// assert_eq!(stats.growth_steps, 0); // a fixed filter never grows
+    /// ```
     #[must_use]
     pub fn statistics(&self) -> Statistics {
         let growth_steps = match &self.inner {

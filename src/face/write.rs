@@ -13,7 +13,9 @@ use std::hash::Hash;
 
 impl CuckooFilter {
     /// Adds `item`. Inserting the same item twice stores two copies (so it
-    /// survives one `remove`); an item fits at most `2 * bucket_size` times.
+    /// survives one `remove`); an item fits at most `2 * bucket_size` times
+    /// (`bucket_size` times if its two buckets are one bucket, as for about
+    /// one item in as many as the table has buckets).
     ///
     /// The key is hashed through `std::hash::Hash`, which feeds `str` and
     /// `[u8]` differently (`insert("k")` is not found by

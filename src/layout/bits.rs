@@ -11,6 +11,7 @@ use super::{Bucket, Mask};
 use crate::broken;
 use crate::sync::AtomicU64;
 
+/// A mask of the low `bits` bits (every bit from 64 on): a layout's
 /// constant widths fold it away.
 #[inline(always)]
 pub(super) const fn low_bits(bits: u32) -> u64 {

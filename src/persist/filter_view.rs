@@ -338,8 +338,6 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     }
 }
 
-/// Shape and load at a glance, as [`CuckooFilter`](crate::CuckooFilter)'s,
-/// and whether the table is read as aligned words.
 /// A view's primitives of the read face (`face/read.rs`): its lookups
 /// over the saved bytes.
 #[allow(private_interfaces)]
@@ -380,6 +378,8 @@ impl<B: AsRef<[u8]>> Reader for FilterView<B> {
     }
 }
 
+/// Shape and load at a glance, as [`CuckooFilter`](crate::CuckooFilter)'s,
+/// and whether the table is read as aligned words.
 impl<B: AsRef<[u8]>> fmt::Debug for FilterView<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("FilterView");

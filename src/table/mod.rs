@@ -250,13 +250,13 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
 
     /// A whole lookup of a hash: what each table shape compiles for
     /// [`CuckooFilter::contains_hash`](crate::CuckooFilter::contains_hash).
-    /// Lock-free, writes no shared memory. Inlined into the caller: out of
-    /// line, the call, prologue and epilogue were 15 of a 4x16 lookup's
-    /// instructions. No prefetch: the loads follow at once and request the
-    /// same lines, and on a packed table the prefetches' address arithmetic
-    /// cost 11% of in-cache throughput (measured with the prefetches and
-    /// without, docs/benchmarks.md); the batch path, which prefetches well
-    /// ahead of its loads, keeps them.
+    /// Lock-free, writes no shared memory. Inlined into the caller, whose
+    /// call, prologue and epilogue would otherwise be a large share of a
+    /// lookup. No prefetch: the loads follow at once and request the same
+    /// lines, so a prefetch's address arithmetic is pure cost; the batch
+    /// path, which prefetches well ahead of its loads, keeps them (both
+    /// measured: docs/benchmarks.md, "Decisions and the figures behind
+    /// them").
     #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
         let (i1, i2, fp) = self.locate_pair(hash);
@@ -300,8 +300,8 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         );
         // SAFETY: both buckets are below `buckets`, by how they are made
         // (no check here: it was four instructions of every lookup): the
-        // callers, `contains`, `Probe::probe` and the growable filter's
-        // `contains_pair`, pass a primary bucket from `locate` and its `alt`,
+        // callers, `contains_hash` and `contains_at` (a fixed table's and a
+        // growable generation's lookups), pass a primary bucket from `locate` and its `alt`,
         // both below `buckets` by the `Addressing` contract (an unsafe
         // trait: `Plain` maps with a fast range and `(h - i) mod m`), or
         // bucket 0 (a zeroed `Located`; a table has at least one bucket); a

@@ -45,8 +45,7 @@
 //! in the other bucket, as a hop would. So under its locks a remove checks
 //! the same marks and takes the copy in the copied bucket rather than hand
 //! the answer from a bucket not yet copied to one already copied (loom
-//! model 13d; the stress test in tests/it/save_while_writing.rs lost an item
-//! about one run in ten under load before).
+//! model 13d; tests/it/save_while_writing.rs under load).
 //!
 //! What the saved table holds: every item inserted before the save began
 //! and not removed before it ended; items inserted or removed during the
@@ -115,9 +114,8 @@ pub(crate) struct SaveState {
     /// Not a save's: the longest displacement path the table's inserts
     /// carried out whole, in hops (`SaveState::record_path`). In this box for
     /// the reason the save's state is: only the displacing path writes it,
-    /// and the free-slot insert's code stays as it is without a field of
-    /// the table struct it works on (callgrind counts the same
-    /// instructions an insert, `examples/lookup_instructions.rs` `roomy`).
+    /// and the free-slot insert's code then needs no field of the table
+    /// struct it works on.
     pub(super) longest: AtomicU64,
 }
 

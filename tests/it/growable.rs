@@ -178,7 +178,7 @@ fn max_capacity_stops_growth_and_spares_bits() {
         }
     );
     assert!(
-        err.to_string().contains("maximum capacity of 4000"),
+        err.to_string().contains("grow to a capacity of 4000 items"),
         "{err}"
     );
     assert_eq!(bounded.max_capacity(), Some(4000));
