@@ -2,8 +2,9 @@
 # The Redis module (redis/, crate cuckoo-nest-redis): installs redis-server
 # (Debian's, 7.0) and libclang-dev (redis-module's bindgen) with apt-get if
 # they are missing, builds the module, and runs its tests against real
-# servers (commands and errors, RDB/AOF restarts, a replica compared byte
-# for byte, a three-primary cluster). CUCKOO_REDIS_REQUIRED=1 makes a test
+# servers (commands and errors, RDB/AOF restarts, forged RESTORE payloads
+# and a truncated RDB, a replica compared byte for byte, a three-primary
+# cluster). CUCKOO_REDIS_REQUIRED=1 makes a test
 # fail, not skip, if redis-server is missing. Fails loudly when anything
 # cannot run. Measured on the 2-vCPU machine of redis/README.md: 23-31 s
 # with the module's dependencies built; from an empty target directory 472 s
