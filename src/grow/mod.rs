@@ -63,6 +63,7 @@ pub(crate) mod barrier;
 mod gate;
 mod read;
 mod reclaim;
+mod regrow;
 mod save;
 mod step;
 mod write;
