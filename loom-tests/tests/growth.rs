@@ -166,20 +166,26 @@ fn insert_during_growth_is_kept() {
 #[test]
 fn a_step_finished_by_another_writer_loses_nothing() {
     check("14d a step finished by a later writer vs lookup", 2, || {
-        // Two buckets, a chunk each (under loom): the insert that grows the
-        // filter copies one chunk, and the next writer the other, ending
-        // the step, while a lookup runs. The step is half done between.
-        let (filter, items, trigger) = full_generation(2);
+        // Four buckets, a chunk each (under loom): the insert that grows the
+        // filter copies three (its own item's two, and its share), and the
+        // next writer the last, ending the step, while a lookup runs. The
+        // step is three-quarters done between. (Every insert copies its own
+        // item's chunks first, so in a 2-bucket generation the insert that
+        // grows the filter copies all of it.)
+        let (filter, items, trigger, extra) = four_full_buckets(false);
         filter.insert_hash(trigger).unwrap();
         assert_eq!(depth(&filter), 1, "the insert grew the filter");
         let filter = Arc::new(filter);
+        // The items of bucket 1, the chunk the later writer copies (every
+        // item more multiplies the interleavings: all eight ran past 14
+        // minutes).
+        let watched = [items[2], items[3]];
         let reader = {
             let filter = Arc::clone(&filter);
-            let items = items.clone();
-            thread::spawn(move || items.iter().all(|&h| filter.contains_hash(h)))
+            thread::spawn(move || watched.iter().all(|&h| filter.contains_hash(h)))
         };
-        let extra = key(1_000);
         filter.insert_hash(extra).unwrap();
+        assert_eq!(depth(&filter), 1, "the step's copy fit");
         assert!(
             reader.join().unwrap(),
             "a lookup missed an item while a writer finished the step"
@@ -210,60 +216,87 @@ fn remove_of_one_copy_during_growth_leaves_the_other() {
     });
 }
 
-/// A 2-bucket generation full of items that all go to the lower half of
-/// its split (spare bit 0 clear), so that once the insert that grew the
-/// filter has taken a slot there, the step's copy of the second bucket
-/// finds no room: the items alternate in spare bit 1, so a generation two
-/// doublings up holds them all. Returns the filter, its items, the insert
-/// that grows it and a second insert aimed at the same half (which meets
-/// the copy stuck and grows the filter again). Found by the hash
-/// arithmetic alone, as in `two_full_buckets`.
+/// A 4-bucket generation full (two items in each bucket, each its primary,
+/// so no insert of the setup reaches a growth check) of items that all go
+/// to the lower half of its split (spare bit 0 clear), alternating in spare
+/// bit 1, so a generation two doublings up holds them all with room. Also
+/// an insert `t` aimed at that half, with no bucket in bucket 1 (it grows
+/// the filter, copies its own buckets and bucket 0, and takes a slot of the
+/// half), and `z`, aimed there too: its write copies bucket 1, whose two
+/// items then find one free slot between them, and it meets the copy stuck
+/// and grows the filter again. Found by the hash arithmetic alone, as in
+/// `two_full_buckets`.
 fn a_copy_with_no_room() -> (CuckooFilter, Vec<u64>, u64, u64) {
-    let filter = tiny_growable(2);
-    let mut wanted = [0u32, 1].into_iter().cycle();
-    let mut bit1 = wanted.next().unwrap();
-    let mut keys = (1..).map(key).filter(|&h| {
+    four_full_buckets(true)
+}
+
+/// [`a_copy_with_no_room`]'s generation, with its items all in the lower
+/// half of the split if `one_half`, else alternating between the halves
+/// (so the copy fits: `z`'s write copies bucket 1 and ends the step).
+fn four_full_buckets(one_half: bool) -> (CuckooFilter, Vec<u64>, u64, u64) {
+    let filter = tiny_growable(4);
+    let locate = |h: u64| {
         let (i1, i2, fp) = filter.debug_locate(h);
-        let fits = i1 != i2 && (fp >> 8) & 1 == 0 && (fp >> 9) & 1 == bit1;
-        if fits {
-            bit1 = wanted.next().unwrap();
-        }
-        fits
+        (i1, i2, (fp >> 8) & 1, (fp >> 9) & 1)
+    };
+    let mut keys = (1..).map(key).filter(|&h| {
+        let (i1, i2, _, _) = locate(h);
+        i1 != i2
     });
-    let items: Vec<u64> = keys.by_ref().take(4).collect();
-    let (trigger, again) = (keys.next().unwrap(), keys.next().unwrap());
+    let mut items = Vec::new();
+    for bucket in 0..4 {
+        for bit in [0, 1] {
+            // One half: spare bit 0 clear, bit 1 alternating; else bit 0
+            // alternating.
+            let (bit0, bit1) = if one_half { (0, bit) } else { (bit, 0) };
+            let h = keys
+                .by_ref()
+                .find(|&h| {
+                    let (i1, _, b0, b1) = locate(h);
+                    i1 == bucket && b0 == bit0 && (!one_half || b1 == bit1)
+                })
+                .unwrap();
+            items.push(h);
+        }
+    }
+    let mut keys = keys.filter(|&h| locate(h).2 == 0);
+    let t = keys
+        .by_ref()
+        .find(|&h| locate(h).0 != 1 && locate(h).1 != 1)
+        .unwrap();
+    let z = keys.next().unwrap();
     for &h in &items {
         filter.insert_hash(h).unwrap();
     }
-    assert_eq!(depth(&filter), 0, "setup: four items fill two buckets");
-    (filter, items, trigger, again)
+    assert_eq!(depth(&filter), 0, "setup: eight items fill four buckets");
+    (filter, items, t, z)
 }
 
 #[test]
 fn a_step_grown_again_for_a_stuck_copy_loses_nothing() {
     check("14e a copy with no room, grown again, vs lookup", 2, || {
-        // The step's copy of the second bucket stops with an item left
-        // over (only the frozen generation holds it); the next insert that
-        // finds its buckets full rebuilds both generations into one two
-        // doublings up, with the writers stopped at the gate, while a
-        // lookup runs.
-        let (filter, items, trigger, again) = a_copy_with_no_room();
-        filter.insert_hash(trigger).unwrap();
+        // The step's copy of bucket 1 stops with an item left over (only
+        // the frozen generation holds it); the insert that meets it rebuilds
+        // both generations into one two doublings up, with the writers
+        // stopped at the gate, while a lookup of every item runs (26k
+        // executions, 17 s; bucket 1's two items alone, 482).
+        let (filter, items, t, z) = a_copy_with_no_room();
+        filter.insert_hash(t).unwrap();
         assert_eq!(depth(&filter), 1, "the insert grew the filter");
         let filter = Arc::new(filter);
         let reader = {
             let filter = Arc::clone(&filter);
-            let items = items.clone();
-            thread::spawn(move || items.iter().all(|&h| filter.contains_hash(h)))
+            let watched = items.clone();
+            thread::spawn(move || watched.iter().all(|&h| filter.contains_hash(h)))
         };
-        filter.insert_hash(again).unwrap();
+        filter.insert_hash(z).unwrap();
         assert_eq!(depth(&filter), 2, "the stuck copy grew the filter again");
         assert!(
             reader.join().unwrap(),
             "a lookup missed an item while the filter was grown again"
         );
         assert!(items.iter().all(|&h| filter.contains_hash(h)));
-        assert!(filter.contains_hash(trigger) && filter.contains_hash(again));
+        assert!(filter.contains_hash(t) && filter.contains_hash(z));
         assert_eq!(filter.len(), items.len() + 2);
     });
 }
