@@ -72,8 +72,14 @@ fn may_be_zero(column: &str) -> bool {
     column.starts_with("fpr_measured") || column == "lost_items"
 }
 
-fn out_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cuckoo-nest-report-smoke-{}", std::process::id()));
+/// An empty output directory of the test `name`'s own: the tests run in
+/// parallel in one process, so a directory shared between them (or cleared
+/// by another) loses a running report's files.
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "cuckoo-nest-report-smoke-{}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -348,7 +354,7 @@ fn check_growth_ratios(out: &Path) {
 
 #[test]
 fn tiny_report_writes_every_table_and_plot() {
-    let out = out_dir();
+    let out = out_dir("tiny");
     let result = Command::new(env!("CARGO_BIN_EXE_report"))
         .args(["--tiny", "--items", "20000", "--threads", "2", "--out"])
         .arg(&out)
@@ -412,8 +418,7 @@ fn tiny_report_writes_every_table_and_plot() {
 /// `--only growth`: the growth tables and plot, no other part's, and none of their phases.
 #[test]
 fn only_growth_writes_only_the_growth_figures() {
-    let out = out_dir().with_extension("only");
-    let _ = std::fs::remove_dir_all(&out);
+    let out = out_dir("only-growth");
     let result = Command::new(env!("CARGO_BIN_EXE_report"))
         .args(["--tiny", "--only", "growth", "--out"])
         .arg(&out)
