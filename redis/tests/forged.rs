@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::{dump_bytes, error_of, redis_available, scandump, Server};
+use common::{add_items, dump_bytes, error_of, redis_available, scandump, Server};
 use redis::{cmd, Connection};
 
 const TYPE_NAME: &[u8; 9] = b"CFnest-rs";
@@ -134,19 +134,6 @@ fn restore(c: &mut Connection, key: &str, payload: &[u8]) -> redis::RedisResult<
     cmd("RESTORE").arg(key).arg(0).arg(payload).query(c)
 }
 
-fn add_items(c: &mut Connection, key: &str, n: u32) {
-    let names: Vec<String> = (0..n).map(|k| format!("item:{k}")).collect();
-    for batch in names.chunks(500) {
-        let r: Vec<i64> = cmd("CF.INSERT")
-            .arg(key)
-            .arg("ITEMS")
-            .arg(batch)
-            .query(c)
-            .unwrap();
-        assert!(r.iter().all(|&x| x == 1));
-    }
-}
-
 /// A fixed filter of `capacity` holding `items`, and its saved bytes.
 fn filter(c: &mut Connection, key: &str, capacity: u32, items: u32) -> Vec<u8> {
     cmd("CF.RESERVE")
@@ -156,7 +143,7 @@ fn filter(c: &mut Connection, key: &str, capacity: u32, items: u32) -> Vec<u8> {
         .arg(0)
         .query::<()>(c)
         .unwrap();
-    add_items(c, key, items);
+    add_items(c, key, 0..items);
     dump_bytes(c, key)
 }
 

@@ -5,21 +5,8 @@
 
 mod common;
 
-use common::{dump_bytes, error_of, redis_available, scandump, Server};
+use common::{add_items, dump_bytes, error_of, redis_available, scandump, Server};
 use redis::{cmd, Connection};
-
-fn add_items(c: &mut Connection, key: &str, items: std::ops::Range<u32>) {
-    let names: Vec<String> = items.map(|k| format!("item:{k}")).collect();
-    for batch in names.chunks(500) {
-        let r: Vec<i64> = cmd("CF.INSERT")
-            .arg(key)
-            .arg("ITEMS")
-            .arg(batch)
-            .query(c)
-            .unwrap();
-        assert!(r.iter().all(|&x| x == 1));
-    }
-}
 
 fn all_found(c: &mut Connection, key: &str, items: std::ops::Range<u32>) -> bool {
     let names: Vec<String> = items.map(|k| format!("item:{k}")).collect();

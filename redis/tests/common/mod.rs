@@ -283,6 +283,21 @@ impl Drop for Server {
     }
 }
 
+/// Adds `item:K` for each `K` of `items` to the filter at `key` with
+/// `CF.INSERT`, 500 at a time, and checks each was added.
+pub fn add_items(c: &mut redis::Connection, key: &str, items: std::ops::Range<u32>) {
+    let names: Vec<String> = items.map(|k| format!("item:{k}")).collect();
+    for batch in names.chunks(500) {
+        let r: Vec<i64> = redis::cmd("CF.INSERT")
+            .arg(key)
+            .arg("ITEMS")
+            .arg(batch)
+            .query(c)
+            .unwrap();
+        assert!(r.iter().all(|&x| x == 1));
+    }
+}
+
 /// Every chunk of `CF.SCANDUMP key`, with its cursor, in order (at most
 /// 10,000 calls).
 pub fn scandump(c: &mut redis::Connection, key: &str) -> Vec<(i64, Vec<u8>)> {
