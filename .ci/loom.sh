@@ -99,6 +99,7 @@ done
     colliding="lookup_survives_one_answer_move four_slot_buckets_lookup_survives_one_answer_move"
     colliding+=" lookup_survives_the_answer_moving_back_and_forth batch_lookup_survives_one_answer_move"
     colliding+=" colliding_removes_race_a_lookup insert_unique_races_a_colliding_remove"
+    claims="claim_races_a_hop_into_the_same_slot four_slot_buckets_claim_races_a_hop_into_the_same_slot"
     variants=(
         "no_recheck|--cfg cuckoo_broken_no_recheck|$lookups $colliding lookups_see_before_or_after_the_clear packed_lookup_vs_move semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"
         "accept_odd|--cfg cuckoo_broken_accept_odd|$lookups lookups_see_before_or_after_the_clear"
@@ -111,7 +112,9 @@ done
         # Every remove unversioned: the false negative of colliding items.
         "remove_unversioned|--cfg cuckoo_broken_remove_unversioned|$colliding"
         "no_hop_check|--cfg cuckoo_broken_no_hop_check|remove_of_a_moving_item remove_one_of_two_copies_while_one_moves four_slot_buckets_remove_of_a_moving_item one_copy_after_displacing clear_lands_inside_a_displacement"
-        "plain_store|--cfg cuckoo_broken_plain_store|writers_under_different_locks_share_a_word"
+        # Model 15 (claims.rs): an insert's lock-free claim vs a hop into its slot.
+        "plain_store|--cfg cuckoo_broken_plain_store|writers_under_different_locks_share_a_word $claims"
+        "mover_overwrites|--cfg cuckoo_broken_mover_overwrites|$claims"
         "packed_plain_store|--cfg cuckoo_broken_packed_plain_store|straddling_slot_and_neighbour_share_a_word"
         "own_words_always|--cfg cuckoo_broken_own_words_always|straddling_slot_and_neighbour_share_a_word writers_under_different_locks_share_a_word both_writers_displace"
         "semi_unversioned|--cfg cuckoo_broken_semi_unversioned|semi_sorted_insert_rewrites_a_bucket_being_read semi_sorted_remove_rewrites_a_bucket_being_read"

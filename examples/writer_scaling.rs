@@ -10,15 +10,22 @@
 //! a rotated order. Each measurement fills a fresh filter to 80% of ITEMS
 //! with `insert`, the keys split between the threads; and runs ITEMS
 //! operations of the mix (half lookups, of which half hit; half inserts of
-//! new keys) on a fresh filter prefilled to 40%, which ends at 90%. Prints the
-//! median rate with the smallest and largest of the rounds, in million
-//! operations per second over all threads.
+//! new keys) on a fresh filter prefilled to 40%, which ends at 90%. Beside
+//! them, in the same rounds, the machine's own reference: the fill's keys,
+//! one relaxed `fetch_or` each at a random word of an array as large as the
+//! filter (one random cache line written per key, as an insert into a free
+//! slot writes its bucket's line). Prints the median rate with the smallest
+//! and largest of the rounds, in million operations per second over all
+//! threads, and, where 1 is among the thread counts, each count's speedup
+//! over one thread as a fraction of the machine's own (medians of the
+//! rounds' ratios: 1.0 scales as well as one atomic per key does).
 
 #[path = "common/mod.rs"]
 mod common;
 
 use common::{keys, median};
 use cuckoo_nest::CuckooFilter;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Barrier;
 use std::time::Instant;
 
@@ -133,6 +140,25 @@ fn fill(items: usize, present: &[u64], threads: usize) -> f64 {
     keys.len() as f64 / secs / 1e6
 }
 
+/// The machine's reference for the fill: one relaxed `fetch_or` per key of
+/// the fill at a random word of an array of the filter's size: M ops/s.
+fn machine(items: usize, present: &[u64], threads: usize) -> f64 {
+    let words = (filter(items).memory_usage() / 8).max(1);
+    let array: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+    let keys = &present[..items * 4 / 5];
+    let secs = timed(keys, threads, |_, chunk| {
+        for &k in chunk {
+            // The key's high bits pick the word (a multiply-shift range
+            // reduction), its low bits the bit.
+            let at =
+                ((k.wrapping_mul(0x9e37_79b9_7f4a_7c15) as u128 * words as u128) >> 64) as usize;
+            array[at].fetch_or(1 << (k & 63), Ordering::Relaxed);
+        }
+    });
+    std::hint::black_box(&array);
+    keys.len() as f64 / secs / 1e6
+}
+
 /// Half lookups (half of them hits), half inserts of new keys, on a filter
 /// prefilled to 40%: M operations/s.
 fn mixed(items: usize, present: &[u64], absent: &[u64], threads: usize) -> f64 {
@@ -177,20 +203,46 @@ fn main() {
         "{} items, threads {threads:?}, {rounds} interleaved rounds, M ops/s over all threads: median (min-max)",
         items
     );
-    let mut rates = vec![(Vec::new(), Vec::new()); threads.len()];
+    // Per thread count: fill, mix, machine, one entry per round.
+    let mut rates = vec![[Vec::new(), Vec::new(), Vec::new()]; threads.len()];
     for r in 0..rounds {
         for j in 0..threads.len() {
             let i = (j + r) % threads.len();
-            rates[i].0.push(fill(items, &present, threads[i]));
-            rates[i].1.push(mixed(items, &present, &absent, threads[i]));
+            rates[i][0].push(fill(items, &present, threads[i]));
+            rates[i][1].push(mixed(items, &present, &absent, threads[i]));
+            rates[i][2].push(machine(items, &present, threads[i]));
         }
     }
-    println!("threads  fill to 80%              mixed 50/50");
-    for (t, (fills, mixes)) in threads.iter().zip(&mut rates) {
-        let show = |v: &mut Vec<f64>| {
-            let m = median(v);
+    let one = threads.iter().position(|&t| t == 1);
+    println!(
+        "threads  fill to 80%              mixed 50/50              machine: fetch_or        fill / machine's scaling  mix / machine's"
+    );
+    for (k, t) in threads.iter().enumerate() {
+        let show = |v: &[f64]| {
+            let mut v = v.to_vec();
+            let m = median(&mut v);
             format!("{m:7.1} ({:.1}-{:.1})", v[0], v[v.len() - 1])
         };
-        println!("{t:7}  {:22}  {}", show(fills), show(mixes));
+        // Round by round: (rate / one thread's) / (machine / one thread's).
+        let scaled = |what: usize| match one {
+            Some(o) => {
+                let mut v: Vec<f64> = (0..rounds)
+                    .map(|r| {
+                        (rates[k][what][r] / rates[o][what][r]) / (rates[k][2][r] / rates[o][2][r])
+                    })
+                    .collect();
+                let m = median(&mut v);
+                format!("{m:5.2} ({:.2}-{:.2})", v[0], v[v.len() - 1])
+            }
+            None => "-".to_string(),
+        };
+        println!(
+            "{t:7}  {:22}  {:22}  {:22}  {:24}  {}",
+            show(&rates[k][0]),
+            show(&rates[k][1]),
+            show(&rates[k][2]),
+            scaled(0),
+            scaled(1)
+        );
     }
 }

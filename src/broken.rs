@@ -8,9 +8,11 @@
 //! protocol reads as the protocol. In the table: the guard that opens a
 //! versioned section ([`Section::kept`]), the version re-check
 //! ([`validation`]) and the read fence (`Stripes`), the lock order
-//! ([`lock_order`]), how slot writes change a word ([`slot_own`],
-//! [`packed_own`], [`own_words`]), the order of a move's
-//! two writes ([`copy_then_clear`]), a hop's re-check ([`hop_holds`]), the
+//! ([`lock_order`]), how slot writes change a word (`PLAIN_STORE`, in
+//! `layout::claim_word`; [`packed_own`], [`own_words`]), the order of a
+//! move's two writes ([`copy_then_clear`]), a hop's re-check
+//! ([`hop_holds`]) and its write into a slot taken since
+//! ([`hop_overwrites`]), the
 //! save's check of its marks (`SAVE_IGNORES_MARKS`, `Marks::hides` in
 //! table/save.rs). In growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
 //! generation's lookup (`GROW_LOOKUP_SKIPS_FROZEN`,
@@ -49,9 +51,14 @@ pub(crate) const CLEAR_FIRST: bool = cfg!(cuckoo_broken_clear_first);
 pub(crate) const REMOVE_UNVERSIONED: bool = cfg!(cuckoo_broken_remove_unversioned);
 /// `clear` zeroes the words outside a versioned section.
 pub(crate) const CLEAR_UNVERSIONED: bool = cfg!(cuckoo_broken_clear_unversioned);
-/// A fixed-width slot set with load + store instead of `fetch_or` also
-/// where buckets of two stripes share its word.
+/// A slot that lies in one word claimed with a load and a store instead of
+/// a compare-and-swap (`layout::claim_word`), with its stripe's lock or
+/// without: a racing insert's fingerprint in the same word is lost.
 pub(crate) const PLAIN_STORE: bool = cfg!(cuckoo_broken_plain_store);
+/// A displacement hop whose destination slot an insert without a lock
+/// filled since the hop looked writes its fingerprint there anyway
+/// (`Table::execute`), over the other.
+pub(crate) const MOVER_OVERWRITES: bool = cfg!(cuckoo_broken_mover_overwrites);
 /// The second word of a packed slot that straddles two words set with
 /// load + store instead of `fetch_or`.
 pub(crate) const PACKED_PLAIN_STORE: bool = cfg!(cuckoo_broken_packed_plain_store);
@@ -159,14 +166,6 @@ pub(crate) fn lock_order(x: usize, y: usize) -> (usize, usize) {
     }
 }
 
-/// Whether a fixed-width slot's set may load and store its word
-/// (`layout::change_word`): where the word is one stripe's (`own`), and,
-/// under `plain_store`, where it is not.
-#[inline(always)]
-pub(crate) fn slot_own(own: bool) -> bool {
-    own || PLAIN_STORE
-}
-
 /// Whether a packed slot's set may load and store its `k`-th word: where
 /// the word is one stripe's (`own`), and, under `packed_plain_store`, the
 /// second word of a straddling slot where it is not.
@@ -183,16 +182,34 @@ pub(crate) fn own_words(own: bool) -> bool {
 }
 
 /// A move's two writes: the copy into the new bucket, then the clear of
-/// the old slot, so the fingerprint is always in one bucket or both.
+/// the old slot, so the fingerprint is always in one bucket or both. The
+/// copy says whether it wrote (its slot may have been taken since the hop
+/// looked); if not, nothing is cleared and the hop stops (false).
 #[inline(always)]
-pub(crate) fn copy_then_clear(copy: impl FnOnce(), clear: impl FnOnce()) {
+pub(crate) fn copy_then_clear(copy: impl FnOnce() -> bool, clear: impl FnOnce()) -> bool {
     if CLEAR_FIRST {
         clear();
         copy();
-    } else {
-        copy();
+        true
+    } else if copy() {
         clear();
+        true
+    } else {
+        false
     }
+}
+
+/// A hop's write into its destination slot, which `set` (a
+/// compare-and-swap) found filled since the hop looked (`claimed` false):
+/// the real hop stops there; under `mover_overwrites` it writes its
+/// fingerprint over the other with `overwrite` and goes on.
+#[inline(always)]
+pub(crate) fn hop_overwrites(claimed: bool, overwrite: impl FnOnce()) -> bool {
+    if !claimed && MOVER_OVERWRITES {
+        overwrite();
+        return true;
+    }
+    claimed
 }
 
 /// A hop's re-check under its locks: `holds`, the fingerprint still where

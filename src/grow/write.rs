@@ -189,25 +189,26 @@ impl<const B: usize> Growable<B> {
         }
     }
 
-    /// True if generation `g` holds the load it grows at: checked on the
-    /// stripes of `i1` and `i2` first (two loads; each stripe holds
-    /// thousands of slots in a large table), then, if they say so, on the
-    /// whole count.
+    /// True if generation `g` holds the load it grows at: checked on a
+    /// sample of buckets around `i1` and `i2` first (the count is summed
+    /// over every stripe, so it is read only when the sample says so),
+    /// then on the whole count.
     ///
-    /// Past [`PREPARE_AT`] of that load (by the same two stripes), it also
+    /// Past [`PREPARE_AT`] of that load (by the same sample), it also
     /// takes its turn preparing the next generation.
     #[cold]
     pub(super) fn near_full(&self, g: &Generation<B>, i1: usize, i2: usize) -> bool {
         let load = g.grow_load;
-        let ((n1, s1), (n2, s2)) = (g.table.stripe_load(i1), g.table.stripe_load(i2));
-        let sampled = (n1 + n2) as f64 / (s1 + s2) as f64;
+        let whole = || g.table.len() as f64 / (g.buckets() * B) as f64;
+        let (sampled, exact) = match (g.table.sample_load(i1), g.table.sample_load(i2)) {
+            (Some((n1, s1)), Some((n2, s2))) => ((n1 + n2) as f64 / (s1 + s2) as f64, false),
+            // A small table: its count is as cheap as a sample.
+            _ => (whole(), true),
+        };
         if sampled >= PREPARE_AT * load {
             self.prepare_next(g);
         }
-        if sampled < load {
-            return false;
-        }
-        g.table.len() as f64 >= load * (g.buckets() * B) as f64
+        sampled >= load && (exact || whole() >= load)
     }
 
     /// Removes one copy of `hash`'s fingerprint, if there is one.

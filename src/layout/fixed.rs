@@ -51,6 +51,32 @@ pub(crate) fn change_word(word: &AtomicU64, change: Change, own: bool) {
     }
 }
 
+/// Puts `bits` (a fingerprint, shifted into place) into `word` if the bits
+/// of `slot` (its mask) are all zero there, with one compare-and-swap,
+/// taken again while only other slots of the word change under it.
+/// Returns false, writing nothing, once the slot is seen filled. This is
+/// how every insert into a slot that lies in one word writes it, with its
+/// stripe's lock or without ([`Layout::claim`]): both race with inserts
+/// that take no lock, so neither may overwrite what one stored.
+#[inline(always)]
+pub(crate) fn claim_word(word: &AtomicU64, slot: u64, bits: u64) -> bool {
+    let relaxed = Ordering::Relaxed;
+    let mut now = word.load(relaxed);
+    loop {
+        if now & slot != 0 {
+            return false;
+        }
+        if broken::PLAIN_STORE {
+            word.store(now | bits, relaxed);
+            return true;
+        }
+        match word.compare_exchange_weak(now, now | bits, relaxed, relaxed) {
+            Ok(_) => return true,
+            Err(seen) => now = seen,
+        }
+    }
+}
+
 /// 8, 16 or 32-bit fingerprints: buckets of a power-of-two size that never
 /// straddle a word or a line, compared by the SIMD kernels.
 #[derive(Clone, Copy, Debug, Default)]
@@ -219,14 +245,25 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
     }
 
     #[inline(always)]
-    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket, own: bool) {
+    fn claim(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32) -> super::Claim {
         let bit = (i * B + j) * F as usize;
         let (word, shift) = (&words[bit / 64], bit % 64);
-        change_word(
-            word,
-            Change::Or((fp as u64) << shift),
-            broken::slot_own(own),
-        );
+        if claim_word(word, Self::FP_MASK << shift, (fp as u64) << shift) {
+            super::Claim::Stored
+        } else {
+            super::Claim::Taken
+        }
+    }
+
+    #[inline(always)]
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket, own: bool) -> bool {
+        let bit = (i * B + j) * F as usize;
+        let (word, shift) = (&words[bit / 64], bit % 64);
+        if own {
+            change_word(word, Change::Or((fp as u64) << shift), true);
+            return true;
+        }
+        claim_word(word, Self::FP_MASK << shift, (fp as u64) << shift)
     }
 
     #[inline(always)]

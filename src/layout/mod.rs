@@ -34,6 +34,18 @@ mod semi_sorted;
 pub(crate) use fixed::{
     prefetch_bucket, Fixed, InBounds, LeBytes, Mask, WordSource, ONE_LOAD_BITS,
 };
+
+/// How a lock-free claim of a slot went ([`Layout::claim`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// The fingerprint is in the slot.
+    Stored,
+    /// Another writer filled the slot first: nothing written.
+    Taken,
+    /// This slot is written only under its stripe's lock (it straddles
+    /// two words, or the layout re-encodes whole buckets): nothing written.
+    NeedsLock,
+}
 pub(crate) use packed::Packed;
 pub(crate) use semi_sorted::SemiSorted;
 
@@ -161,12 +173,36 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
         Ok(n)
     }
 
-    /// Writes `fp` into empty slot `j` of bucket `i`, whose loaded value
-    /// under its stripe lock is `current`. `own`: every word holds buckets
-    /// of one stripe only ([`Table::own_words`](crate::table::Table)), so
-    /// each word this writes is written only under the lock the caller
-    /// holds, and a load and a store may stand for a read-modify-write.
-    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket, own: bool);
+    /// Without a lock: writes `fp` into slot `j` of bucket `i` with one
+    /// compare-and-swap on the word that holds the slot, if the slot is
+    /// still empty ([`Claim`] says how it went). A slot that is not inside
+    /// one word, or a layout that re-encodes whole buckets, answers
+    /// [`Claim::NeedsLock`] and writes nothing: such slots are written
+    /// under their stripe's lock only (docs/design.md, "Inserts without a
+    /// lock").
+    #[inline(always)]
+    fn claim(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32) -> Claim {
+        let _ = (words, i, j, fp);
+        Claim::NeedsLock
+    }
+
+    /// Writes `fp` into slot `j` of bucket `i`, found empty in `current`
+    /// (loaded under its stripe lock). Returns false, writing nothing, if
+    /// an insert without a lock ([`Self::claim`]) filled the slot since:
+    /// the caller looks for another. `own`: every word holds buckets of
+    /// one stripe only and no lock-free claim writes them
+    /// ([`Table::own_words`](crate::table::Table)), so each word this
+    /// writes is written only under the lock the caller holds, and a load
+    /// and a store may stand for a read-modify-write.
+    fn set(
+        &self,
+        words: &[AtomicU64],
+        i: usize,
+        j: usize,
+        fp: u32,
+        current: &Bucket,
+        own: bool,
+    ) -> bool;
 
     /// Empties slot `j` of bucket `i` (loaded as `current` under its lock;
     /// `own` as for [`Layout::set`]).

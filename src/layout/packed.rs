@@ -8,7 +8,8 @@
 use super::bits::{
     fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp,
 };
-use super::{Bucket, Layout, Mask, WordSource, ONE_LOAD_BITS};
+use super::fixed::claim_word;
+use super::{Bucket, Claim, Layout, Mask, WordSource, ONE_LOAD_BITS};
 use crate::config::bucket_bits;
 use crate::sync::AtomicU64;
 use cuckoo_nest_simd::{Kernel, PackedLanes};
@@ -232,9 +233,30 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     }
 
     #[inline(always)]
-    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket, own: bool) {
+    fn claim(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32) -> Claim {
         let at = i * self.bits::<B>() + j * self.width() as usize;
-        write_bits(words, at, fp as u128, self.width(), WordOp::Set, own);
+        let (w, shift) = (at / 64, (at % 64) as u32);
+        if shift + self.width() > 64 {
+            return Claim::NeedsLock;
+        }
+        let slot = low_bits(self.width()) << shift;
+        if claim_word(&words[w], slot, (fp as u64) << shift) {
+            Claim::Stored
+        } else {
+            Claim::Taken
+        }
+    }
+
+    #[inline(always)]
+    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, _: &Bucket, own: bool) -> bool {
+        let at = i * self.bits::<B>() + j * self.width() as usize;
+        if own || (at % 64) as u32 + self.width() > 64 {
+            // A slot across two words is written under its lock alone (no
+            // claim takes it), so or-ing it in cannot meet another's bits.
+            write_bits(words, at, fp as u128, self.width(), WordOp::Set, own);
+            return true;
+        }
+        Layout::<B>::claim(self, words, i, j, fp) == Claim::Stored
     }
 
     #[inline(always)]

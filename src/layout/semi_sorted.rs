@@ -451,8 +451,19 @@ impl<const F: u32> Layout<4> for SemiSorted<F> {
     }
 
     #[inline(always)]
-    fn set(&self, words: &[AtomicU64], i: usize, j: usize, fp: u32, current: &Bucket, own: bool) {
+    fn set(
+        &self,
+        words: &[AtomicU64],
+        i: usize,
+        j: usize,
+        fp: u32,
+        current: &Bucket,
+        own: bool,
+    ) -> bool {
+        // Every write of a semi-sorted table holds its stripe's lock (no
+        // claim: `Layout::claim`), so the slot is still empty.
         self.rewrite(words, i, j, fp, current, own);
+        true
     }
 
     #[inline(always)]

@@ -1,14 +1,20 @@
 //! The insert path: free-slot insert, displacement paths.
 //!
-//! An insert locks the stripes of the item's two buckets and puts the
-//! fingerprint in a free slot if either has one. If both are full it looks
+//! An insert first claims a free slot of either bucket without a lock
+//! (`claim.rs`). Where it cannot (both buckets full, `insert_unique`, a
+//! semi-sorted bucket or a slot across two words) it locks the stripes of
+//! the item's two buckets and puts the fingerprint in a free slot if either
+//! has one, with the same compare-and-swap, since lock-free claims still
+//! race with it. If both are full it looks
 //! for a *displacement path* (after MemC3 and libcuckoo): a breadth-first
 //! search, without locks, from the two buckets through each resident's
 //! alternate bucket, to the nearest bucket with a free slot. The path is then
 //! carried out backwards from the free slot, one hop at a time: lock the
 //! hop's two stripes, check the fingerprint is still where the search saw it
 //! and the destination still has room, mark both stripes as moving, copy the
-//! fingerprint into its new bucket, only then clear its old slot, unmark.
+//! fingerprint into its new bucket (a compare-and-swap: if a lock-free
+//! claim took the slot since, the hop stops and the search runs again),
+//! only then clear its old slot, unmark.
 //! Every hop moves one fingerprint from a full slot into an empty one, so at
 //! no moment is any item absent from both its buckets, and an insert that
 //! gives up (no path within the search budget) has moved nothing. If a hop's
@@ -188,12 +194,16 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         prefetch_bucket(&self.layout, self.words.as_ptr().cast(), i, true);
     }
 
-    /// True if each table word holds buckets of one stripe only: a slot
-    /// write under that stripe's lock then loads and stores its words
-    /// instead of a locked read-modify-write ([`Layout::set`]).
+    /// True if each table word is written under one stripe's lock only:
+    /// a slot write under that lock then loads and stores its words
+    /// instead of a locked read-modify-write ([`Layout::set`]). Only in a
+    /// table that claims no slot without a lock (semi-sorted), and there
+    /// where no word holds buckets of two stripes.
     #[inline(always)]
     pub(crate) fn own_words(&self) -> bool {
-        self.stripes.runs_end_on_words(self.layout.bucket_bits())
+        broken::own_words(
+            !Self::CLAIMS && self.stripes.runs_end_on_words(self.layout.bucket_bits()),
+        )
     }
 
     /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
@@ -227,16 +237,20 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// same locks as the placement, so racing unique inserts of one item
     /// store one copy.
     ///
-    /// The common case, a free slot in one of the two buckets, is this
-    /// function and [`Self::place`]: lock, load, find a slot, one write,
-    /// count, unlock. Making room ([`Self::insert_displacing`]) is out of
-    /// line, so the common path keeps its registers and stays short.
+    /// The common case, a free slot in one of the two buckets, is
+    /// [`Self::claim_free`]: load, find a slot, one compare-and-swap, count
+    /// in the thread's own word; no lock. Where that cannot serve,
+    /// [`Self::place`] does the same under both buckets' locks. Making room
+    /// ([`Self::insert_displacing`]) is out of line, so the common path
+    /// keeps its registers and stays short.
     #[inline]
     pub(crate) fn insert(&self, i1: usize, fp: u32, copies: Copies) -> Result<bool, InsertError> {
         let i2 = self.alt(i1, fp);
-        // The loads fly while we take the locks.
         self.prefetch(i1);
         self.prefetch(i2);
+        if copies == Copies::Any && self.claim_free(i1, i2, fp) {
+            return Ok(true);
+        }
         if copies == Copies::Unique && broken::UNIQUE_UNLOCKED {
             let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
             let (ma, mb) = self.match_pair(&a, &b, fp);
@@ -264,25 +278,32 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         copies: Copies,
     ) -> Result<Placed, InsertError> {
         let guard = self.stripes.lock_pair(i1, i2);
-        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-        if copies == Copies::Unique && !broken::UNIQUE_UNLOCKED {
-            let (ma, mb) = self.match_pair(&a, &b, fp);
-            if ma.any() || mb.any() {
-                return Ok(Placed::Duplicate);
+        let (a, b) = loop {
+            let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+            if copies == Copies::Unique && !broken::UNIQUE_UNLOCKED {
+                let (ma, mb) = self.match_pair(&a, &b, fp);
+                if ma.any() || mb.any() {
+                    return Ok(Placed::Duplicate);
+                }
             }
-        }
-        let spot = match self.first_free(&a) {
-            Some(j) => Some((i1, j, &a)),
-            None => self.first_free(&b).map(|j| (i2, j, &b)),
-        };
-        if let Some((bucket, slot, current)) = spot {
+            let spot = match self.first_free(&a) {
+                Some(j) => Some((i1, j, &a)),
+                None => self.first_free(&b).map(|j| (i2, j, &b)),
+            };
+            let Some((bucket, slot, current)) = spot else {
+                break (a, b);
+            };
             // Semi-sorted buckets re-encode on every write.
             let _section = L::WRITES_VERSIONED.then(|| guard.versioned(Section::SemiSortedRewrite));
-            self.layout
-                .set(&self.words, bucket, slot, fp, current, self.own_words());
-            guard.count_add(1);
-            return Ok(Placed::Stored);
-        }
+            if self
+                .layout
+                .set(&self.words, bucket, slot, fp, current, self.own_words())
+            {
+                self.stripes.count_add(1, bucket);
+                return Ok(Placed::Stored);
+            }
+            // A lock-free claim took the slot: look again.
+        };
         let (ma, mb) = self.match_pair(&a, &b, fp);
         let own = ma.count() + if i2 == i1 { 0 } else { mb.count() };
         let slots = if i2 == i1 { B } else { 2 * B };
@@ -478,10 +499,20 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
                 return Err(Stopped::HiddenFromSave);
             }
             let _moving = guard.versioned(Section::Move);
-            broken::copy_then_clear(
-                || self.layout.set(&self.words, to, dest, fp, &target, own),
+            let moved = broken::copy_then_clear(
+                || {
+                    let stored = self.layout.set(&self.words, to, dest, fp, &target, own);
+                    broken::hop_overwrites(stored, || {
+                        self.layout.clear(&self.words, to, dest, &target, own);
+                        self.layout.set(&self.words, to, dest, fp, &target, own);
+                    })
+                },
                 || self.layout.clear(&self.words, from, slot, &source, own),
             );
+            if !moved {
+                // A lock-free claim took the destination since the search.
+                return Err(Stopped::Changed);
+            }
             at = parent as usize;
         }
         Ok(())

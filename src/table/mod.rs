@@ -16,6 +16,8 @@
 //! raced a versioned write looks again.
 
 mod batch;
+mod claim;
+mod counts;
 pub(crate) mod insert;
 mod nested;
 mod save;
@@ -400,7 +402,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         };
         self.layout
             .clear(&self.words, bucket, slot, current, self.own_words());
-        guard.count_add(-1);
+        self.stripes.count_add(-1, bucket);
         true
     }
 
@@ -435,33 +437,48 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     pub(crate) fn clear(&self) {
         let guard = self.stripes.lock_all();
         let bits = self.layout.bucket_bits();
-        // Zeroes buckets `first..end`, whose words no other bucket shares
+        // Empties buckets `first..end`, whose words no other bucket shares
         // (both ends are multiples of a stripe's run, below), and after the
-        // last bucket, the rest of the words.
-        let zero = |first: usize, end: usize| {
+        // last bucket, the rest of the words; returns the items it took
+        // out. Inserts without a lock still claim slots meanwhile, so each
+        // word is swapped for zero and what it held is counted: a claim
+        // lands wholly before the swap (taken out and uncounted here) or
+        // after it (kept, counted by its insert), and the count stays exact.
+        let mut held = Vec::new();
+        let mut empty = |first: usize, end: usize| -> usize {
             let last = if end == self.buckets {
                 self.words.len()
             } else {
                 end * bits / 64
             };
-            for w in &self.words[first * bits / 64..last] {
-                w.store(0, Ordering::Relaxed);
-            }
+            held.clear();
+            held.extend(
+                self.words[first * bits / 64..last]
+                    .iter()
+                    .map(|w| w.swap(0, Ordering::Relaxed).to_le()),
+            );
+            // What the words held is what writers stored, so the audit
+            // finds nothing amiss; if it did, the count would be 0 and
+            // nothing else would change.
+            self.layout
+                .audit_buckets(self.kernel, &held[..], end - first)
+                .unwrap_or(0)
         };
         let stripes = self.stripes.count();
+        let mut taken = 0;
         if self.buckets < CLEAR_SPLIT_BUCKETS {
             let _section = guard.versioned_stripes(0, stripes);
-            zero(0, self.buckets);
+            taken += empty(0, self.buckets);
         } else {
             let run = self.stripes.run();
             let per = (CLEAR_SECTION_BUCKETS / run).max(1);
             for lo in (0..stripes).step_by(per) {
                 let hi = (lo + per).min(stripes);
                 let _section = guard.versioned_stripes(lo, hi);
-                zero(lo * run, (hi * run).min(self.buckets));
+                taken += empty(lo * run, (hi * run).min(self.buckets));
             }
         }
-        guard.reset_counts();
+        self.stripes.count_add(-(taken as i64), 0);
     }
 
     /// The fingerprints of bucket `i`, 0 for empty slots (for tests and

@@ -231,6 +231,9 @@ impl Nested {
     }
 }
 
+/// Buckets [`Table::sample_load`] reads around a bucket.
+const SAMPLE_BUCKETS: usize = 32;
+
 impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// [`Self::insert`] of a fingerprint whose pair is known, without
     /// making room: `Ok(Some(stored))` as `insert` would return, `Ok(None)`
@@ -246,6 +249,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     ) -> Result<Option<bool>, InsertError> {
         self.prefetch(i1);
         self.prefetch(i2);
+        if copies == Copies::Any && self.claim_free(i1, i2, fp) {
+            return Ok(Some(true));
+        }
         Ok(match self.place(i1, i2, fp, copies)? {
             Placed::Stored => Some(true),
             Placed::Duplicate => Some(false),
@@ -255,7 +261,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
 
     /// Stores each `(bucket, fp)` of `items` (every bucket in `first..end`)
     /// in a free slot of that bucket, under the locks of the range's
-    /// stripes taken once; pushes those whose bucket is full onto `rest`,
+    /// stripes taken once (inserts without a lock still race with it, so
+    /// each write is a claim that may find its slot taken and look again);
+    /// pushes those whose bucket is full onto `rest`,
     /// for the caller to insert the usual way. A growth step's copy: what
     /// it stores is an insert into a free slot, which no lookup needs to
     /// see versioned; a layout whose writes are versioned (semi-sorted)
@@ -271,28 +279,47 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             rest.extend_from_slice(items);
             return;
         }
-        let guard = self.stripes.lock_buckets(first, end);
+        let _guard = self.stripes.lock_buckets(first, end);
         let mut stored = 0;
         for &(bucket, fp) in items {
             debug_assert!((first..end).contains(&bucket));
-            let current = self.load_bucket(bucket);
-            match self.first_free(&current) {
-                Some(slot) => {
-                    self.layout
-                        .set(&self.words, bucket, slot, fp, &current, self.own_words());
+            loop {
+                let current = self.load_bucket(bucket);
+                let Some(slot) = self.first_free(&current) else {
+                    rest.push((bucket, fp));
+                    break;
+                };
+                let own = self.own_words();
+                if self
+                    .layout
+                    .set(&self.words, bucket, slot, fp, &current, own)
+                {
                     stored += 1;
+                    break;
                 }
-                None => rest.push((bucket, fp)),
             }
         }
-        guard.count_add(stored);
+        self.stripes.count_add(stored, first);
     }
 
-    /// Items in `bucket`'s stripe and that stripe's slots: a sample of the
-    /// table's load, one load instruction.
-    pub(crate) fn stripe_load(&self, bucket: usize) -> (usize, usize) {
-        let run = self.stripes.run().min(self.buckets);
-        (self.stripes.stripe_len(bucket), run * B)
+    /// Occupied slots and slots of the [`SAMPLE_BUCKETS`] buckets of
+    /// `bucket`'s aligned run: a sample of the table's load, for a growable
+    /// filter deciding whether to sum the whole count (a load per stripe).
+    /// `None` in a table of a few runs, where the count is as cheap.
+    pub(crate) fn sample_load(&self, bucket: usize) -> Option<(usize, usize)> {
+        if self.buckets < 4 * SAMPLE_BUCKETS {
+            return None;
+        }
+        let first = bucket & !(SAMPLE_BUCKETS - 1);
+        let end = (first + SAMPLE_BUCKETS).min(self.buckets);
+        let free: usize = (first..end)
+            .map(|i| {
+                let b = self.load_bucket(i);
+                self.match_pair(&b, &b, 0).0.count() as usize
+            })
+            .sum();
+        let slots = (end - first) * B;
+        Some((slots - free, slots))
     }
 }
 

@@ -6,10 +6,14 @@
 //! A stripe has two halves, kept in separate arrays so that they never share
 //! a cache line:
 //!
-//! - a lock and an item counter, for writers only (insert, remove, every
-//!   displacement hop, clear lock the stripes of every bucket they write).
-//!   Readers never touch them, so plain inserts and removes neither make a
-//!   reader retry (contract 3) nor evict the lines readers read.
+//! - a lock, for writers that must keep others off a bucket while they
+//!   write it: every displacement hop, remove, `insert_unique`, an insert
+//!   into a semi-sorted or straddling slot, a save's or a growth step's
+//!   chunk, and clear lock the stripes of every bucket they write. An
+//!   insert into a free slot takes no lock at all (`claim.rs`). The lock's
+//!   line also holds a share of the item count (`counts.rs`). Readers never
+//!   touch it, so inserts and plain removes neither make a reader retry
+//!   (contract 3) nor evict the lines readers read.
 //! - a version, for readers: bumped to odd before a write that can change
 //!   which bucket of a pair holds the copy of a fingerprint that answers for
 //!   an item (a move between buckets, a remove that leaves another copy of
@@ -22,6 +26,7 @@
 //! fence, relaxed re-load), with the data itself in atomics. Locks are taken
 //! in ascending stripe order, so writers cannot deadlock.
 
+use super::counts::{self, Counter};
 use crate::broken::{self, Section};
 use crate::sync::{fence, AtomicU64, Ordering, Spin};
 
@@ -41,16 +46,17 @@ pub(crate) const MAX_STRIPES: usize = 1024;
 
 /// The writers' half of a stripe. Readers never touch it, so a writer
 /// taking a lock or counting an item does not evict readers' cache lines.
-/// A cache line each: every insert and remove takes two of these locks, and
-/// four to a line made writers on different cores take the same lines from
-/// each other (16 threads filling one filter: 39 M inserts/s with four to a
-/// line, 75 M/s with one; docs/benchmarks.md, "Writers on 16 cores").
+/// A cache line each: four to a line made writers on different cores take
+/// the same lines from each other (16 threads filling one filter: 39 M
+/// inserts/s with four to a line, 75 M/s with one; docs/benchmarks.md,
+/// "Writers on 16 cores"), and the line is one thread's counter's
+/// (`counts.rs`).
 #[repr(align(64))]
 struct Lock {
     locked: AtomicU64,
-    /// Items inserted minus items removed under this lock, wrapping: only
-    /// the sum over all stripes means anything.
-    count: AtomicU64,
+    /// A share of the item count: only the sum over all stripes means
+    /// anything.
+    count: Counter,
 }
 
 // The line per lock is what lets writers on many cores scale (above); a
@@ -105,7 +111,7 @@ impl Stripes {
             locks: (0..n)
                 .map(|_| Lock {
                     locked: AtomicU64::new(0),
-                    count: AtomicU64::new(0),
+                    count: Counter::new(),
                 })
                 .collect(),
             shift,
@@ -130,7 +136,7 @@ impl Stripes {
     /// False only in small tables, whose runs are a bucket or a few.
     #[inline(always)]
     pub(crate) fn runs_end_on_words(&self, bucket_bits: usize) -> bool {
-        broken::own_words((bucket_bits << self.shift).is_multiple_of(64))
+        (bucket_bits << self.shift).is_multiple_of(64)
     }
 
     /// The stripe of `bucket`, for a reader. `bucket` is below the table's
@@ -243,7 +249,16 @@ impl Stripes {
     /// Sets the item count of stripes no one else sees yet (a loaded
     /// table): only the sum of the counters means anything.
     pub(crate) fn set_len(&self, len: usize) {
-        self.locks[0].count.store(len as u64, Ordering::Relaxed);
+        counts::set(self.locks.iter().map(|l| &l.count), len);
+    }
+
+    /// Adds `delta` (wrapping) to the item count, in the calling thread's
+    /// own word where it has one (`counts.rs`), else near `bucket` (a
+    /// bucket the caller wrote, below the table's count): no lock needed.
+    #[inline(always)]
+    pub(crate) fn count_add(&self, delta: i64, bucket: usize) {
+        let locks = &self.locks[..];
+        counts::add(locks.len(), |k| &locks[k].count, delta, self.of(bucket));
     }
 
     /// Locks every stripe, in ascending order (for `clear`).
@@ -279,27 +294,11 @@ impl Stripes {
     /// The item count: the sum of every stripe's counter. Exact when no write
     /// is in flight; a snapshot otherwise.
     pub(crate) fn len(&self) -> usize {
-        let sum = self.locks.iter().fold(0u64, |acc, l| {
-            acc.wrapping_add(l.count.load(Ordering::Relaxed))
-        });
-        // Transiently negative sums (a remove counted before a racing insert)
-        // read as 0.
-        if (sum as i64) < 0 {
-            0
-        } else {
-            sum as usize
-        }
+        counts::sum(self.locks.iter().map(|l| &l.count))
     }
 
     pub(crate) fn count(&self) -> usize {
         self.versions.len()
-    }
-
-    /// The item count of `bucket`'s stripe alone (a sample of the load;
-    /// relaxed, so a few writes behind at most).
-    pub(crate) fn stripe_len(&self, bucket: usize) -> usize {
-        let count = self.locks[self.of(bucket)].count.load(Ordering::Relaxed);
-        usize::try_from(count as i64).unwrap_or(0)
     }
 
     /// Bytes of versions and locks.
@@ -336,18 +335,6 @@ impl PairGuard<'_> {
             lo: self.lo,
             hi: self.hi,
         })
-    }
-
-    /// Adds `delta` (wrapping) to the item counter of a locked stripe.
-    /// A load and a store, not a read-modify-write: a stripe's counter is
-    /// only written under its lock (here, by `clear` holding every lock, and
-    /// by `set_len` before the table is shared), so no other write can fall
-    /// between the two; `len` reads it with relaxed loads either way.
-    #[inline]
-    pub(crate) fn count_add(&self, delta: i64) {
-        let count = &self.stripes.locks[self.lo].count;
-        let now = count.load(Ordering::Relaxed);
-        count.store(now.wrapping_add(delta as u64), Ordering::Relaxed);
     }
 }
 
@@ -407,12 +394,6 @@ impl AllGuard<'_> {
             hi,
         })
     }
-
-    pub(crate) fn reset_counts(&self) {
-        for l in self.stripes.locks.iter() {
-            l.count.store(0, Ordering::Relaxed);
-        }
-    }
 }
 
 /// [`VersionedSection`] over the stripes of a range of buckets (for
@@ -438,16 +419,6 @@ pub(crate) struct RangeGuard<'a> {
     stripes: &'a Stripes,
     lo: usize,
     hi: usize,
-}
-
-impl RangeGuard<'_> {
-    /// Adds `delta` (wrapping) to the item counter of the first locked
-    /// stripe (only the sum of the counters means anything).
-    pub(crate) fn count_add(&self, delta: i64) {
-        let count = &self.stripes.locks[self.lo].count;
-        let now = count.load(Ordering::Relaxed);
-        count.store(now.wrapping_add(delta as u64), Ordering::Relaxed);
-    }
 }
 
 impl Drop for RangeGuard<'_> {

@@ -1,0 +1,218 @@
+//! The item count, kept where no two writers take the same line.
+//!
+//! An insert that claims a free slot without a lock (`claim.rs`) must not
+//! then add to a counter every writer shares: that line would move between
+//! cores on every insert, as the stripe locks' did. So each thread counts
+//! in a word of its own. Every thread that counts gets a small *index*, the
+//! lowest one no live thread holds (process-wide, handed back when the
+//! thread exits); a table keeps one [`Counter`] per stripe, on the stripe
+//! lock's line, and the thread of index `t` owns the `own` word of counter
+//! `t`. Only that thread writes it, so a relaxed load and a store add to it
+//! (no locked instruction), and the line stays in that core's cache: other
+//! cores take it only when a displacement, remove or save locks that
+//! stripe. A thread without a word of its own in a table (its index is
+//! past the table's stripes, or it has none: past [`INDICES`] threads,
+//! during its thread-local destructors, or under loom) adds to a `shared`
+//! word with a read-modify-write: counter `t` modulo the stripes, or
+//! without an index the counter of the stripe it wrote.
+//!
+//! `len()` sums every counter's two words: exact when no write is in
+//! flight, as before. A word passes to a new owner only through the index
+//! bitmap's release (when its thread exits) and acquire (when the next one
+//! takes it), so the new owner's first load sees the last owner's store.
+//!
+//! Under loom every count goes to the `shared` word of the stripe written:
+//! the model threads share one OS thread (and its thread-locals), and the
+//! count is no step of the protocol that keeps items found.
+
+use crate::sync::{AtomicU64, Ordering};
+
+/// The most threads that count in words of their own at once.
+pub(crate) const INDICES: usize = 1024;
+
+/// One stripe's share of the item count (on the stripe lock's line).
+pub(crate) struct Counter {
+    /// Written by the thread whose index is this counter's stripe, alone.
+    own: AtomicU64,
+    /// Written by any thread, with read-modify-writes.
+    shared: AtomicU64,
+}
+
+impl Counter {
+    pub(crate) fn new() -> Self {
+        Counter {
+            own: AtomicU64::new(0),
+            shared: AtomicU64::new(0),
+        }
+    }
+
+    /// Both words, wrapping: only the sum over all counters means anything.
+    fn value(&self) -> u64 {
+        let relaxed = Ordering::Relaxed;
+        // Under loom no thread has an index, so `own` stays 0: not read,
+        // one model step fewer per counter.
+        let own = if cfg!(cuckoo_nest_loom) {
+            0
+        } else {
+            self.own.load(relaxed)
+        };
+        own.wrapping_add(self.shared.load(relaxed))
+    }
+}
+
+/// Adds `delta` (wrapping) to a table's count, kept in `n` counters (one
+/// per stripe, at least one), counter `k` being `counter(k)`. `near` is
+/// the stripe of a bucket the caller wrote: a thread without an index
+/// adds to that stripe's shared word, so such threads (and loom's model
+/// threads) writing apart count apart.
+#[inline(always)]
+pub(crate) fn add<'a>(n: usize, counter: impl Fn(usize) -> &'a Counter, delta: i64, near: usize) {
+    let delta = delta as u64;
+    match index::current() {
+        Some(t) if t < n => {
+            // Only this thread writes `own` (see the module's comment).
+            let own = &counter(t).own;
+            let now = own.load(Ordering::Relaxed);
+            own.store(now.wrapping_add(delta), Ordering::Relaxed);
+        }
+        t => {
+            let at = t.map_or(near, |t| t % n);
+            counter(at).shared.fetch_add(delta, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Sets the count of counters no other thread sees yet (a table being
+/// loaded or built): every word zero but the first counter's shared one.
+pub(crate) fn set<'a>(counters: impl IntoIterator<Item = &'a Counter>, len: usize) {
+    for (k, c) in counters.into_iter().enumerate() {
+        c.own.store(0, Ordering::Relaxed);
+        let first = if k == 0 { len as u64 } else { 0 };
+        c.shared.store(first, Ordering::Relaxed);
+    }
+}
+
+/// The count: the sum of every counter. A transiently negative sum (a
+/// remove counted before the insert it removed) reads as 0.
+pub(crate) fn sum<'a>(counters: impl IntoIterator<Item = &'a Counter>) -> usize {
+    let sum = counters
+        .into_iter()
+        .fold(0u64, |acc, c| acc.wrapping_add(c.value()));
+    if (sum as i64) < 0 {
+        0
+    } else {
+        sum as usize
+    }
+}
+
+/// The calling thread's index, if it has one.
+#[cfg(not(cuckoo_nest_loom))]
+mod index {
+    use super::INDICES;
+    use crate::sync::process::{AtomicU64, Ordering};
+
+    /// Bit `t` set: some live thread holds index `t`.
+    static TAKEN: [AtomicU64; INDICES / 64] = [const { AtomicU64::new(0) }; INDICES / 64];
+
+    /// An index held by this thread, handed back when the thread exits.
+    struct Held(usize);
+
+    impl Drop for Held {
+        fn drop(&mut self) {
+            // Release: this thread's last counts happen before the next
+            // holder's first (it takes the bit with an acquire).
+            TAKEN[self.0 / 64].fetch_and(!(1 << (self.0 % 64)), Ordering::Release);
+        }
+    }
+
+    std::thread_local! {
+        static INDEX: Option<Held> = take();
+    }
+
+    /// The lowest free index, if any is free.
+    fn take() -> Option<Held> {
+        for (w, word) in TAKEN.iter().enumerate() {
+            let mut bits = word.load(Ordering::Relaxed);
+            while bits != u64::MAX {
+                let bit = (!bits).trailing_zeros() as usize;
+                match word.compare_exchange_weak(
+                    bits,
+                    bits | 1 << bit,
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => return Some(Held(w * 64 + bit)),
+                    Err(now) => bits = now,
+                }
+            }
+        }
+        None
+    }
+
+    /// This thread's index; `None` past [`INDICES`] live threads or once
+    /// the thread's locals are being destroyed.
+    #[inline(always)]
+    pub(super) fn current() -> Option<usize> {
+        INDEX
+            .try_with(|held| held.as_ref().map(|h| h.0))
+            .ok()
+            .flatten()
+    }
+}
+
+#[cfg(cuckoo_nest_loom)]
+mod index {
+    /// Under loom, no thread has an index (see the module's comment).
+    #[inline(always)]
+    pub(super) fn current() -> Option<usize> {
+        None
+    }
+}
+
+#[cfg(all(test, not(cuckoo_nest_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_count_apart_and_the_sum_is_exact() {
+        let counters: Vec<Counter> = (0..4).map(|_| Counter::new()).collect();
+        set(&counters, 10);
+        // More threads than counters: some count in words of their own,
+        // the rest in the shared words, and the sum is exact either way.
+        std::thread::scope(|s| {
+            for _ in 0..12 {
+                s.spawn(|| {
+                    for _ in 0..1000 {
+                        add(4, |k| &counters[k], 1, 0);
+                    }
+                    add(4, |k| &counters[k], -500, 3);
+                });
+            }
+        });
+        assert_eq!(sum(&counters), 10 + 12 * 500);
+        add(4, |k| &counters[k], -(10 + 12 * 500 + 3), 1);
+        assert_eq!(sum(&counters), 0, "a negative sum reads as 0");
+    }
+
+    #[test]
+    fn live_threads_hold_distinct_indices() {
+        // Eight threads alive at once (the barrier): no two share an index,
+        // so no two write one `own` word.
+        let barrier = std::sync::Barrier::new(8);
+        let mut held: Vec<usize> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        let t = index::current();
+                        barrier.wait();
+                        t.expect("fewer than INDICES threads")
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        held.sort_unstable();
+        held.dedup();
+        assert_eq!(held.len(), 8);
+    }
+}
