@@ -21,6 +21,7 @@ mod grow_under_load;
 mod growable;
 mod growth;
 mod huge_pages;
+mod key_paths;
 mod load;
 mod membership_filter;
 mod model;
