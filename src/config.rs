@@ -4,6 +4,7 @@
 //! saved header carries one; both check it here.
 
 use crate::error::BuildError;
+use crate::key::KeyHash;
 use std::fmt;
 
 /// Bucket sizes the table supports.
@@ -117,6 +118,9 @@ pub(crate) struct Config {
     /// generation's: `local << depth` buckets, the first capacity doubled
     /// `depth` times, fingerprints of `key_bits + spare - depth` bits.
     pub(crate) growth: Option<Growth>,
+    /// How the generic methods hash a key: as bytes, or (a filter loaded
+    /// from a file of format version 1 to 3) through `std::hash::Hash`.
+    pub(crate) keys: KeyHash,
 }
 
 /// How a growable filter's generation stores its items

@@ -30,7 +30,10 @@ fn fmix64(mut h: u64) -> u64 {
     h ^ (h >> 33)
 }
 
-/// The stable, optionally seeded hasher behind `insert`/`contains`/`remove`.
+/// The stable, optionally seeded hasher behind `insert`/`contains`/`remove`:
+/// a [`Key`](crate::Key)'s bytes go through one [`Hasher::write`]
+/// ([`hash_bytes`](Self::hash_bytes)); a [`ByHash`](crate::ByHash) key
+/// through its `Hash` impl ([`hash_one`](Self::hash_one)).
 ///
 /// ```
 /// use std::hash::{Hash, Hasher};
@@ -68,9 +71,9 @@ impl StableHasher {
     /// // The same on every run and platform (`usize` hashes as `u64`).
     /// assert_eq!(StableHasher::hash_one(0, &42u64), 0x8247_0660_2e3e_3621);
     /// assert_eq!(StableHasher::hash_one(0, &42usize), 0x8247_0660_2e3e_3621);
-    /// // What a filter with that seed hashes `insert`/`contains` keys to.
+    /// // What a filter with that seed hashes `ByHash` keys to.
     /// let filter = CuckooFilter::builder().capacity(100).seed(3).build()?;
-    /// assert_eq!(StableHasher::hash_one(3, "k"), filter.hash_item("k"));
+    /// assert_eq!(StableHasher::hash_one(3, "k"), filter.hash_item(&cuckoo_nest::ByHash("k")));
     /// # Ok::<(), cuckoo_nest::BuildError>(())
     /// ```
     #[inline]
@@ -81,7 +84,9 @@ impl StableHasher {
     }
 
     /// The saved format's hash of a byte-string key with `seed` (what
-    /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes) uses):
+    /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes) uses,
+    /// and `insert`/`contains` for every byte-string and integer
+    /// [`Key`](crate::Key)):
     /// one [`Hasher::write`] of the bytes, then [`Hasher::finish`]. Unlike
     /// `hash_one(seed, bytes)`, it does not go through `<[u8] as Hash>`
     /// (which adds a length prefix), so it depends on docs/format.md alone.
@@ -447,6 +452,15 @@ mod tests {
         assert_uniform(
             (0..n).map(|k| StableHasher::hash_one(0, &(k << 32))),
             "u64 keys differing in their high bits",
+        );
+        // What `insert(&k)` hashes a u64 to since keys are their bytes.
+        assert_uniform(
+            (0..n).map(|k| StableHasher::hash_bytes(0, &k.to_le_bytes())),
+            "sequential u64 as little-endian bytes",
+        );
+        assert_uniform(
+            (0..n).map(|k| StableHasher::hash_bytes(0, &(k << 32).to_le_bytes())),
+            "u64 bytes differing in their high bits",
         );
         assert_uniform(
             (0..n).map(|k| StableHasher::hash_bytes(3, format!("user:{k}").as_bytes())),

@@ -70,14 +70,21 @@
 //!
 //! ## Hashing
 //!
-//! `insert`, `contains` and `remove` hash with [`StableHasher`], whose output
-//! is the same on every run, process and platform (seed 0 by default; set
-//! one with [`Builder::seed`]). Callers who already hash their keys use the
-//! `*_hash` methods with any well-mixed 64-bit hash. The hash is part of
-//! the saved format: for byte-string keys, [`CuckooFilter::hash_bytes`]
-//! depends on the format alone, while keys hashed through
-//! `std::hash::Hash` also depend on their type's `Hash` impl, which the
-//! standard library does not promise to keep across Rust releases.
+//! **One key path.** `insert`, `contains`, `remove`, `count` and their
+//! batch forms take any [`Key`]: a key is its bytes, however it is passed
+//! (`"k"`, `b"k"`, `&b"k"[..]`, `String`, `Vec<u8>`; an integer as its
+//! little-endian bytes), hashed with [`StableHasher::hash_bytes`], the
+//! `*_bytes` methods' hash, so every way of passing one key finds what
+//! any other stored. Its output is the same on every run, process and
+//! platform (seed 0 by default; set one with [`Builder::seed`]) and part
+//! of the saved format (docs/format.md, "Keys"). Other types go through
+//! [`ByHash`] (their `std::hash::Hash` impl, which the standard library
+//! does not promise to keep across Rust releases); callers who already
+//! hash their keys use [`PreHashed`] or the `*_hash` methods with any
+//! well-mixed 64-bit hash. A filter loaded from a file saved before this
+//! (format versions 1 to 3) keeps hashing its generic methods' keys
+//! through `std::hash::Hash`, as when it was saved, so its keys are still
+//! found the way they were inserted.
 //!
 //! ## Saving and loading
 //!
@@ -106,8 +113,9 @@
 //! ## Embedding
 //!
 //! Byte-string keys (`insert_bytes`, `insert_unique_bytes`,
-//! `contains_bytes`, `remove_bytes`, the batch forms) hash with the
-//! format's own hash, stable across platforms and releases;
+//! `contains_bytes`, `remove_bytes`, the batch forms, or the generic
+//! methods) hash with the format's own hash, stable across platforms and
+//! releases;
 //! [`CuckooFilter::remove_batch`] (and its `_hash` and `_bytes` forms)
 //! removes many keys and says which were found; [`CuckooFilter::count`] says how many copies of
 //! an item's fingerprint are held; [`CuckooFilter::merge`] adds another
@@ -138,6 +146,7 @@ mod error;
 mod hash;
 #[cfg(feature = "internals")]
 mod internals;
+mod key;
 mod persist;
 mod sync;
 
@@ -151,6 +160,7 @@ pub use face::{CuckooFilter, ReadFilter, Statistics};
 pub use hash::StableHasher;
 #[cfg(all(feature = "internals", not(cuckoo_nest_loom)))]
 pub use internals::debug_fail_barriers;
+pub use key::{ByHash, Key, PreHashed};
 pub use persist::{FilterView, MAX_METADATA};
 
 #[cfg(test)]

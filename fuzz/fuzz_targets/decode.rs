@@ -58,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(streamed.is_ok());
         assert!(f.len() <= f.slots() && f.load_factor() <= 1.0);
         // Whatever loaded keeps what is inserted after loading.
-        // Enough keys for a small growable filter (version 3) to grow.
+        // Enough keys for a small growable filter (version 3 or 4) to grow.
         let mut inserted = Vec::new();
         for k in 0..200u32 {
             if f.insert(&k).is_ok() {

@@ -9,6 +9,7 @@ use crate::config::{
 };
 use crate::error::BuildError;
 use crate::grow::SPARE_BITS;
+use crate::key::KeyHash;
 
 /// How many (bucket pair, fingerprint) classes are expected to receive more
 /// than `2b` of `n` random items: each such class makes an insert fail
@@ -124,6 +125,8 @@ impl Builder {
             huge_pages: !self.no_huge_pages,
             semi_sorted: self.semi_sorted,
             growth,
+            // Every filter built now hashes its keys as bytes.
+            keys: KeyHash::Bytes,
         })
     }
 

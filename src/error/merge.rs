@@ -20,10 +20,14 @@ pub enum MergeError {
     /// means nothing in the other: nothing was merged.
     Mismatch {
         /// What differs: `"bucket count"`, `"bucket size"`,
-        /// `"fingerprint width"`, `"layout"` (plain or semi-sorted) or
-        /// `"hash seed"`.
+        /// `"fingerprint width"`, `"layout"` (plain or semi-sorted),
+        /// `"hash seed"`, `"key hash"` (keys hashed through
+        /// `std::hash::Hash`, as in a filter loaded from a file of format
+        /// version 1 to 3, or as bytes) or, between growable filters, their
+        /// first bucket count, key width or spare bits.
         what: &'static str,
-        /// This filter's value (a layout as 0 plain, 1 semi-sorted).
+        /// This filter's value (a layout as 0 plain, 1 semi-sorted; a key
+        /// hash as 0 through `std::hash::Hash`, 1 as bytes).
         ours: u64,
         /// The other filter's value.
         theirs: u64,

@@ -4,6 +4,7 @@
 use super::CuckooFilter;
 use crate::config::Config;
 use crate::error::MergeError;
+use crate::key::KeyHash;
 use crate::persist::FilterView;
 use crate::shape::with_table;
 use crate::table::{Copies, Nested};
@@ -34,7 +35,10 @@ impl CuckooFilter {
     ///
     /// # Errors
     /// [`MergeError::Mismatch`] if the filters differ in bucket count,
-    /// bucket size, fingerprint width, layout or seed (nothing is merged).
+    /// bucket size, fingerprint width, layout, seed or key hash (one
+    /// loaded from a file of format version 1 to 3, the other not: their
+    /// generic methods hash one key to different fingerprints; nothing is
+    /// merged).
     /// [`MergeError::Full`] if this filter has no room for the next
     /// fingerprint: the first `merged` fingerprints are in, the rest are
     /// not, and nothing this filter held before is lost or hidden (a
@@ -123,6 +127,14 @@ fn merge_mismatch(a: &Config, b: &Config) -> Option<(&'static str, u64, u64)> {
         ("bucket size", a.bucket_size as u64, b.bucket_size as u64),
         ("layout", a.semi_sorted as u64, b.semi_sorted as u64),
         ("hash seed", a.seed, b.seed),
+        // The same key's fingerprints in the two differ when one hashes
+        // generic keys as bytes and the other (loaded from a file of format
+        // version 1 to 3) through `std::hash::Hash`.
+        (
+            "key hash",
+            (a.keys == KeyHash::Bytes) as u64,
+            (b.keys == KeyHash::Bytes) as u64,
+        ),
     ];
     match (a.growth, b.growth) {
         (Some(ga), Some(gb)) => checks.extend([

@@ -184,7 +184,7 @@ impl fmt::Debug for CuckooFilter {
 }
 
 /// Two filters are equal if they hold the same fingerprints in the same
-/// places: the same shape, bucket count and hash seed, and the same table
+/// places: the same shape, bucket count, hash seed and key hash, and the same table
 /// (so they answer every lookup alike, and save to the same table bytes).
 /// The capacity each was sized for is not compared. Each filter's table is
 /// copied as [`to_bytes`](CuckooFilter::to_bytes) copies it, one after the
@@ -209,6 +209,7 @@ impl PartialEq for CuckooFilter {
             || a.buckets != b.buckets
             || a.seed != b.seed
             || a.growth != b.growth
+            || a.keys != b.keys
         {
             return false;
         }

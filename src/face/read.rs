@@ -13,10 +13,10 @@ use crate::config::Config;
 use crate::error::LengthMismatch;
 use crate::grow::with_growable;
 use crate::hash::StableHasher;
+use crate::key::Key;
 use crate::persist::FilterView;
 use crate::shape::{with_table, Inner};
 use crate::table::{check_lengths, DEFAULT_DISTANCE};
-use std::hash::{Hash, Hasher};
 
 pub(crate) mod sealed {
     use crate::config::Config;
@@ -77,7 +77,7 @@ use sealed::Reader;
 pub trait ReadFilter: Reader {
     /// As [`CuckooFilter::contains`].
     #[inline]
-    fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+    fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
         self.contains_hash(self.hash_item(item))
     }
 
@@ -97,16 +97,19 @@ pub trait ReadFilter: Reader {
     ///
     /// # Errors
     /// [`LengthMismatch`] if `out` is not as long as `items`.
-    fn contains_batch<T: Hash>(
+    fn contains_batch<K: Key>(
         &self,
-        items: &[T],
+        items: &[K],
         out: &mut [bool],
     ) -> Result<usize, LengthMismatch> {
         check_lengths(items.len(), out.len())?;
         // Seeded once per batch: cloned per key, not derived from the seed
         // each time (a dozen instructions a key not hoisted out of the loop).
-        let seeded = StableHasher::with_seed(self.built().seed);
-        Ok(self.probe_many(items.len(), |k| hash_from(&seeded, &items[k]), out))
+        let (seeded, keys) = (
+            StableHasher::with_seed(self.built().seed),
+            self.built().keys,
+        );
+        Ok(self.probe_many(items.len(), |k| keys.hash(&seeded, &items[k]), out))
     }
 
     /// As [`CuckooFilter::contains_batch_hash`].
@@ -141,7 +144,7 @@ pub trait ReadFilter: Reader {
     }
 
     /// As [`CuckooFilter::count`].
-    fn count<T: Hash + ?Sized>(&self, item: &T) -> usize {
+    fn count<K: Key + ?Sized>(&self, item: &K) -> usize {
         self.count_hash(self.hash_item(item))
     }
 
@@ -157,8 +160,11 @@ pub trait ReadFilter: Reader {
 
     /// As [`CuckooFilter::hash_item`].
     #[inline]
-    fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
-        StableHasher::hash_one(self.built().seed, item)
+    fn hash_item<K: Key + ?Sized>(&self, item: &K) -> u64 {
+        let config = self.built();
+        config
+            .keys
+            .hash(&StableHasher::with_seed(config.seed), item)
     }
 
     /// As [`CuckooFilter::hash_bytes`].
@@ -245,18 +251,20 @@ pub trait ReadFilter: Reader {
 macro_rules! lookup_methods {
     ($setup:literal) => {
         /// True if `item` is probably in the filter; false if it certainly is not.
-        /// Hashed through `std::hash::Hash` with the filter's seed, as
-        /// [`CuckooFilter::insert`](crate::CuckooFilter::insert) says; byte-string
-        /// keys: [`contains_bytes`](Self::contains_bytes).
+        /// Any [`Key`](crate::Key): hashed as its bytes with the filter's seed, as
+        /// [`CuckooFilter::insert`](crate::CuckooFilter::insert) says, so every
+        /// way of passing one key finds it.
         ///
         #[doc = $setup]
         /// assert!(filter.contains("k"));
+        /// assert!(filter.contains(b"k") && filter.contains(&String::from("k")));
+        /// assert!(filter.contains("b")); // inserted with insert_bytes
         /// assert!(!filter.contains("absent"));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         #[inline]
         #[must_use]
-        pub fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        pub fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
             <Self as ReadFilter>::contains(self, item)
         }
 
@@ -276,10 +284,13 @@ macro_rules! lookup_methods {
 
         /// True if the byte-string `key` is probably in the filter: hashed with
         /// the format's own hash ([`hash_bytes`](Self::hash_bytes)), stable across
-        /// platforms and releases.
+        /// platforms and releases; the same as [`contains(key)`](Self::contains),
+        /// except in a filter loaded from a file of format version 1 to 3
+        /// (docs/format.md, "Keys").
         ///
         #[doc = $setup]
         /// assert!(filter.contains_bytes(b"b"));
+        /// assert!(filter.contains_bytes(b"k")); // inserted as "k"
         /// assert!(!filter.contains_bytes(b"absent"));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -289,19 +300,22 @@ macro_rules! lookup_methods {
             <Self as ReadFilter>::contains_bytes(self, key)
         }
 
-        /// The hash `insert`/`contains` use for `item`. It depends on `T`'s
-        /// [`Hash`] impl as well as on the saved format: for keys that must
-        /// hash the same in every later Rust release, use
-        /// [`hash_bytes`](Self::hash_bytes).
+        /// The hash `insert`/`contains` use for `item`: for a byte string or an
+        /// integer, the hash of its bytes ([`hash_bytes`](Self::hash_bytes)); for
+        /// [`ByHash`](crate::ByHash), through its `Hash` impl; for
+        /// [`PreHashed`](crate::PreHashed), its hash. A filter loaded from a file
+        /// of format version 1 to 3 hashes every key through its `Hash` impl, as
+        /// the file's filter did (docs/format.md, "Keys").
         ///
         #[doc = $setup]
         /// use cuckoo_nest::StableHasher;
-        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_one(filter.seed(), "k"));
+        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_bytes(filter.seed(), b"k"));
+        /// assert_eq!(filter.hash_item(&7u32), filter.hash_bytes(&7u32.to_le_bytes()));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         #[inline]
         #[must_use]
-        pub fn hash_item<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        pub fn hash_item<K: Key + ?Sized>(&self, item: &K) -> u64 {
             <Self as ReadFilter>::hash_item(self, item)
         }
 
@@ -311,15 +325,14 @@ macro_rules! lookup_methods {
         /// the saved format alone (docs/format.md gives it byte by byte):
         /// [`StableHasher::hash_bytes`](crate::StableHasher::hash_bytes).
         ///
-        /// `insert(&key)` and friends hash through `std::hash::Hash`, so their
-        /// hash also depends on the key type's `Hash` impl (which for `str` and
-        /// slices std adds a terminator or a length prefix to, and does not
-        /// promise to keep across Rust releases): `contains(b"k")` and
-        /// `contains_hash(hash_bytes(b"k"))` are different hashes. Use one or
-        /// the other for a given set of keys.
+        /// `insert(&key)` and friends hash a byte-string or integer key the same
+        /// way ([`hash_item`](Self::hash_item) gives the same hash), except in a
+        /// filter loaded from a file of format version 1 to 3, whose generic
+        /// methods keep hashing through `std::hash::Hash` as when it was saved.
         ///
         #[doc = $setup]
         /// assert!(filter.contains_hash(filter.hash_bytes(b"b")));
+        /// assert_eq!(filter.hash_bytes(b"k"), filter.hash_item("k"));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         #[inline]
@@ -344,15 +357,6 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 
 impl ReadFilter for CuckooFilter {}
 impl<B: AsRef<[u8]>> ReadFilter for FilterView<B> {}
-
-/// `item`'s hash, from a hasher already seeded: equal to
-/// `StableHasher::hash_one(seed, item)`.
-#[inline(always)]
-pub(crate) fn hash_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u64 {
-    let mut h = seeded.clone();
-    item.hash(&mut h);
-    h.finish()
-}
 
 #[allow(private_interfaces)]
 impl Reader for CuckooFilter {

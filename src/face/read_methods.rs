@@ -8,13 +8,14 @@
 use super::read::ReadFilter;
 use super::CuckooFilter;
 use crate::error::LengthMismatch;
+use crate::key::Key;
 use crate::persist::FilterView;
-use std::hash::Hash;
 
 macro_rules! read_methods {
     ($setup:literal) => {
         /// Looks up many items at once: `out[k]` says whether `items[k]` is
-        /// probably present. Returns how many were. Faster than one `contains`
+        /// probably present. Returns how many were. Each item is any
+        /// [`Key`](crate::Key), hashed as [`contains`](Self::contains) hashes it. Faster than one `contains`
         /// after another on tables bigger than the CPU cache, because the lookups'
         /// memory accesses overlap (`table/batch.rs`); same guarantees as
         /// `contains`.
@@ -23,15 +24,16 @@ macro_rules! read_methods {
         /// let mut found = [false; 2];
         /// assert_eq!(filter.contains_batch(&["k", "absent"], &mut found), Ok(1));
         /// assert_eq!(found, [true, false]);
+        /// assert_eq!(filter.contains_batch(&[&b"b"[..], b"k"], &mut found), Ok(2));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         ///
         /// # Errors
         /// [`LengthMismatch`] if `out` is not as long as `items` (nothing is
         /// looked up).
-        pub fn contains_batch<T: Hash>(
+        pub fn contains_batch<K: Key>(
             &self,
-            items: &[T],
+            items: &[K],
             out: &mut [bool],
         ) -> Result<usize, LengthMismatch> {
             <Self as ReadFilter>::contains_batch(self, items, out)
@@ -57,7 +59,9 @@ macro_rules! read_methods {
             <Self as ReadFilter>::contains_batch_hash(self, hashes, out)
         }
 
-        /// [`contains_batch`](Self::contains_batch) for byte-string keys.
+        /// [`contains_batch`](Self::contains_batch) for byte-string keys, hashed
+        /// with [`hash_bytes`](Self::hash_bytes) (as `contains_batch` hashes
+        /// them, except in a filter loaded from a file of format version 1 to 3).
         ///
         #[doc = $setup]
         /// let mut found = [false; 2];
@@ -84,11 +88,12 @@ macro_rules! read_methods {
         ///
         #[doc = $setup]
         /// assert_eq!(filter.count("k"), 1);
+        /// assert_eq!(filter.count(b"b"), 1);
         /// assert_eq!(filter.count("absent"), 0);
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         #[must_use]
-        pub fn count<T: Hash + ?Sized>(&self, item: &T) -> usize {
+        pub fn count<K: Key + ?Sized>(&self, item: &K) -> usize {
             <Self as ReadFilter>::count(self, item)
         }
 

@@ -6,10 +6,10 @@
 use super::CuckooFilter;
 use crate::error::InsertError;
 use crate::hash::StableHasher;
+use crate::key::Key;
 use crate::shape::with_table;
 use crate::sync::Ordering;
 use crate::table::Copies;
-use std::hash::Hash;
 
 impl CuckooFilter {
     /// Adds `item`. Inserting the same item twice stores two copies (so it
@@ -17,16 +17,20 @@ impl CuckooFilter {
     /// (`bucket_size` times if its two buckets are one bucket, as for about
     /// one item in as many as the table has buckets).
     ///
-    /// The key is hashed through `std::hash::Hash`, which feeds `str` and
-    /// `[u8]` differently (`insert("k")` is not found by
-    /// `contains(&b"k"[..])`) and is not promised stable across Rust
-    /// releases: for byte-string keys use
-    /// [`insert_bytes`](Self::insert_bytes) and the other `*_bytes` methods.
+    /// `item` is any [`Key`]: a byte string (`str`, `[u8]`, `String`,
+    /// `Vec<u8>`, `[u8; N]`, references to them) is hashed as its bytes, an
+    /// integer as its little-endian bytes, with the format's own hash
+    /// ([`hash_bytes`](Self::hash_bytes)), so every way of passing one key
+    /// reaches the same fingerprint and buckets, `_bytes` methods included.
+    /// Other types: [`ByHash`](crate::ByHash). (A filter loaded from a file
+    /// of format version 1 to 3 hashes generic keys through
+    /// `std::hash::Hash`, as it did when saved: docs/format.md, "Keys".)
     ///
     /// ```
     /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
     /// filter.insert("apple")?;
     /// assert!(filter.contains("apple"));
+    /// assert!(filter.contains(b"apple") && filter.contains_bytes(b"apple"));
     /// # Ok::<(), cuckoo_nest::InsertError>(())
     /// ```
     ///
@@ -37,8 +41,8 @@ impl CuckooFilter {
     /// another writer took the room they made): every item is still found
     /// and `len` is unchanged.
     #[inline]
-    pub fn insert<T: Hash + ?Sized>(&self, item: &T) -> Result<(), InsertError> {
-        self.insert_hash(StableHasher::hash_one(self.config.seed, item))
+    pub fn insert<K: Key + ?Sized>(&self, item: &K) -> Result<(), InsertError> {
+        self.insert_hash(self.key_hash(item))
     }
 
     /// Adds `item` unless it is (probably) present already; returns whether
@@ -75,8 +79,8 @@ impl CuckooFilter {
     /// reachable; nothing is lost.
     #[inline]
     #[must_use = "Ok(false) means the item was (probably) present and nothing was added"]
-    pub fn insert_unique<T: Hash + ?Sized>(&self, item: &T) -> Result<bool, InsertError> {
-        self.insert_unique_hash(StableHasher::hash_one(self.config.seed, item))
+    pub fn insert_unique<K: Key + ?Sized>(&self, item: &K) -> Result<bool, InsertError> {
+        self.insert_unique_hash(self.key_hash(item))
     }
 
     /// Removes one copy of `item`; returns whether a copy was found. Only
@@ -90,8 +94,8 @@ impl CuckooFilter {
     /// ```
     #[inline]
     #[must_use = "false means no copy was found: the item was not in the filter"]
-    pub fn remove<T: Hash + ?Sized>(&self, item: &T) -> bool {
-        self.remove_hash(StableHasher::hash_one(self.config.seed, item))
+    pub fn remove<K: Key + ?Sized>(&self, item: &K) -> bool {
+        self.remove_hash(self.key_hash(item))
     }
 
     /// [`insert`](Self::insert) for a key already hashed to 64 well-mixed bits.
@@ -153,12 +157,16 @@ impl CuckooFilter {
         }, g => g.remove(hash))
     }
 
-    /// Adds the byte-string `key` (see the `*_bytes` methods' section).
+    /// Adds the byte-string `key`, hashed with
+    /// [`hash_bytes`](Self::hash_bytes): the same as [`insert(key)`](Self::insert),
+    /// except in a filter loaded from a file of format version 1 to 3,
+    /// whose generic methods hash through `std::hash::Hash`.
     ///
     /// ```
     /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
     /// filter.insert_bytes(b"user:42")?;
     /// assert!(filter.contains_bytes(b"user:42"));
+    /// assert!(filter.contains("user:42"));
     /// assert!(filter.contains_hash(filter.hash_bytes(b"user:42")));
     /// # Ok::<(), cuckoo_nest::InsertError>(())
     /// ```
@@ -229,6 +237,15 @@ impl CuckooFilter {
     /// ```
     pub fn clear(&self) {
         with_table!(&self.inner, t => t.clear(), g => g.clear())
+    }
+
+    /// The hash the generic methods use for `item`: the filter's key
+    /// encoding with its seed.
+    #[inline(always)]
+    fn key_hash<K: Key + ?Sized>(&self, item: &K) -> u64 {
+        self.config
+            .keys
+            .hash(&StableHasher::with_seed(self.config.seed), item)
     }
 
     /// `result`, counted as a refused insert if it is an error (a relaxed

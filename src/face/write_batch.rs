@@ -1,16 +1,16 @@
 //! Inserts and removes of many keys: the inserts pipelined over the table
 //! (`table/batch.rs`), the removes one after another.
 
-use super::read::hash_from;
 use super::CuckooFilter;
 use crate::error::{BatchInsertError, LengthMismatch};
 use crate::hash::StableHasher;
+use crate::key::Key;
 use crate::shape::with_table;
 use crate::table::{check_lengths, DEFAULT_DISTANCE};
-use std::hash::Hash;
 
 impl CuckooFilter {
     /// Inserts many items, in order, overlapping their memory accesses.
+    /// Each is any [`Key`], hashed as [`insert`](Self::insert) hashes it.
     ///
     /// ```
     /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
@@ -27,9 +27,9 @@ impl CuckooFilter {
     /// [`insert`](Self::insert), the failed insert may have moved other
     /// items between their two buckets before it gave up (each is still
     /// found; nothing is dropped, `len` counts only what went in).
-    pub fn insert_batch<T: Hash>(&self, items: &[T]) -> Result<(), BatchInsertError> {
-        let seeded = StableHasher::with_seed(self.config.seed);
-        let hash_at = |k: usize| hash_from(&seeded, &items[k]);
+    pub fn insert_batch<K: Key>(&self, items: &[K]) -> Result<(), BatchInsertError> {
+        let (seeded, keys) = (StableHasher::with_seed(self.config.seed), self.config.keys);
+        let hash_at = |k: usize| keys.hash(&seeded, &items[k]);
         self.counted(with_table!(
             &self.inner,
             t => t.insert_many::<{ DEFAULT_DISTANCE }>(items.len(), hash_at),
@@ -62,7 +62,9 @@ impl CuckooFilter {
     }
 
     /// Inserts many byte-string keys in order, overlapping their memory
-    /// accesses (as [`insert_batch`](Self::insert_batch)).
+    /// accesses (as [`insert_batch`](Self::insert_batch)), each hashed with
+    /// [`hash_bytes`](Self::hash_bytes): as `insert_batch` hashes them,
+    /// except in a filter loaded from a file of format version 1 to 3.
     ///
     /// ```
     /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
@@ -108,14 +110,14 @@ impl CuckooFilter {
     /// # Errors
     /// [`LengthMismatch`] if `out` is not as long as `items` (nothing is
     /// removed).
-    pub fn remove_batch<T: Hash>(
+    pub fn remove_batch<K: Key>(
         &self,
-        items: &[T],
+        items: &[K],
         out: &mut [bool],
     ) -> Result<usize, LengthMismatch> {
         check_lengths(items.len(), out.len())?;
-        let seeded = StableHasher::with_seed(self.config.seed);
-        Ok(self.remove_each(|k| hash_from(&seeded, &items[k]), out))
+        let (seeded, keys) = (StableHasher::with_seed(self.config.seed), self.config.keys);
+        Ok(self.remove_each(|k| keys.hash(&seeded, &items[k]), out))
     }
 
     /// [`remove_batch`](Self::remove_batch) for pre-hashed keys.

@@ -5,29 +5,43 @@
 
 use crate::config::{bucket_bits, Config, Growth, FINGERPRINT_BITS, MAX_BUCKETS};
 use crate::error::{BuildError, DecodeError};
+use crate::key::KeyHash;
 use crate::table::table_words;
 
 /// The first 8 bytes of every saved filter.
 pub(crate) const MAGIC: [u8; 8] = *b"CUCKNEST";
 /// The newest format version this build reads and writes: 2 adds the
 /// metadata block, 3 growable filters (hash algorithm [`HASH_NESTED_V1`],
-/// key width and depth in bytes 30 and 31, metadata optional). A fixed
-/// filter is written as version 1 without metadata and 2 with, byte for
-/// byte as before, so readers of those versions still open it.
-pub(crate) const FORMAT_VERSION: u16 = 3;
+/// key width and depth in bytes 30 and 31, metadata optional), 4 keys
+/// hashed as their bytes ([`HASH_BYTES_V1`], [`HASH_BYTES_NESTED_V1`]).
+/// A filter whose generic methods hash through `std::hash::Hash` (one
+/// loaded from a file of version 1 to 3) is written as before: version 1
+/// without metadata, 2 with, 3 if growable, byte for byte, so readers of
+/// those versions still open it. Every filter built by this version hashes
+/// its keys as bytes and is written as version 4, which older readers
+/// refuse (they would hash `contains(&key)` the old way and miss keys).
+pub(crate) const FORMAT_VERSION: u16 = 4;
 /// Bytes of caller metadata a saved filter can carry.
 pub const MAX_METADATA: usize = 1024;
 /// Bytes before the table (the table starts 64-byte aligned).
 pub(crate) const HEADER_LEN: usize = 64;
-/// Hash algorithm 1: [`StableHasher`](crate::StableHasher) for keys, then
-/// `spread`/`split`/`alt_index` (src/hash.rs) from hash to buckets and
-/// fingerprint.
+/// Hash algorithm 1 (versions 1 and 2): [`StableHasher`](crate::StableHasher)
+/// for keys, a generic method's key through its `std::hash::Hash` impl,
+/// then `spread`/`split`/`alt_index` (src/hash.rs) from hash to buckets
+/// and fingerprint.
 pub(crate) const HASH_STABLE_V1: u8 = 1;
-/// Hash algorithm 2 (version 3, growable filters): [`StableHasher`](crate::StableHasher)
-/// for keys, then `spread` and the nested addressing of a generation
+/// Hash algorithm 2 (version 3, growable filters): keys as in algorithm
+/// 1, then `spread` and the nested addressing of a generation
 /// (src/table/nested.rs, `Nested`): a local bucket, a key and spare
 /// bits, the low `depth` of them picking the block.
 pub(crate) const HASH_NESTED_V1: u8 = 2;
+/// Hash algorithm 3 (version 4): a generic method's key hashed as its
+/// bytes ([`Key`](crate::Key), `KeyHash::Bytes`), then the mapping of
+/// algorithm 1.
+pub(crate) const HASH_BYTES_V1: u8 = 3;
+/// Hash algorithm 4 (version 4, growable filters): keys as in algorithm
+/// 3, then the nested mapping of algorithm 2.
+pub(crate) const HASH_BYTES_NESTED_V1: u8 = 4;
 /// Flag bit 0: semi-sorted buckets.
 const FLAG_SEMI_SORTED: u8 = 1;
 
@@ -77,7 +91,8 @@ fn invalid(reason: String) -> DecodeError {
 impl Header {
     /// The header, then the metadata block, of a filter in `config`
     /// holding `items`, whose table bytes have checksum `table_checksum`:
-    /// version 1 without metadata, version 2 with. The caller checked
+    /// version 1 without metadata, version 2 with, 3 growable (keys through
+    /// `std::hash::Hash`); version 4 for keys hashed as bytes. The caller checked
     /// `metadata.len() <= MAX_METADATA`.
     pub(crate) fn encode(
         config: &Config,
@@ -88,10 +103,12 @@ impl Header {
         debug_assert!(metadata.len() <= MAX_METADATA);
         let mut h = vec![0u8; HEADER_LEN + block_len(metadata.len())];
         h[0..8].copy_from_slice(&MAGIC);
-        let version: u16 = match (config.growth, metadata.is_empty()) {
-            (Some(_), _) => 3,
-            (None, true) => 1,
-            (None, false) => 2,
+        let (version, hash): (u16, u8) = match (config.keys, config.growth, metadata.is_empty()) {
+            (KeyHash::Bytes, None, _) => (4, HASH_BYTES_V1),
+            (KeyHash::Bytes, Some(_), _) => (4, HASH_BYTES_NESTED_V1),
+            (KeyHash::StdHash, Some(_), _) => (3, HASH_NESTED_V1),
+            (KeyHash::StdHash, None, true) => (1, HASH_STABLE_V1),
+            (KeyHash::StdHash, None, false) => (2, HASH_STABLE_V1),
         };
         h[8..10].copy_from_slice(&version.to_le_bytes());
         h[10] = config.bucket_size as u8;
@@ -101,17 +118,13 @@ impl Header {
         } else {
             0
         };
-        h[13] = if config.growth.is_some() {
-            HASH_NESTED_V1
-        } else {
-            HASH_STABLE_V1
-        };
-        // 14..16: the metadata's length (versions 2 and 3), zero in version 1.
+        h[13] = hash;
+        // 14..16: the metadata's length (versions 2 to 4), zero in version 1.
         h[14..16].copy_from_slice(&(metadata.len() as u16).to_le_bytes());
         h[16..24].copy_from_slice(&config.seed.to_le_bytes());
         h[24..32].copy_from_slice(&(config.buckets as u64).to_le_bytes());
         if let Some(g) = config.growth {
-            // Version 3: the bucket count in 48 bits (at most 2^48 - 1),
+            // Versions 3 and 4: the bucket count in 48 bits (at most 2^48 - 1),
             // then the key width and the depth.
             h[30] = g.key_bits as u8;
             h[31] = g.depth as u8;
@@ -164,16 +177,22 @@ impl Header {
             });
         }
         let (b, f, flags, hash) = (h[10] as usize, h[11] as u32, h[12], h[13]);
-        let want = if version == 3 {
-            HASH_NESTED_V1
-        } else {
-            HASH_STABLE_V1
+        let (keys, nested) = match (version, hash) {
+            (1 | 2, HASH_STABLE_V1) => (KeyHash::StdHash, false),
+            (3, HASH_NESTED_V1) => (KeyHash::StdHash, true),
+            (4, HASH_BYTES_V1) => (KeyHash::Bytes, false),
+            (4, HASH_BYTES_NESTED_V1) => (KeyHash::Bytes, true),
+            _ => {
+                let want = match version {
+                    1 | 2 => format!("{HASH_STABLE_V1}"),
+                    3 => format!("{HASH_NESTED_V1}"),
+                    _ => format!("{HASH_BYTES_V1} or {HASH_BYTES_NESTED_V1}"),
+                };
+                return Err(invalid(format!(
+                    "hash algorithm {hash} in a version {version} header (which has {want})"
+                )));
+            }
         };
-        if hash != want {
-            return Err(invalid(format!(
-                "hash algorithm {hash} in a version {version} header (which has {want})"
-            )));
-        }
         if flags & !FLAG_SEMI_SORTED != 0 {
             return Err(invalid(format!("unknown flags {flags:#04x}")));
         }
@@ -187,7 +206,7 @@ impl Header {
                     "{metadata_len} bytes of metadata (version 2 carries 1 to {MAX_METADATA})"
                 )));
             }
-            3 if metadata_len > MAX_METADATA => {
+            3 | 4 if metadata_len > MAX_METADATA => {
                 return Err(invalid(format!(
                     "{metadata_len} bytes of metadata (at most {MAX_METADATA})"
                 )));
@@ -198,7 +217,7 @@ impl Header {
         Config::check_shape(b, f, semi_sorted)?;
         let (seed, mut buckets, items, capacity) =
             (u64_at(h, 16), u64_at(h, 24), u64_at(h, 32), u64_at(h, 40));
-        let growth = if version == 3 {
+        let growth = if nested {
             buckets &= (1 << 48) - 1;
             Some(decode_growth(h, f, semi_sorted, buckets)?)
         } else {
@@ -234,6 +253,7 @@ impl Header {
                 huge_pages: true,
                 semi_sorted,
                 growth,
+                keys,
             },
             items: items as usize,
             table_checksum: u64_at(h, 48),
@@ -325,7 +345,7 @@ impl Header {
     }
 }
 
-/// A version 3 header's growth: key width (byte 30) and depth (byte 31),
+/// A version 3 (or nested version 4) header's growth: key width (byte 30) and depth (byte 31),
 /// checked against the stored width `f` and the bucket count as a writer
 /// makes them (docs/format.md).
 fn decode_growth(h: &[u8], f: u32, semi_sorted: bool, buckets: u64) -> Result<Growth, DecodeError> {

@@ -236,17 +236,17 @@ proptest! {
     }
 
     #[test]
-    fn future_versions_are_refused(version in 4u16.., which in 0usize..4) {
+    fn future_versions_are_refused(version in 5u16.., which in 0usize..4) {
         let mut b = saved()[which].clone();
         b[8..10].copy_from_slice(&version.to_le_bytes());
         fix_checksums(&mut b);
         let e = decode_all(&b).unwrap_err();
-        prop_assert!(matches!(e, DecodeError::UnsupportedVersion { version: v, supported: 3 } if v == version), "{}", e);
+        prop_assert!(matches!(e, DecodeError::UnsupportedVersion { version: v, supported: 4 } if v == version), "{}", e);
     }
 
     /// Version 3 is a growable filter's (hash algorithm 2): a fixed
-    /// filter's bytes relabelled as version 3 are refused, not read with
-    /// the wrong addressing.
+    /// filter's bytes (version 4, hash algorithm 3) relabelled as version 3
+    /// are refused, not read with the wrong addressing or key hash.
     #[test]
     fn a_fixed_filter_relabelled_growable_is_refused(which in 0usize..4) {
         let mut b = saved()[which].clone();

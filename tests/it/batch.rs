@@ -204,7 +204,18 @@ fn batch_removes_agree_with_single_removes() {
         let mut out = vec![false; hashes.len()];
         assert_eq!(batched.remove_batch_hash(&hashes, &mut out), Ok(1000));
         assert!(out.iter().all(|x| *x));
-        assert!(present[3000..4000].iter().all(|k| !batched.contains(k)));
+        assert_eq!(batched.len(), 8000 + 100 - removed - 1000);
+        // A removed key may still answer true: a false positive against
+        // the thousands of keys left (which keys do depends on the hash).
+        let left = present[3000..4000]
+            .iter()
+            .filter(|k| batched.contains(*k))
+            .count();
+        let rate = batched.expected_false_positive_rate();
+        assert!(
+            left as f64 <= 3.0 * 1000.0 * rate + 5.0,
+            "growable {growable}: {left} of 1000 removed keys still found (rate {rate})"
+        );
 
         let byte_keys: Vec<String> = (0..300).map(|i| format!("key:{i}")).collect();
         batched.insert_batch_bytes(&byte_keys[..200]).unwrap();

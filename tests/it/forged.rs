@@ -16,7 +16,7 @@
 //! loaded filter saves to bytes that load again. `new_unverified` opens
 //! everything and never panics.
 
-use cuckoo_nest::{CuckooFilter, DecodeError, FilterView};
+use cuckoo_nest::{ByHash, CuckooFilter, DecodeError, FilterView};
 
 /// splitmix64.
 struct Rng(u64);
@@ -327,7 +327,7 @@ fn items_survive(filter: &CuckooFilter, held: usize, n: u32, tag: u32) -> Vec<u8
     assert!(filter.load_factor() <= 1.0);
     let mut inserted = Vec::new();
     for k in 0..n {
-        let key = (tag, k);
+        let key = ByHash((tag, k));
         match filter.insert(&key) {
             Ok(()) => {
                 assert!(filter.contains(&key), "{key:?} missing right after insert");

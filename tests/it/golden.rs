@@ -5,7 +5,10 @@
 //! filter users have saved: it needs a new format version, not new files.
 //!
 //! The files were written by this test with `CUCKOO_BLESS_GOLDEN=1`
-//! (which refuses to overwrite existing files).
+//! (which refuses to overwrite existing files), before keys were hashed as
+//! bytes: their u64 keys went in through `std::hash::Hash`, which a filter
+//! loaded from a version 1 file keeps using for its generic methods (a
+//! file blessed today would be version 4, its keys hashed as bytes).
 
 use cuckoo_nest::{CuckooFilter, FilterView};
 use std::path::PathBuf;

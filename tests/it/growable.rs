@@ -1,8 +1,9 @@
 //! The public face of a growable filter (`Builder::growable(true)`): every
 //! method on a filter that has grown, the builder's refusals, and the
-//! saved format (version 3) through every way in and out. The concurrent
-//! contract (threads inserting through growth while others remove and look
-//! up) is tests/it/growth.rs's; the interleavings are loom-tests/tests/growth.rs's.
+//! saved format (version 4; version 3 before keys were hashed as bytes)
+//! through every way in and out. The concurrent contract (threads
+//! inserting through growth while others remove and look up) is
+//! tests/it/growth.rs's; the interleavings are loom-tests/tests/growth.rs's.
 
 use cuckoo_nest::{
     BuildError, CuckooFilter, DecodeError, FilterView, InsertError, MergeError, StableHasher,
@@ -195,8 +196,9 @@ fn a_grown_filter_saves_loads_views_and_clones() {
     filter.insert_batch_hash(&keys).unwrap();
     let depth_bits = filter.fingerprint_bits();
     let bytes = filter.to_bytes();
-    // Version 3: a growable filter's header.
-    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3);
+    // Version 4, hash algorithm 4: a growable filter of byte-hashed keys.
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
+    assert_eq!(bytes[13], 4);
 
     let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
     let read = CuckooFilter::read_from(&bytes[..]).unwrap();
@@ -239,7 +241,14 @@ fn a_damaged_growth_header_is_refused() {
     let filter = growable(300);
     filter.insert_batch_hash(&hashes(2000, 6)).unwrap();
     let bytes = filter.to_bytes();
-    for (at, value) in [(30usize, 0u8), (30, 40), (31, 40), (13, 1)] {
+    for (at, value) in [
+        (30usize, 0u8),
+        (30, 40),
+        (31, 40),
+        (13, 1),
+        (13, 2),
+        (13, 3),
+    ] {
         let mut bad = bytes.clone();
         bad[at] = value;
         // Re-seal the header so only the field is wrong.
@@ -253,7 +262,7 @@ fn a_damaged_growth_header_is_refused() {
     }
 }
 
-/// Every key width and depth a version 3 header can state, on one table:
+/// Every key width and depth a version 4 header (or 3) can state, on one table:
 /// what loads is a configuration a builder makes (keys of 4 bits or more),
 /// and once it has grown it still saves to bytes that load, clones and
 /// merges without a panic. Keys of 1 to 3 bits used to load, then fail

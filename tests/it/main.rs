@@ -22,6 +22,7 @@ mod grow_under_load;
 mod growable;
 mod growth;
 mod huge_pages;
+mod key_paths;
 mod load;
 mod membership_filter;
 mod model;

@@ -214,12 +214,12 @@ fn errors_say_what_is_wrong() {
         DecodeError::SizeMismatch { .. }
     ));
     let mut future = bytes.clone();
-    future[8] = 4;
+    future[8] = 5;
     assert!(matches!(
-        check(&future, "unsupported format version 4"),
+        check(&future, "unsupported format version 5"),
         DecodeError::UnsupportedVersion {
-            version: 4,
-            supported: 3
+            version: 5,
+            supported: 4
         }
     ));
     let mut flipped = bytes.clone();
@@ -261,10 +261,21 @@ fn xxh3(b: &[u8]) -> u64 {
 
 #[test]
 fn headers_with_valid_checksums_but_bad_configurations_are_refused() {
+    // A filter saved today (version 4), and one saved before keys were
+    // hashed as bytes (version 1, a golden file of the same shape).
     let filter = build(4, 12, false, 1000, 1);
-    let bytes = filter.to_bytes();
+    let golden =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/b4-f12-packed.cnf");
+    for (bytes, version) in [(filter.to_bytes(), 4), (std::fs::read(golden).unwrap(), 1)] {
+        assert_eq!(bytes[8], version);
+        bad_configurations_are_refused(&bytes, version);
+    }
+}
+
+fn bad_configurations_are_refused(bytes: &[u8], version: u8) {
+    let hash_9 = format!("hash algorithm 9 in a version {version} header");
     type Edit = Box<dyn Fn(&mut [u8])>;
-    let cases: Vec<(&str, Edit)> = vec![
+    let mut cases: Vec<(&str, Edit)> = vec![
         ("bucket size 3", Box::new(|h| h[10] = 3)),
         ("fingerprint width 33", Box::new(|h| h[11] = 33)),
         ("fingerprint width 3", Box::new(|h| h[11] = 3)),
@@ -276,11 +287,7 @@ fn headers_with_valid_checksums_but_bad_configurations_are_refused() {
             }),
         ),
         ("unknown flags", Box::new(|h| h[12] = 4)),
-        (
-            "hash algorithm 9 in a version 1 header",
-            Box::new(|h| h[13] = 9),
-        ),
-        ("reserved", Box::new(|h| h[15] = 1)),
+        (&hash_9, Box::new(|h| h[13] = 9)),
         (
             "0 buckets",
             Box::new(|h| h[24..32].copy_from_slice(&0u64.to_le_bytes())),
@@ -290,8 +297,22 @@ fn headers_with_valid_checksums_but_bad_configurations_are_refused() {
             Box::new(|h| h[32..40].copy_from_slice(&u64::MAX.to_le_bytes())),
         ),
     ];
+    if version == 1 {
+        // Bytes 14..16 are version 2's metadata length: reserved in 1.
+        cases.push(("reserved", Box::new(|h| h[15] = 1)));
+        cases.push((
+            "hash algorithm 3 in a version 1 header",
+            Box::new(|h| h[13] = 3),
+        ));
+    } else {
+        // Version 4 keys are hashed as bytes: algorithms 3 and 4 only.
+        cases.push((
+            "hash algorithm 1 in a version 4 header",
+            Box::new(|h| h[13] = 1),
+        ));
+    }
     for (want, edit) in cases {
-        let b = with_header(&bytes, edit);
+        let b = with_header(bytes, edit);
         let e = CuckooFilter::from_bytes(&b).unwrap_err();
         assert!(
             matches!(e, DecodeError::InvalidConfiguration { .. }),
@@ -301,9 +322,7 @@ fn headers_with_valid_checksums_but_bad_configurations_are_refused() {
     }
     // A header claiming a huge table: refused by length, nothing allocated.
     for buckets in [1u64 << 40, 1 << 48, (1 << 48) + 1, u64::MAX] {
-        let b = with_header(&bytes, |h| {
-            h[24..32].copy_from_slice(&buckets.to_le_bytes())
-        });
+        let b = with_header(bytes, |h| h[24..32].copy_from_slice(&buckets.to_le_bytes()));
         let e = CuckooFilter::from_bytes(&b).unwrap_err();
         assert!(
             matches!(
@@ -381,9 +400,11 @@ fn snapshots_under_load_hold_every_completed_insert() {
     assert!(snapshots > 0);
 }
 
-/// Format version 2: the caller's metadata, read back every way without
-/// the table, its own checksum, its limits; a filter without metadata is
-/// still written as version 1 (the golden files check that byte for byte).
+/// The caller's metadata (format version 2, and 4): read back every way
+/// without the table, its own checksum, its limits. A filter built today
+/// is written as version 4 with or without metadata; one loaded from a
+/// version 1 file as version 1 without and 2 with (tests/it/golden.rs and
+/// tests/it/key_paths.rs check that byte for byte).
 #[test]
 fn metadata_round_trips_and_is_checked() {
     use cuckoo_nest::{MetadataTooLong, MAX_METADATA};
@@ -393,7 +414,7 @@ fn metadata_round_trips_and_is_checked() {
     }
     assert_eq!(
         u16::from_le_bytes([filter.to_bytes()[8], filter.to_bytes()[9]]),
-        1
+        4
     );
     for meta in [
         &b"x"[..],
@@ -403,7 +424,7 @@ fn metadata_round_trips_and_is_checked() {
         &[1u8; MAX_METADATA],
     ] {
         let bytes = filter.to_bytes_with_metadata(meta).unwrap();
-        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
         // The table stays 64-byte aligned in the file.
         assert_eq!((bytes.len() - 64) % 64, 0);
         assert_eq!(CuckooFilter::read_metadata(&bytes).unwrap(), meta);
@@ -468,9 +489,13 @@ fn metadata_round_trips_and_is_checked() {
         .unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
 
-    // A version-2 header claiming no metadata, or more than the format
+    // A version-2 header (a filter loaded from a version 1 file, saved
+    // with metadata) claiming no metadata, or more than the format
     // carries (header checksum made right): refused.
-    let bytes = filter.to_bytes_with_metadata(b"m").unwrap();
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/b4-f16.cnf");
+    let old = CuckooFilter::from_bytes(&std::fs::read(golden).unwrap()).unwrap();
+    let bytes = old.to_bytes_with_metadata(b"m").unwrap();
+    assert_eq!(bytes[8], 2);
     for len in [0u16, MAX_METADATA as u16 + 1] {
         let mut b = bytes.clone();
         b[14..16].copy_from_slice(&len.to_le_bytes());
@@ -481,6 +506,15 @@ fn metadata_round_trips_and_is_checked() {
             DecodeError::InvalidConfiguration { .. }
         ));
     }
+    // Version 4 carries 0 to MAX_METADATA bytes: more is refused.
+    let mut b = filter.to_bytes_with_metadata(b"m").unwrap();
+    b[14..16].copy_from_slice(&(MAX_METADATA as u16 + 1).to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&b[..56]);
+    b[56..64].copy_from_slice(&sum.to_le_bytes());
+    assert!(matches!(
+        CuckooFilter::from_bytes(&b).unwrap_err(),
+        DecodeError::InvalidConfiguration { .. }
+    ));
 }
 
 /// A reader that counts the bytes handed out.

@@ -1,0 +1,512 @@
+//! One key path (issue 42): a key reaches the same fingerprint and buckets
+//! however it is passed. One 8-byte key is inserted through every way the
+//! face accepts it (each `Key` type, `_bytes`, `_hash`, `PreHashed`, the
+//! unique and batch forms) and looked up through every way (single and
+//! batch, copy counts), in the filter and in a `FilterView`, before and
+//! after saving and loading, then removed through every way: all found,
+//! every removal finds its copy. The key `user:042` is also the integers
+//! whose little-endian bytes those are, so the integer forms take part.
+//!
+//! And files saved before the `Key` trait (format versions 1 to 3, whose
+//! generic methods hashed through `std::hash::Hash`) still find their keys
+//! when looked up the way they were inserted: `tests/data/legacy-keys-*.cnf`
+//! were written by cuckoo-nest at commit 4a3fee0 (before this change) with
+//! the program quoted at `legacy_fill` below.
+
+use cuckoo_nest::{ByHash, CuckooFilter, FilterView, MergeError, PreHashed, ReadFilter};
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+/// The key: 8 bytes of ASCII, so it is a `str`, a `[u8; 8]` and a `u64`.
+const KEY: [u8; 8] = *b"user:042";
+
+fn text(k: &[u8; 8]) -> &str {
+    std::str::from_utf8(k).unwrap()
+}
+
+type Insert = (&'static str, fn(&CuckooFilter, [u8; 8]));
+
+/// Every way in. Each inserts one copy of `k`.
+fn insert_ways() -> Vec<Insert> {
+    vec![
+        ("insert(&str)", |f, k| f.insert(text(&k)).unwrap()),
+        ("insert(&&str)", |f, k| f.insert(&text(&k)).unwrap()),
+        ("insert(&[u8])", |f, k| f.insert(&k[..]).unwrap()),
+        ("insert(&[u8; 8])", |f, k| f.insert(&k).unwrap()),
+        ("insert(&String)", |f, k| {
+            f.insert(&text(&k).to_string()).unwrap()
+        }),
+        ("insert(&Vec<u8>)", |f, k| f.insert(&k.to_vec()).unwrap()),
+        ("insert(&Box<str>)", |f, k| {
+            f.insert(&Box::<str>::from(text(&k))).unwrap()
+        }),
+        ("insert(&Cow<[u8]>)", |f, k| {
+            f.insert(&Cow::Borrowed(&k[..])).unwrap()
+        }),
+        ("insert(&u64)", |f, k| {
+            f.insert(&u64::from_le_bytes(k)).unwrap()
+        }),
+        ("insert(&i64)", |f, k| {
+            f.insert(&i64::from_le_bytes(k)).unwrap()
+        }),
+        ("insert(&usize)", |f, k| {
+            f.insert(&(u64::from_le_bytes(k) as usize)).unwrap()
+        }),
+        ("insert_bytes", |f, k| f.insert_bytes(&k).unwrap()),
+        ("insert_unique(&str)", |f, k| {
+            assert_eq!(f.insert_unique(text(&k)), Ok(true))
+        }),
+        ("insert_unique(&u64)", |f, k| {
+            assert_eq!(f.insert_unique(&u64::from_le_bytes(k)), Ok(true))
+        }),
+        ("insert_unique_bytes", |f, k| {
+            assert_eq!(f.insert_unique_bytes(&k), Ok(true))
+        }),
+        ("insert_hash(hash_bytes)", |f, k| {
+            f.insert_hash(f.hash_bytes(&k)).unwrap()
+        }),
+        ("insert_hash(hash_item(&str))", |f, k| {
+            f.insert_hash(f.hash_item(text(&k))).unwrap()
+        }),
+        ("insert_unique_hash", |f, k| {
+            assert_eq!(f.insert_unique_hash(f.hash_item(&k)), Ok(true))
+        }),
+        ("insert(&PreHashed)", |f, k| {
+            f.insert(&PreHashed(f.hash_bytes(&k))).unwrap()
+        }),
+        ("insert_batch(&[&str])", |f, k| {
+            f.insert_batch(&[text(&k)]).unwrap()
+        }),
+        ("insert_batch(&[String])", |f, k| {
+            f.insert_batch(&[text(&k).to_string()]).unwrap()
+        }),
+        ("insert_batch(&[&[u8]])", |f, k| {
+            f.insert_batch(&[&k[..]]).unwrap()
+        }),
+        ("insert_batch(&[[u8; 8]])", |f, k| {
+            f.insert_batch(&[k]).unwrap()
+        }),
+        ("insert_batch(&[Vec<u8>])", |f, k| {
+            f.insert_batch(&[k.to_vec()]).unwrap()
+        }),
+        ("insert_batch(&[u64])", |f, k| {
+            f.insert_batch(&[u64::from_le_bytes(k)]).unwrap()
+        }),
+        ("insert_batch(&[PreHashed])", |f, k| {
+            f.insert_batch(&[PreHashed(f.hash_item(&k))]).unwrap()
+        }),
+        ("insert_batch_bytes(&[&str])", |f, k| {
+            f.insert_batch_bytes(&[text(&k)]).unwrap()
+        }),
+        ("insert_batch_bytes(&[[u8; 8]])", |f, k| {
+            f.insert_batch_bytes(&[k]).unwrap()
+        }),
+        ("insert_batch_hash", |f, k| {
+            f.insert_batch_hash(&[f.hash_bytes(&k)]).unwrap()
+        }),
+    ]
+}
+
+/// Every way a filter or a view looks `k` up: (way, found).
+fn lookups(f: &impl ReadFilter, k: [u8; 8]) -> Vec<(&'static str, bool)> {
+    let s = text(&k);
+    let n = u64::from_le_bytes(k);
+    let batch = |found: &[bool; 1], r| r == Ok(1) && found[0];
+    let mut out = vec![
+        ("contains(&str)", f.contains(s)),
+        ("contains(&&str)", f.contains(&s)),
+        ("contains(&[u8])", f.contains(&k[..])),
+        ("contains(&[u8; 8])", f.contains(&k)),
+        ("contains(&String)", f.contains(&s.to_string())),
+        ("contains(&Vec<u8>)", f.contains(&k.to_vec())),
+        (
+            "contains(&Box<[u8]>)",
+            f.contains(&Box::<[u8]>::from(&k[..])),
+        ),
+        ("contains(&Cow<str>)", f.contains(&Cow::Borrowed(s))),
+        ("contains(&u64)", f.contains(&n)),
+        ("contains(&i64)", f.contains(&(n as i64))),
+        ("contains(&isize)", f.contains(&(n as i64 as isize))),
+        ("contains_bytes", f.contains_bytes(&k)),
+        (
+            "contains_hash(hash_bytes)",
+            f.contains_hash(f.hash_bytes(&k)),
+        ),
+        (
+            "contains_hash(hash_item(&u64))",
+            f.contains_hash(f.hash_item(&n)),
+        ),
+        (
+            "contains(&PreHashed)",
+            f.contains(&PreHashed(f.hash_bytes(s.as_bytes()))),
+        ),
+        ("count(&str)", f.count(s) >= 1),
+        ("count(&u64)", f.count(&n) >= 1),
+        ("count_bytes", f.count_bytes(&k) >= 1),
+        ("count_hash", f.count_hash(f.hash_item(&k)) >= 1),
+    ];
+    let mut found = [false; 1];
+    let r = f.contains_batch(&[s], &mut found);
+    out.push(("contains_batch(&[&str])", batch(&found, r)));
+    let r = f.contains_batch(&[&k[..]], &mut found);
+    out.push(("contains_batch(&[&[u8]])", batch(&found, r)));
+    let r = f.contains_batch(&[k], &mut found);
+    out.push(("contains_batch(&[[u8; 8]])", batch(&found, r)));
+    let r = f.contains_batch(&[s.to_string()], &mut found);
+    out.push(("contains_batch(&[String])", batch(&found, r)));
+    let r = f.contains_batch(&[n], &mut found);
+    out.push(("contains_batch(&[u64])", batch(&found, r)));
+    let r = f.contains_batch(&[PreHashed(f.hash_item(s))], &mut found);
+    out.push(("contains_batch(&[PreHashed])", batch(&found, r)));
+    let r = f.contains_batch_bytes(&[s], &mut found);
+    out.push(("contains_batch_bytes(&[&str])", batch(&found, r)));
+    let r = f.contains_batch_bytes(&[k.to_vec()], &mut found);
+    out.push(("contains_batch_bytes(&[Vec<u8>])", batch(&found, r)));
+    let r = f.contains_batch_hash(&[f.hash_bytes(&k)], &mut found);
+    out.push(("contains_batch_hash", batch(&found, r)));
+    // Every way agrees on the hash itself, too.
+    let h = f.hash_bytes(&k);
+    out.push((
+        "hash_item of every form is hash_bytes",
+        [
+            f.hash_item(s),
+            f.hash_item(&k[..]),
+            f.hash_item(&k),
+            f.hash_item(&s.to_string()),
+            f.hash_item(&k.to_vec()),
+            f.hash_item(&n),
+            f.hash_item(&(n as usize)),
+            f.hash_item(&PreHashed(h)),
+        ]
+        .iter()
+        .all(|&x| x == h),
+    ));
+    out
+}
+
+type Remove = (&'static str, fn(&CuckooFilter, [u8; 8]) -> bool);
+
+/// Every way out: true if a copy was found and removed.
+fn remove_ways() -> Vec<Remove> {
+    vec![
+        ("remove(&str)", |f, k| f.remove(text(&k))),
+        ("remove(&[u8])", |f, k| f.remove(&k[..])),
+        ("remove(&String)", |f, k| f.remove(&text(&k).to_string())),
+        ("remove(&u64)", |f, k| f.remove(&u64::from_le_bytes(k))),
+        ("remove_bytes", |f, k| f.remove_bytes(&k)),
+        ("remove_hash", |f, k| f.remove_hash(f.hash_item(&k))),
+        ("remove(&PreHashed)", |f, k| {
+            f.remove(&PreHashed(f.hash_bytes(&k)))
+        }),
+        ("remove_batch(&[&str])", |f, k| {
+            let mut out = [false];
+            f.remove_batch(&[text(&k)], &mut out) == Ok(1) && out[0]
+        }),
+        ("remove_batch(&[u64])", |f, k| {
+            let mut out = [false];
+            f.remove_batch(&[u64::from_le_bytes(k)], &mut out) == Ok(1) && out[0]
+        }),
+        ("remove_batch_bytes", |f, k| {
+            let mut out = [false];
+            f.remove_batch_bytes(&[k], &mut out) == Ok(1) && out[0]
+        }),
+        ("remove_batch_hash", |f, k| {
+            let mut out = [false];
+            f.remove_batch_hash(&[f.hash_bytes(&k)], &mut out) == Ok(1) && out[0]
+        }),
+    ]
+}
+
+fn assert_found(f: &impl ReadFilter, k: [u8; 8], how: &str) {
+    let missed: Vec<&str> = lookups(f, k)
+        .into_iter()
+        .filter(|&(_, found)| !found)
+        .map(|(way, _)| way)
+        .collect();
+    assert!(missed.is_empty(), "{how}: not found by {missed:?}");
+}
+
+fn filters() -> Vec<(&'static str, CuckooFilter)> {
+    let fixed = CuckooFilter::builder()
+        .capacity(100)
+        .seed(42)
+        .build()
+        .unwrap();
+    let growable = CuckooFilter::builder()
+        .capacity(100)
+        .growable(true)
+        .seed(43)
+        .build()
+        .unwrap();
+    vec![("fixed", fixed), ("growable", growable)]
+}
+
+#[test]
+fn one_key_in_every_way_is_found_every_way_before_and_after_saving() {
+    let mut checked = 0;
+    for (kind, _) in filters() {
+        for (put, insert) in insert_ways() {
+            let filter = filters().into_iter().find(|(k, _)| *k == kind).unwrap().1;
+            insert(&filter, KEY);
+            assert_eq!(filter.len(), 1, "{kind}, {put}");
+            let how = format!("{kind}, inserted by {put}");
+            assert_found(&filter, KEY, &how);
+
+            let bytes = filter.to_bytes();
+            let with_meta = filter.to_bytes_with_metadata(b"meta").unwrap();
+            let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
+            let streamed = CuckooFilter::read_from(&with_meta[..]).unwrap();
+            assert_found(
+                &FilterView::new(&bytes[..]).unwrap(),
+                KEY,
+                &format!("{how}, view"),
+            );
+            assert_found(
+                &FilterView::new_unverified(with_meta.clone()).unwrap(),
+                KEY,
+                &format!("{how}, view with metadata"),
+            );
+            assert_found(&loaded, KEY, &format!("{how}, loaded"));
+            assert_found(&streamed, KEY, &format!("{how}, read_from"));
+            assert_found(&filter.clone(), KEY, &format!("{how}, clone"));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 2 * insert_ways().len());
+}
+
+#[test]
+fn one_key_in_every_way_is_removed_every_way_before_and_after_saving() {
+    for (kind, _) in filters() {
+        for (put, insert) in insert_ways() {
+            for (take, remove) in remove_ways() {
+                let filter = filters().into_iter().find(|(k, _)| *k == kind).unwrap().1;
+                insert(&filter, KEY);
+                let loaded = CuckooFilter::from_bytes(&filter.to_bytes()).unwrap();
+                for (when, f) in [("before saving", &filter), ("after loading", &loaded)] {
+                    assert!(remove(f, KEY), "{kind}: {put}, then {take} {when}");
+                    assert!(f.is_empty() && !f.contains(&KEY), "{kind}: {put}, {take}");
+                }
+            }
+        }
+    }
+}
+
+/// Many keys in one batch, each looked up every way, and many keys
+/// inserted one by one found by one batch: the pipelined paths hash as
+/// the single ones do.
+#[test]
+fn batches_of_many_keys_agree_with_single_lookups() {
+    let fixed = CuckooFilter::with_capacity(1000);
+    // Grows from 100 on the way.
+    let growable = filters().remove(1).1;
+    for (kind, filter) in [("fixed", fixed), ("growable", growable)] {
+        let keys: Vec<String> = (0..500).map(|k| format!("user:{k:03}")).collect();
+        let (strs, bytes) = keys.split_at(250);
+        filter.insert_batch(strs).unwrap();
+        filter.insert_batch_bytes(bytes).unwrap();
+        let saved = filter.to_bytes();
+        let view = FilterView::new(&saved[..]).unwrap();
+        let as_bytes: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+        let mut found = vec![false; keys.len()];
+        assert_eq!(
+            filter.contains_batch(&as_bytes, &mut found),
+            Ok(500),
+            "{kind}"
+        );
+        assert_eq!(view.contains_batch(&keys, &mut found), Ok(500), "{kind}");
+        assert_eq!(
+            view.contains_batch_bytes(&as_bytes, &mut found),
+            Ok(500),
+            "{kind}"
+        );
+        for k in &keys {
+            let k8: [u8; 8] = k.as_bytes().try_into().unwrap();
+            assert_found(&filter, k8, &format!("{kind}, {k} of a batch"));
+            assert_found(&view, k8, &format!("{kind}, {k} of a batch, view"));
+        }
+    }
+}
+
+fn data(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+// The fixtures' writer (cuckoo-nest at 4a3fee0, before `Key`), for the
+// record: each of `legacy-keys-v1.cnf` (capacity 1000, seed 11, saved
+// with `to_bytes`), `legacy-keys-v2.cnf` (the same filter saved with
+// `to_bytes_with_metadata(b"saved before the Key trait")`) and
+// `legacy-keys-v3.cnf` (growable, capacity 200, seed 12, grown once, then
+// `finish_growth`) was filled with:
+//
+//     for k in 0..40u32 {
+//         f.insert(&format!("str:{k}")[..]).unwrap(); // str, std Hash
+//         f.insert(&format!("string:{k}")).unwrap(); // String, std Hash
+//         f.insert(format!("slice:{k}").as_bytes()).unwrap(); // [u8], std Hash
+//         f.insert(&(u64::from(k) + 1_000)).unwrap(); // u64
+//         f.insert(&(k + 5_000)).unwrap(); // u32
+//         f.insert_bytes(format!("bytes:{k}").as_bytes()).unwrap();
+//         f.insert_hash(0x5eed_0000_0000_0000 | u64::from(k)).unwrap();
+//     }
+//     f.insert_batch(&(0..40).map(|k| format!("batch:{k}")).collect::<Vec<_>>()).unwrap();
+//     f.insert_batch_bytes(&(0..40).map(|k| format!("batch-bytes:{k}")).collect::<Vec<_>>()).unwrap();
+
+/// Every key of the legacy fixtures, looked up the way it was inserted:
+/// the names of the ways that missed.
+fn legacy_missing(f: &impl ReadFilter) -> Vec<String> {
+    let mut missed = Vec::new();
+    let mut check = |ok: bool, what: String| {
+        if !ok {
+            missed.push(what);
+        }
+    };
+    for k in 0..40u32 {
+        check(f.contains(&format!("str:{k}")[..]), format!("str:{k}"));
+        check(f.contains(&format!("string:{k}")), format!("string:{k}"));
+        check(
+            f.contains(format!("slice:{k}").as_bytes()),
+            format!("slice:{k}"),
+        );
+        check(f.contains(&(u64::from(k) + 1_000)), format!("u64 {k}"));
+        check(f.contains(&(k + 5_000)), format!("u32 {k}"));
+        check(
+            f.contains_bytes(format!("bytes:{k}").as_bytes()),
+            format!("bytes:{k}"),
+        );
+        check(
+            f.contains_hash(0x5eed_0000_0000_0000 | u64::from(k)),
+            format!("hash {k}"),
+        );
+        check(f.contains(&format!("batch:{k}")), format!("batch:{k}"));
+        check(
+            f.contains_bytes(format!("batch-bytes:{k}").as_bytes()),
+            format!("batch-bytes:{k}"),
+        );
+    }
+    let batch: Vec<String> = (0..40).map(|k| format!("batch:{k}")).collect();
+    let mut found = vec![false; 40];
+    check(
+        f.contains_batch(&batch, &mut found) == Ok(40),
+        "contains_batch".into(),
+    );
+    let batch: Vec<String> = (0..40).map(|k| format!("batch-bytes:{k}")).collect();
+    check(
+        f.contains_batch_bytes(&batch, &mut found) == Ok(40),
+        "contains_batch_bytes".into(),
+    );
+    missed
+}
+
+#[test]
+fn files_saved_before_the_key_trait_still_find_their_keys() {
+    for (name, version) in [
+        ("legacy-keys-v1.cnf", 1u16),
+        ("legacy-keys-v2.cnf", 2),
+        ("legacy-keys-v3.cnf", 3),
+    ] {
+        let bytes = data(name);
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), version, "{name}");
+        let filter = CuckooFilter::from_bytes(&bytes).unwrap();
+        assert_eq!(filter.len(), 9 * 40, "{name}");
+        assert_eq!(filter.is_growable(), version == 3, "{name}");
+        let streamed = CuckooFilter::read_from(&bytes[..]).unwrap();
+        let view = FilterView::new(&bytes[..]).unwrap();
+        assert_eq!(legacy_missing(&filter), Vec::<String>::new(), "{name}");
+        assert_eq!(
+            legacy_missing(&streamed),
+            Vec::<String>::new(),
+            "{name}, read_from"
+        );
+        assert_eq!(legacy_missing(&view), Vec::<String>::new(), "{name}, view");
+        // A loaded filter keeps its encoding: it saves to the same bytes
+        // (the same version), and so does its clone.
+        let metadata = view.metadata().to_vec();
+        let resaved = if metadata.is_empty() {
+            filter.to_bytes()
+        } else {
+            filter.to_bytes_with_metadata(&metadata).unwrap()
+        };
+        assert_eq!(resaved, bytes, "{name}: re-saved");
+        assert_eq!(filter.clone(), filter);
+
+        // Keys inserted after loading hash as the file's did, and
+        // survive a save and load of their own.
+        for k in 0..20u64 {
+            filter.insert(&format!("later:{k}")).unwrap();
+            filter.insert(&(k + 9_000)).unwrap();
+        }
+        let again = CuckooFilter::from_bytes(&filter.to_bytes()).unwrap();
+        // Saved without metadata: version 1 if fixed, 3 if growable.
+        let expected = if version == 3 { 3 } else { 1 };
+        assert_eq!(again.to_bytes()[8], expected, "{name}");
+        for f in [&filter, &again] {
+            assert_eq!(legacy_missing(f), Vec::<String>::new(), "{name}, later");
+            assert!(
+                (0..20u64).all(|k| f.contains(&format!("later:{k}")) && f.contains(&(k + 9_000)))
+            );
+        }
+    }
+    // The v1 file, saved with v2's metadata, is the v2 file.
+    let v1 = CuckooFilter::from_bytes(&data("legacy-keys-v1.cnf")).unwrap();
+    assert_eq!(
+        v1.to_bytes_with_metadata(b"saved before the Key trait")
+            .unwrap(),
+        data("legacy-keys-v2.cnf")
+    );
+}
+
+#[test]
+fn filters_of_the_two_key_hashes_do_not_merge_or_compare_equal() {
+    let old = CuckooFilter::from_bytes(&data("legacy-keys-v1.cnf")).unwrap();
+    let new = CuckooFilter::builder()
+        .capacity(1000)
+        .seed(11)
+        .build()
+        .unwrap();
+    assert_eq!(old.bucket_size(), new.bucket_size());
+    assert_eq!(old.buckets(), new.buckets());
+    assert!(matches!(
+        new.merge(&old),
+        Err(MergeError::Mismatch {
+            what: "key hash",
+            ours: 1,
+            theirs: 0
+        })
+    ));
+    assert!(new.is_empty());
+    // Emptied, the old one still differs: its keys hash another way.
+    old.clear();
+    assert_ne!(old, new);
+    // Two of the same key hash merge.
+    let twin = CuckooFilter::from_bytes(&data("legacy-keys-v1.cnf")).unwrap();
+    old.merge(&twin).unwrap();
+    assert_eq!(legacy_missing(&old), Vec::<String>::new());
+}
+
+/// `ByHash` is the other encoding, on purpose: the key through its `Hash`
+/// impl, the same in every filter (old or new), never the bytes' hash.
+#[test]
+fn by_hash_keys_are_found_by_hash_only() {
+    let (_, filter) = filters().remove(0);
+    filter.insert(&ByHash(("user", 42u32))).unwrap();
+    let bytes = filter.to_bytes();
+    let view = FilterView::new(&bytes[..]).unwrap();
+    assert!(filter.contains(&ByHash(("user", 42u32))));
+    assert!(filter.contains(&ByHash(&("user", 42u32))));
+    assert!(view.contains(&ByHash(("user", 42u32))));
+    let mut found = [false];
+    assert_eq!(
+        view.contains_batch(&[ByHash(("user", 42u32))], &mut found),
+        Ok(1)
+    );
+    let old = CuckooFilter::from_bytes(&data("legacy-keys-v1.cnf")).unwrap();
+    assert_eq!(
+        old.hash_item(&ByHash("str:1")),
+        old.hash_item("str:1"),
+        "in an old file, ByHash is how every generic key was hashed"
+    );
+    assert!(old.contains(&ByHash("str:1")));
+}
