@@ -196,9 +196,15 @@ fn a_step_finished_by_another_writer_loses_nothing() {
     });
 }
 
+/// Bound 1: since inserts claim free slots without a lock (issue 41), the
+/// growing insert's claims and chunk copies interleave with the remover's
+/// own chunk copies at every word, where the stripe locks used to
+/// serialize them; at bound 2 the search ran past 45 minutes. At bound 1
+/// it explores about 60,000 executions, and the broken variants listed
+/// against 14c (`grow_remove_skips_copy` among them) still fail it.
 #[test]
 fn remove_of_one_copy_during_growth_leaves_the_other() {
-    check("14c remove of a colliding copy vs growth step", 2, || {
+    check("14c remove of a colliding copy vs growth step", 1, || {
         let (filter, items, trigger) = full_generation(2);
         let x = items[0];
         let filter = Arc::new(filter);
