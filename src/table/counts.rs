@@ -27,7 +27,9 @@
 
 use crate::sync::{AtomicU64, Ordering};
 
-/// The most threads that count in words of their own at once.
+/// The most threads that count in words of their own at once (no thread
+/// holds an index under loom).
+#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 pub(crate) const INDICES: usize = 1024;
 
 /// One stripe's share of the item count (on the stripe lock's line).
