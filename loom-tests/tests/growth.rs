@@ -200,8 +200,9 @@ fn a_step_finished_by_another_writer_loses_nothing() {
 /// growing insert's claims and chunk copies interleave with the remover's
 /// own chunk copies at every word, where the stripe locks used to
 /// serialize them; at bound 2 the search ran past 45 minutes. At bound 1
-/// it explores about 60,000 executions, and the broken variants listed
-/// against 14c (`grow_remove_skips_copy` among them) still fail it.
+/// it explores about 60,000 executions, and `grow_remove_skips_copy`, the
+/// variant this model is for, still fails it (the other variants listed
+/// against 14c were not re-run at bound 1; each also fails 14a and 14b).
 #[test]
 fn remove_of_one_copy_during_growth_leaves_the_other() {
     check("14c remove of a colliding copy vs growth step", 1, || {
