@@ -113,7 +113,7 @@ done
         "remove_unversioned|--cfg cuckoo_broken_remove_unversioned|$colliding"
         "no_hop_check|--cfg cuckoo_broken_no_hop_check|remove_of_a_moving_item remove_one_of_two_copies_while_one_moves four_slot_buckets_remove_of_a_moving_item one_copy_after_displacing clear_lands_inside_a_displacement"
         # Model 15 (claims.rs): an insert's lock-free claim vs a hop into its slot.
-        "plain_store|--cfg cuckoo_broken_plain_store|writers_under_different_locks_share_a_word $claims"
+        "plain_store|--cfg cuckoo_broken_plain_store|survivor_in_a_shared_bucket_is_found writers_under_different_locks_share_a_word $claims"
         "mover_overwrites|--cfg cuckoo_broken_mover_overwrites|$claims"
         "packed_plain_store|--cfg cuckoo_broken_packed_plain_store|straddling_slot_and_neighbour_share_a_word"
         "own_words_always|--cfg cuckoo_broken_own_words_always|straddling_slot_and_neighbour_share_a_word writers_under_different_locks_share_a_word both_writers_displace"
