@@ -8,7 +8,8 @@
 # growable filter 32x while readers look up and writers remove;
 # tests/it/growable.rs: saves, clones and merges while a writer grows one;
 # tests/it/grow_under_load.rs: sixteen threads grow one 64x with removes,
-# shared copies and saves). Nightly
+# shared copies and saves; tests/it/claims.rs: lock-free claims from more
+# threads than stripes, and clears racing them). Nightly
 # only: -Zsanitizer=thread, with std rebuilt instrumented (-Zbuild-std, needs
 # the rust-src component), in its own target directory so the flags never
 # touch other builds.
@@ -56,7 +57,7 @@ tsan_test() {
         cargo +nightly test -Zbuild-std --target "$host" -p cuckoo-nest --test it "$@"
 }
 
-for test in stress collisions save_while_writing growth growable grow_under_load; do
+for test in stress collisions save_while_writing growth growable grow_under_load claims; do
     echo "ThreadSanitizer: tests/it/$test.rs on $host, CUCKOO_STRESS_MS=$CUCKOO_STRESS_MS"
     bin=$(tsan_test --no-run --message-format=json |
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1) ||
