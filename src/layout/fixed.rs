@@ -7,9 +7,8 @@
 //! ([`change_word`]): here, in the file the default filter's lookup and
 //! insert pass, so they read down without leaving it.
 
-use super::bits::{low_bits, two_word_bits};
+use super::bits::{claim_word, low_bits, two_word_bits};
 use super::{Bucket, Layout};
-use crate::broken;
 use crate::sync::{AtomicU64, Ordering};
 use cuckoo_nest_simd::Kernel;
 
@@ -48,32 +47,6 @@ pub(crate) fn change_word(word: &AtomicU64, change: Change, own: bool) {
             Change::And(v) => word.fetch_and(v, relaxed),
             Change::Xor(v) => word.fetch_xor(v, relaxed),
         };
-    }
-}
-
-/// Puts `bits` (a fingerprint, shifted into place) into `word` if the bits
-/// of `slot` (its mask) are all zero there, with one compare-and-swap,
-/// taken again while only other slots of the word change under it.
-/// Returns false, writing nothing, once the slot is seen filled. This is
-/// how every insert into a slot that lies in one word writes it, with its
-/// stripe's lock or without ([`Layout::claim`]): both race with inserts
-/// that take no lock, so neither may overwrite what one stored.
-#[inline(always)]
-pub(crate) fn claim_word(word: &AtomicU64, slot: u64, bits: u64) -> bool {
-    let relaxed = Ordering::Relaxed;
-    let mut now = word.load(relaxed);
-    loop {
-        if now & slot != 0 {
-            return false;
-        }
-        if broken::PLAIN_STORE {
-            word.store(now | bits, relaxed);
-            return true;
-        }
-        match word.compare_exchange_weak(now, now | bits, relaxed, relaxed) {
-            Ok(_) => return true,
-            Err(seen) => now = seen,
-        }
     }
 }
 

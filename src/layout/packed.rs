@@ -6,9 +6,9 @@
 //! ([`PackedLanes`]), wider ones lane by lane.
 
 use super::bits::{
-    fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp,
+    claim_word, fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits,
+    WordOp,
 };
-use super::fixed::claim_word;
 use super::{Bucket, Claim, Layout, Mask, WordSource, ONE_LOAD_BITS};
 use crate::config::bucket_bits;
 use crate::sync::AtomicU64;

@@ -23,11 +23,9 @@
 //! into one it has (save.rs): the search leaves such hops out, and an
 //! insert whose every path needs one copies its buckets ahead of the save.
 
-use super::save::{Marks, SaveState};
 use crate::broken::{self, Section};
 use crate::error::InsertError;
 use crate::layout::{prefetch_bucket, Bucket, Layout, Mask};
-use crate::sync::Ordering;
 use crate::table::{Addressing, Table};
 
 /// The most hops a displacement path of `b`-slot buckets may have: two-slot
@@ -125,38 +123,6 @@ enum Stopped {
     /// A hop would hide its fingerprint from a running save, which copied
     /// the destination since the search.
     HiddenFromSave,
-}
-
-// What an insert asks of a running save (save.rs copies and marks the
-// chunks): whether one runs, and whether a hop would hide its fingerprint
-// from it; and where it records the longest path it carried out.
-impl SaveState {
-    /// Records a displacement path of `hops` carried out whole: one
-    /// relaxed max, on the displacing path only (not under loom: a
-    /// statistic, no protocol step, so no model state).
-    pub(super) fn record_path(&self, hops: u8) {
-        // Read first: once the longest path is known, most displacing
-        // inserts only read the line, so writers on other cores do not take
-        // it from each other.
-        let hops = u64::from(hops);
-        if !cfg!(cuckoo_nest_loom) && hops > self.longest.load(Ordering::Relaxed) {
-            self.longest.fetch_max(hops, Ordering::Relaxed);
-        }
-    }
-
-    /// True while a save runs (a hint, outside the locks).
-    #[inline]
-    pub(crate) fn running(&self) -> bool {
-        self.running.load(Ordering::Relaxed) != 0
-    }
-
-    /// True if a hop moving a fingerprint from bucket `from` to bucket
-    /// `to` would hide it from the running save: `to`'s chunk is copied,
-    /// `from`'s is not. Exact under the hop's two locks.
-    #[inline]
-    pub(crate) fn hides(&self, from: usize, to: usize) -> bool {
-        self.running() && Marks::Live(self).hides(from, to)
-    }
 }
 
 /// Attempts (search + moves + placement) before an insert gives up under

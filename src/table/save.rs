@@ -96,7 +96,7 @@ fn chunk_buckets(bucket_bits: usize, run: usize) -> usize {
 }
 
 /// What writers need to know of a running save (the questions they ask
-/// of it are in insert.rs, on their path; the marks' reading is here).
+/// of it, and the marks' reading, are below).
 pub(crate) struct SaveState {
     /// 1 while a save runs, 0 otherwise. On a cache line of its own, away
     /// from the table's fields every lookup reads.
@@ -117,6 +117,38 @@ pub(crate) struct SaveState {
     /// and the free-slot insert's code then needs no field of the table
     /// struct it works on.
     pub(super) longest: AtomicU64,
+}
+
+// What an insert asks of a running save (save.rs copies and marks the
+// chunks): whether one runs, and whether a hop would hide its fingerprint
+// from it; and where it records the longest path it carried out.
+impl SaveState {
+    /// Records a displacement path of `hops` carried out whole: one
+    /// relaxed max, on the displacing path only (not under loom: a
+    /// statistic, no protocol step, so no model state).
+    pub(super) fn record_path(&self, hops: u8) {
+        // Read first: once the longest path is known, most displacing
+        // inserts only read the line, so writers on other cores do not take
+        // it from each other.
+        let hops = u64::from(hops);
+        if !cfg!(cuckoo_nest_loom) && hops > self.longest.load(Ordering::Relaxed) {
+            self.longest.fetch_max(hops, Ordering::Relaxed);
+        }
+    }
+
+    /// True while a save runs (a hint, outside the locks).
+    #[inline]
+    pub(crate) fn running(&self) -> bool {
+        self.running.load(Ordering::Relaxed) != 0
+    }
+
+    /// True if a hop moving a fingerprint from bucket `from` to bucket
+    /// `to` would hide it from the running save: `to`'s chunk is copied,
+    /// `from`'s is not. Exact under the hop's two locks.
+    #[inline]
+    pub(crate) fn hides(&self, from: usize, to: usize) -> bool {
+        self.running() && Marks::Live(self).hides(from, to)
+    }
 }
 
 impl SaveState {
