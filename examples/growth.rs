@@ -24,7 +24,7 @@
 mod common;
 
 use common::{keys, median, shuffle};
-use cuckoo_nest::{Builder, CuckooFilter};
+use cuckoo_nest::{Builder, CuckooFilter, PreHashed};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -69,7 +69,10 @@ fn batch_ns(f: &CuckooFilter, probe: &[u64]) -> f64 {
     let start = Instant::now();
     let hits: usize = probe
         .chunks(1024)
-        .map(|c| f.contains_batch_hash(c, &mut out[..c.len()]).unwrap())
+        .map(|c| {
+            f.contains_batch_into(c.iter().map(|&h| PreHashed(h)), &mut out[..c.len()])
+                .unwrap()
+        })
         .sum();
     black_box(hits);
     ns_per(probe.len(), start)
@@ -79,12 +82,12 @@ fn growable_round(c: usize, present: &[u64], probe: &[u64]) -> Round {
     let g = growable(c);
     let start = Instant::now();
     for &k in present {
-        g.insert_hash(k)
+        g.insert(&PreHashed(k))
             .expect("a growable filter takes every insert");
     }
     let insert_ns = ns_per(present.len(), start);
     let start = Instant::now();
-    let hits = probe.iter().filter(|&&k| g.contains_hash(k)).count();
+    let hits = probe.iter().filter(|&&k| g.contains(&PreHashed(k))).count();
     let lookup_ns = ns_per(probe.len(), start);
     black_box(hits);
     Round {
@@ -99,11 +102,11 @@ fn fixed_round(n: usize, present: &[u64], probe: &[u64]) -> Round {
     let f = builder(n).build().expect("fixed filter");
     let start = Instant::now();
     for &k in present {
-        f.insert_hash(k).expect("sized for the final count");
+        f.insert(&PreHashed(k)).expect("sized for the final count");
     }
     let insert_ns = ns_per(present.len(), start);
     let start = Instant::now();
-    let hits = probe.iter().filter(|&&k| f.contains_hash(k)).count();
+    let hits = probe.iter().filter(|&&k| f.contains(&PreHashed(k))).count();
     let lookup_ns = ns_per(probe.len(), start);
     black_box(hits);
     Round {
@@ -140,16 +143,17 @@ fn main() {
     let fixed = builder(c).build().expect("fixed filter");
     println!(
         "builder at {RATE}: {}-slot buckets, {}-bit keys; a growable filter stores {} + 7 spare bits at first",
-        fixed.bucket_size(),
-        fixed.fingerprint_bits(),
-        fixed.fingerprint_bits()
+        fixed.shape().bucket_size,
+        fixed.shape().fingerprint_bits,
+        fixed.shape().fingerprint_bits
     );
 
     // The false-positive rate from 1x to 64x.
     let promised = builder(64 * c)
         .build()
         .expect("fixed filter")
-        .expected_false_positive_rate_at_capacity();
+        .shape()
+        .false_positive_rate_at_capacity;
     let g = growable(c);
     let first = g.capacity();
     let all = keys(64 * first, 1);
@@ -159,14 +163,14 @@ fn main() {
     println!("  size  items      capacity   stored bits  rate      bits/item");
     for size in [1usize, 2, 4, 8, 16, 32, 64] {
         while inserted < first * size {
-            g.insert_hash(all[inserted]).expect("growable");
+            g.insert(&PreHashed(all[inserted])).expect("growable");
             inserted += 1;
         }
-        let fp = never.iter().filter(|&&k| g.contains_hash(k)).count();
+        let fp = never.iter().filter(|&&k| g.contains(&PreHashed(k))).count();
         println!(
             "  {size:3}x  {inserted:9}  {:9}  {:11}  {:.5}   {:.2}",
             g.capacity(),
-            g.fingerprint_bits(),
+            g.shape().fingerprint_bits,
             fp as f64 / never.len() as f64,
             bits_per_item(&g)
         );
@@ -281,18 +285,18 @@ fn lookups_beside_writer(filter: &CuckooFilter, writes: &[u64], warm: &[u64]) ->
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let k = warm[i % warm.len()];
                 let t = Instant::now();
-                black_box(filter.contains_hash(k));
+                black_box(filter.contains(&PreHashed(k)));
                 times.push(t.elapsed().as_nanos() as u64);
                 i += 1;
             }
             times
         });
         for &k in warm {
-            filter.insert_hash(k).expect("room for every key");
+            filter.insert(&PreHashed(k)).expect("room for every key");
         }
         let before = filter.capacity();
         for &k in &writes[warm.len()..] {
-            filter.insert_hash(k).expect("room for every key");
+            filter.insert(&PreHashed(k)).expect("room for every key");
         }
         let steps = (filter.capacity() / before).ilog2();
         stop.store(true, std::sync::atomic::Ordering::Relaxed);

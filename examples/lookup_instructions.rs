@@ -2,11 +2,12 @@
 //! where wall-clock timings on a shared machine are not, and in cache a
 //! lookup's speed follows its instruction count.
 //!
-//! Fills a filter of one shape with 1,000,000 items, one `insert_hash` at a
-//! time (in `measured_insert`: divide its count by 1,000,000), then looks up
-//! 200,000 pre-hashed keys (half present, shuffled) once with
-//! `contains_hash` and once with `contains_batch_hash`, each in a function
-//! of its own that callgrind can count alone:
+//! Fills a filter of one shape with 1,000,000 pre-hashed items
+//! (`insert(&PreHashed(h))`), one at a time (in `measured_insert`: divide
+//! its count by 1,000,000), then looks up 200,000 pre-hashed keys (half
+//! present, shuffled) once with `contains` and once with
+//! `contains_batch_into`, each in a function of its own that callgrind can
+//! count alone:
 //!
 //! ```sh
 //! cargo build --release -p cuckoo-nest-examples --example lookup_instructions
@@ -35,7 +36,7 @@
 mod common;
 
 use common::{keys, shuffle};
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 
 const ITEMS: usize = 1_000_000;
 const LOOKUPS: usize = 200_000;
@@ -43,20 +44,23 @@ const LOOKUPS: usize = 200_000;
 #[inline(never)]
 fn measured_insert(filter: &CuckooFilter, items: &[u64]) -> Result<(), cuckoo_nest::InsertError> {
     for &h in items {
-        filter.insert_hash(h)?;
+        filter.insert(&PreHashed(h))?;
     }
     Ok(())
 }
 
 #[inline(never)]
 fn measured_single(filter: &CuckooFilter, queries: &[u64]) -> usize {
-    queries.iter().filter(|&&h| filter.contains_hash(h)).count()
+    queries
+        .iter()
+        .filter(|&&h| filter.contains(&PreHashed(h)))
+        .count()
 }
 
 #[inline(never)]
 fn measured_batch(filter: &CuckooFilter, queries: &[u64], out: &mut [bool]) -> usize {
     filter
-        .contains_batch_hash(queries, out)
+        .contains_batch_into(queries.iter().map(|&h| PreHashed(h)), out)
         .expect("as many results as keys")
 }
 

@@ -28,7 +28,7 @@
 mod common;
 
 use common::{keys, shuffle};
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,7 +49,7 @@ fn lookups_during(filter: &Arc<CuckooFilter>, probe: Vec<u64>, work: impl FnOnce
                     break;
                 }
                 let t = Instant::now();
-                hits += filter.contains_hash(h) as usize;
+                hits += filter.contains(&PreHashed(h)) as usize;
                 times.push(t.elapsed().as_nanos().min(u32::MAX as u128) as u32);
             }
             std::hint::black_box(hits);
@@ -88,12 +88,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Clear: a big table, half full, cleared while lookups run.
     let filter = Arc::new(CuckooFilter::builder().buckets((mib << 20) / 8).build()?);
-    let items = keys(filter.slots() / 2, 1);
+    let items = keys(filter.shape().slots / 2, 1);
     let mut probe: Vec<u64> = items.iter().step_by(2).copied().take(1 << 20).collect();
     probe.extend(keys(probe.len(), 2));
     shuffle(&mut probe, 3);
     for r in 0..rounds {
-        filter.insert_batch_hash(&items)?;
+        filter.insert_batch(items.iter().map(|&h| PreHashed(h)))?;
         let mut took = Duration::ZERO;
         let ns = lookups_during(&filter, probe.clone(), || {
             let t = Instant::now();
@@ -111,7 +111,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for r in 0..rounds.min(3) {
         let filter = Arc::new(CuckooFilter::builder().capacity(1 << 22).build()?);
         let items = keys(filter.capacity(), 30 + r as u64);
-        filter.insert_batch_hash(&items)?;
+        filter.insert_batch(items.iter().map(|&h| PreHashed(h)))?;
         let mut probe: Vec<u64> = items.iter().step_by(2).copied().collect();
         probe.extend(keys(probe.len(), 40 + r as u64));
         shuffle(&mut probe, 5);
@@ -132,7 +132,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Fill: 32 MiB from empty to 95%, one insert at a time.
     for r in 0..rounds.min(3) {
         let filter = Arc::new(CuckooFilter::builder().buckets((32 << 20) / 8).build()?);
-        let items = keys(filter.slots() * 95 / 100, 10 + r as u64);
+        let items = keys(filter.shape().slots * 95 / 100, 10 + r as u64);
         let mut probe: Vec<u64> = items.iter().step_by(2).copied().take(1 << 20).collect();
         probe.extend(keys(probe.len(), 20 + r as u64));
         shuffle(&mut probe, 4);
@@ -140,7 +140,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let ns = lookups_during(&filter, probe, || {
             let t = Instant::now();
             for &h in &items {
-                filter.insert_hash(h).expect("95% fits a 4-slot table");
+                filter
+                    .insert(&PreHashed(h))
+                    .expect("95% fits a 4-slot table");
             }
             took = t.elapsed();
         });

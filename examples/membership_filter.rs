@@ -38,7 +38,7 @@
 //! #                                      keys, device µs, overwrite rounds
 //! ```
 
-use cuckoo_nest::{CuckooFilter, DecodeError};
+use cuckoo_nest::{CuckooFilter, DecodeError, LoadOptions, SaveOptions};
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::Path;
 use std::sync::Arc;
@@ -106,7 +106,7 @@ impl Store {
         let startup = match std::fs::File::open(dir.join("store.filter")) {
             Err(_) => Err("missing"),
             Ok(file) => {
-                match CuckooFilter::read_from_with_metadata(std::io::BufReader::new(file)) {
+                match CuckooFilter::load(std::io::BufReader::new(file), &LoadOptions::default()) {
                     Err(DecodeError::Io(_)) | Err(DecodeError::Truncated { .. }) => Err("torn"),
                     Err(_) => Err("damaged"),
                     Ok((_, meta)) if meta != commit.to_le_bytes() => Err("stale"),
@@ -124,7 +124,7 @@ impl Store {
                 let txn = db.begin_read()?;
                 if let Ok(t) = txn.open_table(DATA) {
                     for entry in t.iter()? {
-                        filter.insert_bytes(&entry?.0.value().to_le_bytes())?;
+                        filter.insert(&entry?.0.value().to_le_bytes())?;
                     }
                 }
                 (filter, Startup::Rebuilt(why))
@@ -158,7 +158,7 @@ impl Store {
                 if data.get(k)?.is_none() && !added.contains(&k) {
                     // Before the commit: once a reader can see the key in
                     // the store, the filter already has it.
-                    self.filter.insert_bytes(&k.to_le_bytes())?;
+                    self.filter.insert(&k.to_le_bytes())?;
                     added.push(k);
                 }
                 data.insert(k, &b"value"[..])?;
@@ -172,7 +172,7 @@ impl Store {
                 // Not committed (a dropped transaction aborts): take back
                 // the copies this put added, and the filter is as before.
                 for k in added {
-                    let taken = self.filter.remove_bytes(&k.to_le_bytes());
+                    let taken = self.filter.remove(&k.to_le_bytes());
                     assert!(taken, "the copy this put added is there");
                 }
                 Err(e)
@@ -200,7 +200,7 @@ impl Store {
             // still find the key in the store, so the filter must too. A
             // put of the same key racing in between added a copy of its
             // own, so this takes one copy and leaves that one.
-            let taken = self.filter.remove_bytes(&k.to_le_bytes());
+            let taken = self.filter.remove(&k.to_le_bytes());
             assert!(taken, "key {k} was stored, so its copy is in the filter");
         }
         Ok(())
@@ -216,8 +216,12 @@ impl Store {
     /// commit id read before the snapshot.
     pub fn save(&self, dir: &Path) -> Result<(), Error> {
         let commit = commit_id(&self.db)?;
-        self.filter
-            .save_to_path_with_metadata(dir.join("store.filter"), &commit.to_le_bytes())?;
+        self.filter.save_to_path(
+            dir.join("store.filter"),
+            &SaveOptions::default()
+                .metadata(&commit.to_le_bytes())
+                .expect("metadata fits"),
+        )?;
         Ok(())
     }
 
@@ -225,7 +229,7 @@ impl Store {
     /// whose read costs the modelled device latency. Returns (found, store
     /// read).
     pub fn get(&self, key: u64, use_filter: bool) -> Result<(bool, bool), Error> {
-        if use_filter && !self.filter.contains_bytes(&key.to_le_bytes()) {
+        if use_filter && !self.filter.contains(&key.to_le_bytes()) {
             return Ok((false, false));
         }
         std::thread::sleep(self.device_latency);
@@ -312,7 +316,7 @@ fn overwrite(store: &Store, keys: &[u64], rounds: usize) -> Result<usize, Error>
     // (A count can exceed 1 where another stored key collides: it counts
     // fingerprint copies, which the length check above accounts for.)
     for &k in keys {
-        assert!(store.filter.count_bytes(&k.to_le_bytes()) >= 1, "key {k}");
+        assert!(store.filter.count(&k.to_le_bytes()) >= 1, "key {k}");
     }
     Ok(puts)
 }

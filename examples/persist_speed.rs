@@ -17,7 +17,7 @@
 mod common;
 
 use common::{keys, median, shuffle};
-use cuckoo_nest::{CuckooFilter, FilterView};
+use cuckoo_nest::{CuckooFilter, FilterView, LoadOptions, PreHashed, SaveOptions};
 use std::time::{Duration, Instant};
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 4 x 16-bit buckets: 8 bytes each.
     let buckets = (mib << 20) / 8;
     let filter = CuckooFilter::builder().buckets(buckets).build()?;
-    let fill = filter.slots() / 2;
+    let fill = filter.shape().slots / 2;
     println!(
         "filter: {} MiB table, {} buckets of 4 x 16 bits; filling to 50% ({} items)",
         mib, buckets, fill
@@ -47,8 +47,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (t, r) = time(|| {
         std::thread::scope(|s| {
             let (a, b) = items.split_at(fill / 2);
-            let h = s.spawn(|| filter.insert_batch_hash(a));
-            let r = filter.insert_batch_hash(b);
+            let h = s.spawn(|| filter.insert_batch(a.iter().map(|&h| PreHashed(h))));
+            let r = filter.insert_batch(b.iter().map(|&h| PreHashed(h)));
             h.join().unwrap().and(r)
         })
     });
@@ -88,7 +88,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..rounds {
         let (t, r) = time(|| -> std::io::Result<()> {
             let file = std::fs::File::create(&path)?;
-            filter.write_to(std::io::BufWriter::new(file))
+            filter.save(std::io::BufWriter::new(file), &SaveOptions::default())
         });
         r?;
         write.push(t);
@@ -97,7 +97,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..rounds {
         let (t, f) = time(|| -> Result<CuckooFilter, Box<dyn std::error::Error>> {
             let file = std::fs::File::open(&path)?;
-            Ok(CuckooFilter::read_from(std::io::BufReader::new(file))?)
+            Ok(
+                CuckooFilter::load(std::io::BufReader::new(file), &LoadOptions::default())
+                    .map(|(f, _)| f)?,
+            )
         });
         read.push(t);
         drop(f?);
@@ -190,14 +193,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut own1, mut view1, mut own_b, mut view_b) = (vec![], vec![], vec![], vec![]);
     let mut agree = 0usize;
     for _ in 0..rounds {
-        let (t, n) = time(|| probes.iter().filter(|&&h| filter.contains_hash(h)).count());
+        let (t, n) = time(|| {
+            probes
+                .iter()
+                .filter(|&&h| filter.contains(&PreHashed(h)))
+                .count()
+        });
         own1.push(t);
-        let (t, m) = time(|| probes.iter().filter(|&&h| view.contains_hash(h)).count());
+        let (t, m) = time(|| {
+            probes
+                .iter()
+                .filter(|&&h| view.contains(&PreHashed(h)))
+                .count()
+        });
         view1.push(t);
         assert_eq!(n, m);
         agree = n;
-        own_b.push(time(|| filter.contains_batch_hash(&probes, &mut out)).0);
-        view_b.push(time(|| view.contains_batch_hash(&probes, &mut out)).0);
+        own_b.push(
+            time(|| filter.contains_batch_into(probes.iter().map(|&h| PreHashed(h)), &mut out)).0,
+        );
+        view_b.push(
+            time(|| view.contains_batch_into(probes.iter().map(|&h| PreHashed(h)), &mut out)).0,
+        );
     }
     let mops = |d: Duration| probes.len() as f64 / d.as_secs_f64() / 1e6;
     println!();

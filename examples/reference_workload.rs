@@ -23,7 +23,7 @@
 mod common;
 
 use common::{keys, shuffle};
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -85,25 +85,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let filter = build()?;
         let start = Instant::now();
         for &k in &added {
-            filter.insert_hash(k)?;
+            filter.insert(&PreHashed(k))?;
         }
         let insert = ns_per(start, n);
         let mut finds = Vec::new();
         for set in &lookup_sets {
             let start = Instant::now();
-            let found = set.iter().filter(|&&k| filter.contains_hash(k)).count();
+            let found = set
+                .iter()
+                .filter(|&&k| filter.contains(&PreHashed(k)))
+                .count();
             finds.push(ns_per(start, sample));
             black_box(found);
         }
         let mut out = vec![false; sample];
         let start = Instant::now();
-        let found = filter.contains_batch_hash(&lookup_sets[2], &mut out)?;
+        let found =
+            filter.contains_batch_into(lookup_sets[2].iter().map(|&h| PreHashed(h)), &mut out)?;
         let batch = ns_per(start, sample);
         black_box(found);
         drop(filter);
         let bulk = build()?;
         let start = Instant::now();
-        bulk.insert_batch_hash(&added)?;
+        bulk.insert_batch(added.iter().map(|&h| PreHashed(h)))?;
         let batch_insert = ns_per(start, n);
         black_box(bulk.len());
         println!(

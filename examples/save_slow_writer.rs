@@ -34,7 +34,7 @@
 mod common;
 
 use common::{keys, median};
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, SaveOptions};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -158,11 +158,11 @@ fn one_round(capacity: usize, round: usize, growable: bool) -> Round {
         // the 4x16 design load of 95%), so the inserts during the save
         // (from a thread started just before it) cross that load once the
         // save holds the growth lock; the same number without a save.
-        let budget = filter.slots() / 150;
+        let budget = filter.shape().slots / 150;
         let fill = if growable {
-            (filter.slots() as f64 * 0.95 * 0.95) as usize - budget / 2
+            (filter.shape().slots as f64 * 0.95 * 0.95) as usize - budget / 2
         } else {
-            filter.slots() * 95 / 100
+            filter.shape().slots * 95 / 100
         };
         let all = keys(fill + 2 * budget, round as u64);
         filter.insert_batch(&all[..fill]).expect("the fill fits");
@@ -182,12 +182,14 @@ fn one_round(capacity: usize, round: usize, growable: bool) -> Round {
                 at: 0,
                 len: 0,
             };
-            filter.write_to_seekable(&mut out).expect("save");
+            filter
+                .save_seekable(&mut out, &SaveOptions::default())
+                .expect("save");
             stop.store(true, Ordering::Relaxed);
             (inserter.join().expect("inserter"), out.calls, t.elapsed())
         });
         let n = during.len();
-        let load = 100.0 * filter.len() as f64 / filter.slots() as f64;
+        let load = 100.0 * filter.len() as f64 / filter.shape().slots as f64;
         let quiet_stop = AtomicBool::new(false);
         let mut quiet = if growable {
             // No save: the same keys into a second filter filled the same

@@ -21,7 +21,7 @@
 //! Files go to the system's temporary directory (the page cache: the
 //! figure is the copy's cost to writers, not the device's).
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed, SaveOptions};
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -54,7 +54,7 @@ fn main() {
         .fingerprint_bits(16)
         .build()
         .expect("a valid shape");
-    let fill = (filter.slots() as f64 * load) as u64;
+    let fill = (filter.shape().slots as f64 * load) as u64;
     let t = Instant::now();
     for n in 0..fill {
         if n % (fill / 10).max(1) == 0 {
@@ -65,7 +65,7 @@ fn main() {
             );
         }
         filter
-            .insert_hash(key(n))
+            .insert(&PreHashed(key(n)))
             .expect("room below the load asked for");
     }
     eprintln!(
@@ -91,8 +91,8 @@ fn main() {
             while !stop.load(Ordering::Relaxed) {
                 // A failed insert (none expected at this load) still counts
                 // as work done; only its remove is skipped.
-                if filter.insert_hash(key(next)).is_ok() {
-                    let _ = filter.remove_hash(key(oldest));
+                if filter.insert(&PreHashed(key(next))).is_ok() {
+                    let _ = filter.remove(&PreHashed(key(oldest)));
                     oldest += 1;
                 }
                 next += 1;
@@ -120,10 +120,10 @@ fn main() {
                     0 => drop(std::hint::black_box(filter.to_bytes())),
                     1 => {
                         let mut w = BufWriter::new(std::fs::File::create(&path).unwrap());
-                        filter.write_to(&mut w).unwrap();
+                        filter.save(&mut w, &SaveOptions::default()).unwrap();
                         w.flush().unwrap();
                     }
-                    _ => filter.save_to_path(&path).unwrap(),
+                    _ => filter.save_to_path(&path, &SaveOptions::default()).unwrap(),
                 });
                 ratios[m].push(rate / base);
                 vs_control[m].push(rate / control);

@@ -72,8 +72,8 @@ fn space(n: usize) {
             println!(
                 "| {target:.0e} | {} | {}x{} | {bits:.2} | {rate:.3e} ({hits}) | {probes} | {:.2} | {:.2} |",
                 if semi { "semi-sorted" } else { "plain" },
-                filter.bucket_size(),
-                filter.fingerprint_bits(),
+                filter.shape().bucket_size,
+                filter.shape().fingerprint_bits,
                 1.44 * log,
                 log
             );
@@ -94,7 +94,7 @@ fn space(n: usize) {
             .unwrap();
         // The paper reports Table 3 at 95% load: past the capacity (which
         // keeps a margin below the first failure), short of that failure.
-        let items = (filter.slots() as f64 * 0.95).ceil() as usize;
+        let items = (filter.shape().slots as f64 * 0.95).ceil() as usize;
         for k in splitmix64(2).take(items) {
             filter.insert(&k).expect("95% is below the first failure");
         }
@@ -162,7 +162,7 @@ fn speed(n: usize, rounds: usize, label: &str) {
             let single = stream.len() as f64 / t.elapsed().as_secs_f64() / 1e6;
             assert!(hits >= n / 2, "{}: false negatives", s.name);
             let t = Instant::now();
-            let hits = s.filter.contains_batch(&stream, &mut out).unwrap();
+            let hits = s.filter.contains_batch_into(&stream, &mut out).unwrap();
             let batch = stream.len() as f64 / t.elapsed().as_secs_f64() / 1e6;
             assert!(hits >= n / 2, "{}: false negatives", s.name);
             rates[idx][0].push(single);

@@ -55,11 +55,11 @@ fn main() {
 
     let mut out = vec![false; n];
     let t = Instant::now();
-    let hits = filter.contains_batch(&present, &mut out).unwrap();
+    let hits = filter.contains_batch_into(&present, &mut out).unwrap();
     println!("batch (hit)     {}", rate(n, t.elapsed().as_secs_f64()));
     assert_eq!(hits, n, "false negatives");
     let t = Instant::now();
-    filter.contains_batch(&absent, &mut out).unwrap();
+    filter.contains_batch_into(&absent, &mut out).unwrap();
     println!("batch (miss)    {}", rate(n, t.elapsed().as_secs_f64()));
 
     println!(

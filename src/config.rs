@@ -13,7 +13,7 @@ use std::fmt;
 /// use cuckoo_nest::{BuildError, CuckooFilter, BUCKET_SIZES};
 /// for b in BUCKET_SIZES {
 ///     let filter = CuckooFilter::builder().capacity(100).bucket_size(b).build()?;
-///     assert_eq!(filter.bucket_size(), b);
+///     assert_eq!(filter.shape().bucket_size, b);
 /// }
 /// let err = CuckooFilter::builder().capacity(100).bucket_size(16).build().unwrap_err();
 /// assert_eq!(err, BuildError::UnsupportedBucketSize { bucket_size: 16 });
@@ -27,7 +27,7 @@ pub const BUCKET_SIZES: [usize; 3] = [2, 4, 8];
 /// use cuckoo_nest::{BuildError, CuckooFilter, FINGERPRINT_BITS};
 /// for bits in FINGERPRINT_BITS {
 ///     let filter = CuckooFilter::builder().capacity(100).fingerprint_bits(bits).build()?;
-///     assert_eq!(filter.fingerprint_bits(), bits);
+///     assert_eq!(filter.shape().fingerprint_bits, bits);
 /// }
 /// let err = CuckooFilter::builder().capacity(100).fingerprint_bits(64).build().unwrap_err();
 /// assert_eq!(err, BuildError::UnsupportedFingerprintBits { bits: 64 });

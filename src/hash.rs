@@ -84,8 +84,7 @@ impl StableHasher {
     }
 
     /// The saved format's hash of a byte-string key with `seed` (what
-    /// [`CuckooFilter::hash_bytes`](crate::CuckooFilter::hash_bytes) uses,
-    /// and `insert`/`contains` for every byte-string and integer
+    /// `insert`/`contains` use for every byte-string and integer
     /// [`Key`](crate::Key)):
     /// one [`Hasher::write`] of the bytes, then [`Hasher::finish`]. Unlike
     /// `hash_one(seed, bytes)`, it does not go through `<[u8] as Hash>`

@@ -4,10 +4,9 @@
 //! A key is its bytes: `str`, `[u8]`, `String`, `Vec<u8>`, `[u8; N]` (and
 //! references, boxes and `Cow`s of them) are hashed as their bytes, the
 //! integer types as their little-endian bytes (`usize` and `isize` as 8
-//! bytes), all with [`StableHasher::hash_bytes`], the `*_bytes` methods'
-//! hash. So `insert("k")`, `insert(b"k")`, `insert(&b"k"[..])`,
-//! `insert(&String::from("k"))` and `insert_bytes(b"k")` store one
-//! fingerprint in one bucket pair, and each finds what the others stored.
+//! bytes), all with [`StableHasher::hash_bytes`]. So `insert("k")`,
+//! `insert(b"k")`, `insert(&b"k"[..])` and `insert(&String::from("k"))`
+//! store one fingerprint in one bucket pair, and each finds what the others stored.
 //! [`ByHash`] takes any other `T: Hash`; [`PreHashed`] a hash already made.
 //!
 //! Files saved before this trait (format versions 1 to 3) hashed the
@@ -85,10 +84,9 @@ pub(crate) mod sealed {
 /// assert!(filter.contains(&b"user:1"[..]));
 /// assert!(filter.contains(&String::from("user:1")));
 /// assert!(filter.contains(&b"user:1".to_vec()));
-/// assert!(filter.contains_bytes(b"user:1"));
 /// filter.insert(&7u64)?;
-/// assert!(filter.contains_bytes(&7u64.to_le_bytes()));
-/// assert_eq!(filter.hash_item(&7u64), filter.hash_bytes(&7u64.to_le_bytes()));
+/// assert!(filter.contains(&7u64.to_le_bytes()));
+/// assert_eq!(filter.hash_item(&7u64), filter.hash_item(&7u64.to_le_bytes()));
 /// # Ok::<(), cuckoo_nest::InsertError>(())
 /// ```
 pub trait Key: sealed::Encode {}
@@ -246,7 +244,7 @@ impl<K: Key + ToOwned + ?Sized> Key for Cow<'_, K> {}
 /// assert!(filter.contains(&ByHash(&(7u32, "seven")))); // through a reference
 /// assert_eq!(
 ///     filter.hash_item(&ByHash((7u32, "seven"))),
-///     StableHasher::hash_one(filter.seed(), &(7u32, "seven")),
+///     StableHasher::hash_one(filter.shape().seed, &(7u32, "seven")),
 /// );
 /// # Ok::<(), cuckoo_nest::InsertError>(())
 /// ```
@@ -265,10 +263,9 @@ impl<T: Hash> sealed::Encode for ByHash<T> {
 }
 impl<T: Hash> Key for ByHash<T> {}
 
-/// A key already hashed to 64 well-mixed bits: the generic methods use
-/// the hash as it is, as the `*_hash` methods do (`insert(&PreHashed(h))`
-/// is `insert_hash(h)`), so pre-hashed keys mix with others in one batch
-/// type or one generic caller.
+/// A key already hashed to 64 well-mixed bits: every method uses the hash
+/// as it is, so a caller that hashes its own keys passes them like any
+/// other key, one at a time or in batches (an iterator of `PreHashed`).
 ///
 /// ```
 /// use cuckoo_nest::{CuckooFilter, PreHashed};
@@ -276,9 +273,12 @@ impl<T: Hash> Key for ByHash<T> {}
 /// let h = filter.hash_item("k");
 /// filter.insert(&PreHashed(h))?;
 /// assert!(filter.contains("k"));
-/// assert!(filter.contains_hash(h));
+/// assert!(filter.contains(&PreHashed(h)));
 /// filter.insert_batch(&[PreHashed(1), PreHashed(2)])?;
-/// assert!(filter.contains_hash(2));
+/// assert!(filter.contains(&PreHashed(2)));
+/// let hashes: Vec<u64> = vec![3, 4];
+/// filter.insert_batch(hashes.iter().map(|&h| PreHashed(h)))?;
+/// assert_eq!(filter.contains_batch(hashes.iter().map(|&h| PreHashed(h))), [true, true]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

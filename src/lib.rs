@@ -73,25 +73,25 @@
 //! **One key path.** `insert`, `contains`, `remove`, `count` and their
 //! batch forms take any [`Key`]: a key is its bytes, however it is passed
 //! (`"k"`, `b"k"`, `&b"k"[..]`, `String`, `Vec<u8>`; an integer as its
-//! little-endian bytes), hashed with [`StableHasher::hash_bytes`], the
-//! `*_bytes` methods' hash, so every way of passing one key finds what
-//! any other stored. Its output is the same on every run, process and
+//! little-endian bytes), hashed with the format's own byte hash, so
+//! every way of passing one key finds what any other stored. Its output is the same on every run, process and
 //! platform (seed 0 by default; set one with [`Builder::seed`]) and part
 //! of the saved format (docs/format.md, "Keys"). Other types go through
 //! [`ByHash`] (their `std::hash::Hash` impl, which the standard library
 //! does not promise to keep across Rust releases); callers who already
-//! hash their keys use [`PreHashed`] or the `*_hash` methods with any
-//! well-mixed 64-bit hash. A filter loaded from a file saved before this
-//! (format versions 1 to 3) keeps hashing its generic methods' keys
-//! through `std::hash::Hash`, as when it was saved, so its keys are still
-//! found the way they were inserted.
+//! hash their keys pass [`PreHashed`] with any well-mixed 64-bit hash. A
+//! filter loaded from a file saved before this (format versions 1 to 3)
+//! keeps hashing its generic methods' keys through `std::hash::Hash`, as
+//! when it was saved, so its keys are still found the way they were
+//! inserted (docs/format.md, "Keys", says how to reach keys that file's
+//! writer stored through its old `*_bytes` methods).
 //!
 //! ## Saving and loading
 //!
-//! [`CuckooFilter::to_bytes`] and [`CuckooFilter::write_to`] save a filter
+//! [`CuckooFilter::to_bytes`] and [`CuckooFilter::save`] save a filter
 //! (safely while other threads write) in a versioned, checksummed,
 //! little-endian format, documented byte by byte in docs/format.md;
-//! [`CuckooFilter::from_bytes`] and [`CuckooFilter::read_from`] load it back
+//! [`CuckooFilter::from_bytes`] and [`CuckooFilter::load`] load it back
 //! as an owned filter; [`FilterView`] answers lookups straight from the
 //! saved bytes (a memory-mapped file, say) without loading them, and owns
 //! them or borrows them (`FilterView<Vec<u8>>`, `FilterView<&[u8]>`);
@@ -100,11 +100,11 @@
 //! bytes are a [`DecodeError`], never a panic; bytes whose checksums match
 //! but that no writer of the format produces are refused too.
 //!
-//! Beside a store: [`CuckooFilter::save_to_path_with_metadata`] saves
-//! crash-safely (temporary file, fsync, rename, fsync of the directory)
-//! with up to [`MAX_METADATA`] bytes of the caller's own (a commit id), which
-//! [`CuckooFilter::read_metadata`] (and `read_metadata_from`,
-//! `read_metadata_from_path`) reads back without the table, so a stale
+//! Beside a store: [`CuckooFilter::save_to_path`] saves crash-safely
+//! (temporary file, fsync, rename, fsync of the directory) with up to
+//! [`MAX_METADATA`] bytes of the caller's own ([`SaveOptions::metadata`]:
+//! a commit id), which [`CuckooFilter::read_metadata`] (and
+//! `read_metadata_from`, a file or a stream) reads back without the table, so a stale
 //! file can be told from a current one; the repository's
 //! examples/membership_filter.rs (not part of this package) wires it up
 //! in front of an embedded store. With the `serde` feature, the filter is
@@ -112,12 +112,11 @@
 //!
 //! ## Embedding
 //!
-//! Byte-string keys (`insert_bytes`, `insert_unique_bytes`,
-//! `contains_bytes`, `remove_bytes`, the batch forms, or the generic
-//! methods) hash with the format's own hash, stable across platforms and
-//! releases;
-//! [`CuckooFilter::remove_batch`] (and its `_hash` and `_bytes` forms)
-//! removes many keys and says which were found; [`CuckooFilter::count`] says how many copies of
+//! Byte-string keys hash with the format's own hash, stable across
+//! platforms and releases; the batch forms take any iterator of keys
+//! ([`CuckooFilter::insert_batch`], [`CuckooFilter::contains_batch`]);
+//! [`CuckooFilter::remove_batch`] removes many keys and says which were
+//! found; [`CuckooFilter::count`] says how many copies of
 //! an item's fingerprint are held; [`CuckooFilter::merge`] adds another
 //! filter's fingerprints (a union); `Clone` copies while other threads
 //! write, as `to_bytes` does.
@@ -156,12 +155,12 @@ pub use error::{
     BatchInsertError, BuildError, DecodeError, InsertError, LengthMismatch, MergeError,
     MetadataTooLong,
 };
-pub use face::{CuckooFilter, ReadFilter, Statistics};
+pub use face::{CuckooFilter, ReadFilter, Shape, Statistics};
 pub use hash::StableHasher;
 #[cfg(all(feature = "internals", not(cuckoo_nest_loom)))]
 pub use internals::debug_fail_barriers;
 pub use key::{ByHash, Key, PreHashed};
-pub use persist::{FilterView, MAX_METADATA};
+pub use persist::{FilterView, LoadOptions, SaveOptions, MAX_METADATA};
 
 #[cfg(test)]
 mod tests {

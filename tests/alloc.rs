@@ -11,7 +11,7 @@
 //!
 //! One `#[test]` only, so no other test thread allocates while it counts.
 
-use cuckoo_nest::{CuckooFilter, DecodeError};
+use cuckoo_nest::{CuckooFilter, DecodeError, LoadOptions, SaveOptions};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -105,7 +105,8 @@ fn read_from_allocates_what_arrives() {
 
     // A 64-byte stream whose header claims 2^40 buckets (8 TiB).
     let stream = claiming(1 << 40, 0);
-    let (peak, r) = peak_during(|| CuckooFilter::read_from(&stream[..]));
+    let (peak, r) =
+        peak_during(|| CuckooFilter::load(&stream[..], &LoadOptions::default()).map(|(f, _)| f));
     assert!(matches!(r, Err(DecodeError::Truncated { .. })), "{r:?}");
     assert!(peak <= FIXED, "{peak} bytes for a 64-byte stream");
 
@@ -113,7 +114,9 @@ fn read_from_allocates_what_arrives() {
     // the bytes held, an eighth more (the next chunk), and the first chunk.
     for held in [100 << 10, 1 << 20, 16 << 20] {
         let stream = claiming(1 << 30, held);
-        let (peak, r) = peak_during(|| CuckooFilter::read_from(&stream[..]));
+        let (peak, r) = peak_during(|| {
+            CuckooFilter::load(&stream[..], &LoadOptions::default()).map(|(f, _)| f)
+        });
         assert!(matches!(r, Err(DecodeError::Truncated { .. })), "{r:?}");
         let bound = held + held / 8 + FIXED;
         assert!(
@@ -130,10 +133,11 @@ fn read_from_allocates_what_arrives() {
         filter.insert(&k).unwrap();
     }
     let mut saved = Vec::new();
-    filter.write_to(&mut saved).unwrap();
+    filter.save(&mut saved, &SaveOptions::default()).unwrap();
     drop(filter);
     let table = saved.len() - 64;
-    let (peak, r) = peak_during(|| CuckooFilter::read_from(&saved[..]));
+    let (peak, r) =
+        peak_during(|| CuckooFilter::load(&saved[..], &LoadOptions::default()).map(|(f, _)| f));
     let loaded = r.unwrap();
     assert!(loaded.contains(&999u32));
     println!("whole {table}-byte table: peak {peak} bytes");
@@ -159,7 +163,14 @@ fn saves_stream_a_chunk_at_a_time() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("f.bin");
 
-    let (peak, r) = peak_during(|| filter.save_to_path_with_metadata(&path, b"lsn 7"));
+    let (peak, r) = peak_during(|| {
+        filter.save_to_path(
+            &path,
+            &SaveOptions::default()
+                .metadata(b"lsn 7")
+                .expect("metadata fits"),
+        )
+    });
     r.unwrap();
     println!("save_to_path of a {table}-byte table: peak {peak} bytes");
     assert!(
@@ -168,7 +179,9 @@ fn saves_stream_a_chunk_at_a_time() {
     );
 
     let file = std::fs::File::create(dir.join("g.bin")).unwrap();
-    let (peak, r) = peak_during(|| filter.write_to_seekable(std::io::BufWriter::new(file)));
+    let (peak, r) = peak_during(|| {
+        filter.save_seekable(std::io::BufWriter::new(file), &SaveOptions::default())
+    });
     r.unwrap();
     println!("write_to_seekable: peak {peak} bytes");
     assert!(
@@ -178,7 +191,10 @@ fn saves_stream_a_chunk_at_a_time() {
 
     // What was written loads, and is what `to_bytes` gives.
     let saved = std::fs::read(&path).unwrap();
-    assert_eq!(saved, filter.to_bytes_with_metadata(b"lsn 7").unwrap());
+    let mut expected = Vec::new();
+    let options = SaveOptions::default().metadata(b"lsn 7").unwrap();
+    filter.save(&mut expected, &options).unwrap();
+    assert_eq!(saved, expected);
     assert_eq!(std::fs::read(dir.join("g.bin")).unwrap(), filter.to_bytes());
     let loaded = CuckooFilter::from_bytes(&saved).unwrap();
     assert!((0..100_000u32).all(|k| loaded.contains(&k)));

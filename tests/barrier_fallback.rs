@@ -8,7 +8,7 @@
 //! A binary of its own: the hook that makes barriers fail changes
 //! process-wide state that the other tests' filters would share.
 
-use cuckoo_nest::{debug_fail_barriers, CuckooFilter, InsertError};
+use cuckoo_nest::{debug_fail_barriers, CuckooFilter, InsertError, PreHashed};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 
 fn key(i: u64) -> u64 {
@@ -37,7 +37,7 @@ fn growth_falls_back_when_membarrier_fails_and_says_when_no_barrier_works() {
             let mut i = 0u64;
             while !done.load(SeqCst) {
                 let n = published.load(SeqCst);
-                if n > 0 && !filter.contains_hash(key(i % n)) {
+                if n > 0 && !filter.contains(&PreHashed(key(i % n))) {
                     false_negatives.fetch_add(1, SeqCst);
                 }
                 i = i.wrapping_add(7919);
@@ -45,7 +45,7 @@ fn growth_falls_back_when_membarrier_fails_and_says_when_no_barrier_works() {
         });
         for i in 0..16 * first as u64 {
             filter
-                .insert_hash(key(i))
+                .insert(&PreHashed(key(i)))
                 .unwrap_or_else(|e| panic!("insert {i} on the fallback barrier: {e}"));
             published.store(i + 1, SeqCst);
         }
@@ -62,7 +62,7 @@ fn growth_falls_back_when_membarrier_fails_and_says_when_no_barrier_works() {
     // No barrier at all: the insert that needs a growth step is refused
     // with the reason, and nothing is lost.
     debug_fail_barriers(true, true);
-    let refused = (n..64 * first as u64).find_map(|i| match filter.insert_hash(key(i)) {
+    let refused = (n..64 * first as u64).find_map(|i| match filter.insert(&PreHashed(key(i))) {
         Ok(()) => {
             n = i + 1;
             None
@@ -73,16 +73,16 @@ fn growth_falls_back_when_membarrier_fails_and_says_when_no_barrier_works() {
         let (i, e) = refused.expect("a growth step with no barrier refused");
         assert_eq!(e, InsertError::GrowthBlocked);
         assert_eq!(filter.len(), i as usize);
-        assert!((0..i).all(|k| filter.contains_hash(key(k))));
+        assert!((0..i).all(|k| filter.contains(&PreHashed(key(k)))));
         // A barrier works again: the same insert grows the filter.
         debug_fail_barriers(true, false);
         let before = filter.capacity();
-        filter.insert_hash(key(i)).unwrap();
+        filter.insert(&PreHashed(key(i))).unwrap();
         filter.finish_growth();
         assert!(filter.capacity() > before);
-        assert!((0..=i).all(|k| filter.contains_hash(key(k))));
+        assert!((0..=i).all(|k| filter.contains(&PreHashed(key(k)))));
     } else {
         assert_eq!(refused, None, "fences need no system call");
-        assert!((0..n).all(|k| filter.contains_hash(key(k))));
+        assert!((0..n).all(|k| filter.contains(&PreHashed(key(k)))));
     }
 }

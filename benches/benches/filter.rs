@@ -62,7 +62,7 @@ fn lookups(c: &mut Criterion, group: &str, ours_f: &CuckooFilter, peer: &Peer, q
     });
     let mut out = vec![false; q.len()];
     g.bench_function("contains_batch", |b| {
-        b.iter(|| ours_f.contains_batch(q, &mut out).unwrap())
+        b.iter(|| ours_f.contains_batch_into(q, &mut out).unwrap())
     });
     g.bench_function("peer_cuckoofilter", |b| {
         b.iter(|| q.iter().filter(|k| peer.contains(*k)).count())
@@ -151,7 +151,7 @@ fn out_of_cache(c: &mut Criterion) {
     });
     let mut out = vec![false; q.len()];
     g.bench_function("contains_batch_4k_pages", |b| {
-        b.iter(|| small_pages.contains_batch(&q, &mut out).unwrap())
+        b.iter(|| small_pages.contains_batch_into(&q, &mut out).unwrap())
     });
     g.finish();
     drop(small_pages);
@@ -211,7 +211,7 @@ fn threads(c: &mut Criterion) {
     // Lookups on a 90%-full table, alone and beside a writer that inserts
     // fresh keys and removes old ones, holding the load at 90%.
     let slots_f = CuckooFilter::builder().capacity(n).build().unwrap();
-    let target = slots_f.slots() * 9 / 10;
+    let target = slots_f.shape().slots * 9 / 10;
     let fill = keys(target, 4);
     slots_f.insert_batch(&fill).unwrap();
     let q = queries(&fill, QUERIES);

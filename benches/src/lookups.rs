@@ -123,7 +123,7 @@ pub fn beside_writer(
     phase: &Phase,
 ) -> Result<Figure, String> {
     let filter = build_nest(NestConfig::Default, n)?;
-    let target = (filter.slots() as f64 * WRITER_LOAD) as usize;
+    let target = (filter.shape().slots as f64 * WRITER_LOAD) as usize;
     phase.message(format!("fill {target} items"));
     fill_parallel(&filter, seed, target, threads);
     let queries = mixed_queries(seed, lookups, target, 0.5, 600);

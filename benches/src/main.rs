@@ -150,7 +150,8 @@ fn run(o: &Options) -> Result<(), String> {
     // Bloom and quotient filters are sized for the false-positive rate cuckoo-nest's default
     // configuration expects, so the space columns compare like with like.
     let fpr_target = cuckoo_nest::CuckooFilter::with_capacity(o.items)
-        .expected_false_positive_rate_at_capacity()
+        .shape()
+        .false_positive_rate_at_capacity
         .clamp(1e-9, 0.5);
     let header = header(o, &before, lookups, fpr_target);
     println!("{header}");

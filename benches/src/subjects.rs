@@ -214,14 +214,14 @@ impl Subject for NestSubject {
         self.filter.memory_usage()
     }
     fn slots(&self) -> Option<usize> {
-        Some(self.filter.slots())
+        Some(self.filter.shape().slots)
     }
     fn expected_fpr(&self, _items: usize) -> f64 {
         self.filter.expected_false_positive_rate()
     }
     fn growth(&self) -> Growth {
         // A growable filter never refuses an insert: filled to the count asked for.
-        if self.filter.is_growable() {
+        if self.filter.max_capacity().is_some() {
             Growth::Configured
         } else {
             Growth::UntilFailure
@@ -250,7 +250,7 @@ pub fn nest_contains_batched(filter: &Nest, keys: &[u64]) -> usize {
         .map(|chunk| {
             let out = &mut out[..chunk.len()];
             // The lengths match by construction, so the error case cannot happen.
-            filter.contains_batch(chunk, out).unwrap_or(0)
+            filter.contains_batch_into(chunk, out).unwrap_or(0)
         })
         .sum()
 }

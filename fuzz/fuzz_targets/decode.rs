@@ -13,7 +13,7 @@
 //! the length checks and lookups over arbitrary tables.
 #![no_main]
 
-use cuckoo_nest::{CuckooFilter, FilterView};
+use cuckoo_nest::{CuckooFilter, FilterView, LoadOptions};
 use libfuzzer_sys::fuzz_target;
 
 fn fix_checksums(b: &mut [u8]) {
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         {
             let keys: Vec<u64> = (0..32).collect();
             let mut out = vec![false; keys.len()];
-            let _ = view.contains_batch(&keys, &mut out);
+            let _ = view.contains_batch_into(&keys, &mut out);
             for k in &keys {
                 assert_eq!(view.contains(k), out[*k as usize]);
             }
@@ -51,12 +51,12 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let owned = CuckooFilter::from_bytes(&bytes);
-    let streamed = CuckooFilter::read_from(&bytes[..]);
+    let streamed = CuckooFilter::load(&bytes[..], &LoadOptions::default()).map(|(f, _)| f);
     let checked_view = FilterView::new(&bytes);
     assert_eq!(owned.is_ok(), checked_view.is_ok());
     if let Ok(f) = owned {
         assert!(streamed.is_ok());
-        assert!(f.len() <= f.slots() && f.load_factor() <= 1.0);
+        assert!(f.len() <= f.shape().slots && f.load_factor() <= 1.0);
         // Whatever loaded keeps what is inserted after loading.
         // Enough keys for a small growable filter (version 3 or 4) to grow.
         let mut inserted = Vec::new();

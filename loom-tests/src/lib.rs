@@ -17,7 +17,7 @@
 //! the helpers still compile (they are plain code over the public API) and
 //! the model files compile to nothing.
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 
 /// Buckets in every model's table. With two slots per bucket, eight items
 /// fill it; with one stripe per bucket (tables of up to 16 buckets), every
@@ -173,7 +173,7 @@ fn splitmix64(n: u64) -> u64 {
 /// land in `bucket` (the model's premise).
 pub fn place(filter: &CuckooFilter, item: &Item, bucket: usize) {
     filter
-        .insert_hash(item.hash)
+        .insert(&PreHashed(item.hash))
         .expect("setup insert into a table with room");
     assert!(
         filter.debug_bucket(bucket).contains(&item.fp),
@@ -199,7 +199,7 @@ pub fn copies(filter: &CuckooFilter, item: &Item) -> usize {
 /// Every bucket's fingerprints (0 = empty slot). Only meaningful when no
 /// writer is running.
 pub fn snapshot(filter: &CuckooFilter) -> Vec<Vec<u32>> {
-    (0..filter.buckets())
+    (0..filter.shape().buckets)
         .map(|i| filter.debug_bucket(i))
         .collect()
 }
@@ -234,7 +234,7 @@ pub const R: usize = 2;
 /// A lookup reads the primary first, so under sequential consistency it
 /// cannot miss this move; only stale (weak-memory) reads could.
 pub fn one_hop_to_alternate(filter: &CuckooFilter) -> OneHop {
-    let b = filter.bucket_size();
+    let b = filter.shape().bucket_size;
     let mut aim = Aim::new(filter);
     let x = aim.at(P, R);
     let mut others = Vec::new();
@@ -260,7 +260,7 @@ pub fn one_hop_to_alternate(filter: &CuckooFilter) -> OneHop {
 /// before the copy and P after the clear misses `x` even under sequential
 /// consistency: only the version re-check saves it.
 pub fn one_hop_to_primary(filter: &CuckooFilter) -> OneHop {
-    let b = filter.bucket_size();
+    let b = filter.shape().bucket_size;
     let mut aim = Aim::new(filter);
     let in_r: Vec<_> = (0..b).map(|_| aim.primary(R, &[])).collect();
     let x = aim.at(R, P);
@@ -273,7 +273,10 @@ pub fn one_hop_to_primary(filter: &CuckooFilter) -> OneHop {
         place(filter, it, R);
     }
     place(filter, &x, P);
-    assert!(filter.remove_hash(in_r[0].hash), "setup: remove a filler");
+    assert!(
+        filter.remove(&PreHashed(in_r[0].hash)),
+        "setup: remove a filler"
+    );
     for it in &others {
         place(filter, it, it.i1);
     }

@@ -7,6 +7,7 @@
 //! pipelining did not reorder a probe outside its version check.
 #![cfg(cuckoo_nest_loom)]
 
+use cuckoo_nest::PreHashed;
 use cuckoo_nest_loom_tests::{check, one_hop_to_primary, tiny, OneHop};
 use loom::sync::Arc;
 use loom::thread;
@@ -25,12 +26,14 @@ fn batch_never_misses_a_moving_item() {
             thread::spawn(move || {
                 let mut out = vec![false; batch.len()];
                 let hits = filter
-                    .contains_batch_hash(&batch, &mut out)
+                    .contains_batch_into(batch.iter().map(|&h| PreHashed(h)), &mut out)
                     .expect("out as long as the batch");
                 (hits, out)
             })
         };
-        filter.insert_hash(y.hash).expect("room one hop away");
+        filter
+            .insert(&PreHashed(y.hash))
+            .expect("room one hop away");
         let (hits, out) = reader.join().unwrap();
         assert_eq!(
             out,

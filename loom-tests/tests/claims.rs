@@ -20,6 +20,7 @@
 //! (both write with a load and a store: one of them is lost).
 #![cfg(cuckoo_nest_loom)]
 
+use cuckoo_nest::PreHashed;
 use cuckoo_nest_loom_tests::{check, one_hop_to_alternate, place, tiny, Aim, OneHop, R};
 use loom::sync::Arc;
 use loom::thread;
@@ -51,17 +52,17 @@ fn race(bucket_size: usize) {
     let len_before = filter.len();
     let claimer = {
         let filter = Arc::clone(&filter);
-        thread::spawn(move || filter.insert_hash(z.hash))
+        thread::spawn(move || filter.insert(&PreHashed(z.hash)))
     };
     filter
-        .insert_hash(y.hash)
+        .insert(&PreHashed(y.hash))
         .expect("insert with a free slot one hop away");
     claimer
         .join()
         .unwrap()
         .expect("z's buckets have room between them");
     for it in others.iter().chain([&x, &y, &z]) {
-        assert!(filter.contains_hash(it.hash), "{it:?} lost");
+        assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
     }
     assert_eq!(filter.len(), len_before + 2);
 }

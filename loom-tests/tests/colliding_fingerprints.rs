@@ -19,7 +19,7 @@
 //! takes that away.
 #![cfg(cuckoo_nest_loom)]
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 use cuckoo_nest_loom_tests::{check, copies, place, snapshot, tiny, Aim, Item, P, R};
 use loom::sync::Arc;
 use loom::thread;
@@ -59,12 +59,18 @@ fn family(b: usize, w_in_p: bool) -> Family {
     for it in &in_q {
         place(&filter, it, q);
     }
-    assert!(filter.remove_hash(in_p[0].hash), "setup: free a slot in P");
+    assert!(
+        filter.remove(&PreHashed(in_p[0].hash)),
+        "setup: free a slot in P"
+    );
     let mut fillers: Vec<_> = in_p[1..].to_vec();
     fillers.extend(in_q);
     if w_in_p {
         // w's copy takes a filler's place in P, leaving the one free slot.
-        assert!(filter.remove_hash(fillers[0].hash), "setup: room for w");
+        assert!(
+            filter.remove(&PreHashed(fillers[0].hash)),
+            "setup: room for w"
+        );
         fillers.remove(0);
         place(&filter, &w, p);
     }
@@ -86,19 +92,24 @@ fn family(b: usize, w_in_p: bool) -> Family {
 /// Spawns a thread that looks `x` up once.
 fn look_up(filter: &Arc<CuckooFilter>, x: Item) -> thread::JoinHandle<bool> {
     let filter = Arc::clone(filter);
-    thread::spawn(move || filter.contains_hash(x.hash))
+    thread::spawn(move || filter.contains(&PreHashed(x.hash)))
 }
 
 /// `insert(z)` (into P) then `remove(z)` (clears Q's copy).
 fn flip_to_p(filter: &CuckooFilter, z: &Item) {
-    filter.insert_hash(z.hash).expect("P has a free slot");
-    assert!(filter.remove_hash(z.hash), "z's fingerprint is in the pair");
+    filter
+        .insert(&PreHashed(z.hash))
+        .expect("P has a free slot");
+    assert!(
+        filter.remove(&PreHashed(z.hash)),
+        "z's fingerprint is in the pair"
+    );
 }
 
 /// After the race: `x` found, `expected` copies of its fingerprint, the
 /// fillers found, `len` as given.
 fn settled(f: &Family, expected: usize, len: usize) {
-    assert!(f.filter.contains_hash(f.x.hash), "x lost");
+    assert!(f.filter.contains(&PreHashed(f.x.hash)), "x lost");
     assert_eq!(
         copies(&f.filter, &f.x),
         expected,
@@ -106,7 +117,7 @@ fn settled(f: &Family, expected: usize, len: usize) {
         snapshot(&f.filter)
     );
     for it in &f.fillers {
-        assert!(f.filter.contains_hash(it.hash), "{it:?} lost");
+        assert!(f.filter.contains(&PreHashed(it.hash)), "{it:?} lost");
     }
     assert_eq!(f.filter.len(), len);
 }
@@ -152,8 +163,10 @@ fn lookup_survives_the_answer_moving_back_and_forth() {
         flip_to_p(&f.filter, &f.z);
         // w (primary P) finds P full now and lands in Q's freed slot; its
         // remove scans P first and clears the copy there.
-        f.filter.insert_hash(f.w.hash).expect("Q has a free slot");
-        assert!(f.filter.remove_hash(f.w.hash));
+        f.filter
+            .insert(&PreHashed(f.w.hash))
+            .expect("Q has a free slot");
+        assert!(f.filter.remove(&PreHashed(f.w.hash)));
         assert!(reader.join().unwrap(), "false negative after two moves");
         settled(&f, 1, len);
     });
@@ -172,7 +185,9 @@ fn batch_lookup_survives_one_answer_move() {
                 let filter = Arc::clone(&f.filter);
                 thread::spawn(move || {
                     let mut out = vec![false; batch.len()];
-                    let hits = filter.contains_batch_hash(&batch, &mut out).unwrap();
+                    let hits = filter
+                        .contains_batch_into(batch.iter().map(|&h| PreHashed(h)), &mut out)
+                        .unwrap();
                     (hits, out)
                 })
             };
@@ -199,7 +214,7 @@ fn colliding_removes_race_a_lookup() {
         let reader = look_up(&f.filter, f.x);
         let remover = {
             let (filter, w) = (Arc::clone(&f.filter), f.w);
-            thread::spawn(move || filter.remove_hash(w.hash))
+            thread::spawn(move || filter.remove(&PreHashed(w.hash)))
         };
         // Q stays full and P keeps at least one free slot whatever the
         // remover does, so z's insert lands in P without displacing.
@@ -228,8 +243,8 @@ fn insert_unique_races_a_colliding_remove() {
             let other = {
                 let (filter, w, x) = (Arc::clone(&f.filter), f.w, f.x);
                 thread::spawn(move || {
-                    let found = filter.contains_hash(x.hash);
-                    (filter.insert_unique_hash(w.hash), found)
+                    let found = filter.contains(&PreHashed(x.hash));
+                    (filter.insert_unique(&PreHashed(w.hash)), found)
                 })
             };
             flip_to_p(&f.filter, &f.z);

@@ -8,7 +8,7 @@
 //! run alongside.
 #![cfg(cuckoo_nest_loom)]
 
-use cuckoo_nest::InsertError;
+use cuckoo_nest::{InsertError, PreHashed};
 use cuckoo_nest_loom_tests::{check, snapshot, tiny, Aim, BUCKETS};
 use loom::sync::Arc;
 use loom::thread;
@@ -23,7 +23,7 @@ fn failed_insert_changes_nothing() {
         for b in 0..BUCKETS {
             for _ in 0..2 {
                 let it = aim.primary(b, &[]);
-                filter.insert_hash(it.hash).expect("setup insert");
+                filter.insert(&PreHashed(it.hash)).expect("setup insert");
                 items.push(it);
             }
         }
@@ -40,9 +40,13 @@ fn failed_insert_changes_nothing() {
 
         let reader = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || watched.iter().all(|it| filter.contains_hash(it.hash)))
+            thread::spawn(move || {
+                watched
+                    .iter()
+                    .all(|it| filter.contains(&PreHashed(it.hash)))
+            })
         };
-        let err = filter.insert_hash(z.hash).unwrap_err();
+        let err = filter.insert(&PreHashed(z.hash)).unwrap_err();
         assert!(matches!(err, InsertError::Full { .. }), "{err}");
         assert!(
             reader.join().unwrap(),
@@ -56,7 +60,7 @@ fn failed_insert_changes_nothing() {
         );
         assert_eq!(filter.len(), items.len());
         for it in &items {
-            assert!(filter.contains_hash(it.hash), "{it:?} lost");
+            assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
         }
     });
 }

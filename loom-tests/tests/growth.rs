@@ -28,7 +28,7 @@
 //! `cuckoo_broken_regrow_skips_left_over` (14e).
 #![cfg(cuckoo_nest_loom)]
 
-use cuckoo_nest::{Builder, CuckooFilter};
+use cuckoo_nest::{Builder, CuckooFilter, PreHashed};
 use cuckoo_nest_loom_tests::check;
 use loom::sync::Arc;
 use loom::thread;
@@ -64,14 +64,14 @@ fn full_generation(buckets: usize) -> (CuckooFilter, Vec<u64>, u64) {
     let scratch = tiny_growable(buckets);
     let mut items = vec![x, x];
     for &h in &items {
-        scratch.insert_hash(h).unwrap();
+        scratch.insert(&PreHashed(h)).unwrap();
     }
     assert_eq!(depth(&scratch), 0, "setup: two copies fit a bucket pair");
     let mut k = 1;
     let trigger = loop {
         let h = key(k);
         k += 1;
-        scratch.insert_hash(h).unwrap();
+        scratch.insert(&PreHashed(h)).unwrap();
         if depth(&scratch) > 0 {
             break h;
         }
@@ -79,7 +79,7 @@ fn full_generation(buckets: usize) -> (CuckooFilter, Vec<u64>, u64) {
     };
     let filter = tiny_growable(buckets);
     for &h in &items {
-        filter.insert_hash(h).unwrap();
+        filter.insert(&PreHashed(h)).unwrap();
     }
     assert_eq!(depth(&filter), 0);
     (filter, items, trigger)
@@ -107,7 +107,7 @@ fn two_full_buckets() -> (CuckooFilter, Vec<u64>, u64, u64) {
         .collect();
     let y = keys.find(|&h| pair(h).0 != a && pair(h).1 != b).unwrap();
     for &h in &items {
-        filter.insert_hash(h).unwrap();
+        filter.insert(&PreHashed(h)).unwrap();
     }
     assert_eq!(depth(&filter), 0, "setup: four items fill two buckets");
     (filter, items, trigger, y)
@@ -125,15 +125,15 @@ fn lookup_during_growth_finds_every_item() {
         let watched = [items[0]];
         let reader = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || watched.iter().all(|&h| filter.contains_hash(h)))
+            thread::spawn(move || watched.iter().all(|&h| filter.contains(&PreHashed(h))))
         };
-        filter.insert_hash(trigger).unwrap();
+        filter.insert(&PreHashed(trigger)).unwrap();
         assert_eq!(depth(&filter), 1, "the insert grew the filter");
         assert!(
             reader.join().unwrap(),
             "a lookup missed an item during growth"
         );
-        assert!(items.iter().all(|&h| filter.contains_hash(h)));
+        assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
         assert_eq!(filter.len(), items.len() + 1);
     });
 }
@@ -149,16 +149,19 @@ fn insert_during_growth_is_kept() {
         let writer = {
             let filter = Arc::clone(&filter);
             thread::spawn(move || {
-                filter.insert_hash(y).unwrap();
-                filter.contains_hash(y)
+                filter.insert(&PreHashed(y)).unwrap();
+                filter.contains(&PreHashed(y))
             })
         };
-        filter.insert_hash(trigger).unwrap();
+        filter.insert(&PreHashed(trigger)).unwrap();
         assert_eq!(depth(&filter), 1, "the insert grew the filter");
         assert!(writer.join().unwrap(), "an acknowledged insert was missed");
-        assert!(filter.contains_hash(y), "an insert during growth was lost");
-        assert!(filter.contains_hash(trigger));
-        assert!(items.iter().all(|&h| filter.contains_hash(h)));
+        assert!(
+            filter.contains(&PreHashed(y)),
+            "an insert during growth was lost"
+        );
+        assert!(filter.contains(&PreHashed(trigger)));
+        assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
         assert_eq!(filter.len(), items.len() + 2);
     });
 }
@@ -173,7 +176,7 @@ fn a_step_finished_by_another_writer_loses_nothing() {
         // item's chunks first, so in a 2-bucket generation the insert that
         // grows the filter copies all of it.)
         let (filter, items, trigger, extra) = four_full_buckets(false);
-        filter.insert_hash(trigger).unwrap();
+        filter.insert(&PreHashed(trigger)).unwrap();
         assert_eq!(depth(&filter), 1, "the insert grew the filter");
         let filter = Arc::new(filter);
         // The items of bucket 1, the chunk the later writer copies (every
@@ -182,16 +185,16 @@ fn a_step_finished_by_another_writer_loses_nothing() {
         let watched = [items[2], items[3]];
         let reader = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || watched.iter().all(|&h| filter.contains_hash(h)))
+            thread::spawn(move || watched.iter().all(|&h| filter.contains(&PreHashed(h))))
         };
-        filter.insert_hash(extra).unwrap();
+        filter.insert(&PreHashed(extra)).unwrap();
         assert_eq!(depth(&filter), 1, "the step's copy fit");
         assert!(
             reader.join().unwrap(),
             "a lookup missed an item while a writer finished the step"
         );
-        assert!(items.iter().all(|&h| filter.contains_hash(h)));
-        assert!(filter.contains_hash(extra) && filter.contains_hash(trigger));
+        assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
+        assert!(filter.contains(&PreHashed(extra)) && filter.contains(&PreHashed(trigger)));
         assert_eq!(filter.len(), items.len() + 2);
     });
 }
@@ -211,14 +214,14 @@ fn remove_of_one_copy_during_growth_leaves_the_other() {
         let filter = Arc::new(filter);
         let remover = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || (filter.remove_hash(x), filter.contains_hash(x)))
+            thread::spawn(move || (filter.remove(&PreHashed(x)), filter.contains(&PreHashed(x))))
         };
-        filter.insert_hash(trigger).unwrap();
+        filter.insert(&PreHashed(trigger)).unwrap();
         let (removed, still_found) = remover.join().unwrap();
         assert!(removed, "the remove found no copy of a present item");
         assert!(still_found, "the other copy was missed");
-        assert!(filter.contains_hash(x));
-        assert_eq!(filter.count_hash(x), 1, "one copy left");
+        assert!(filter.contains(&PreHashed(x)));
+        assert_eq!(filter.count(&PreHashed(x)), 1, "one copy left");
         assert_eq!(filter.len(), items.len(), "len: items + trigger - one copy");
     });
 }
@@ -273,7 +276,7 @@ fn four_full_buckets(one_half: bool) -> (CuckooFilter, Vec<u64>, u64, u64) {
         .unwrap();
     let z = keys.next().unwrap();
     for &h in &items {
-        filter.insert_hash(h).unwrap();
+        filter.insert(&PreHashed(h)).unwrap();
     }
     assert_eq!(depth(&filter), 0, "setup: eight items fill four buckets");
     (filter, items, t, z)
@@ -288,22 +291,22 @@ fn a_step_grown_again_for_a_stuck_copy_loses_nothing() {
         // stopped at the gate, while a lookup of every item runs (26k
         // executions, 17 s; bucket 1's two items alone, 482).
         let (filter, items, t, z) = a_copy_with_no_room();
-        filter.insert_hash(t).unwrap();
+        filter.insert(&PreHashed(t)).unwrap();
         assert_eq!(depth(&filter), 1, "the insert grew the filter");
         let filter = Arc::new(filter);
         let reader = {
             let filter = Arc::clone(&filter);
             let watched = items.clone();
-            thread::spawn(move || watched.iter().all(|&h| filter.contains_hash(h)))
+            thread::spawn(move || watched.iter().all(|&h| filter.contains(&PreHashed(h))))
         };
-        filter.insert_hash(z).unwrap();
+        filter.insert(&PreHashed(z)).unwrap();
         assert_eq!(depth(&filter), 2, "the stuck copy grew the filter again");
         assert!(
             reader.join().unwrap(),
             "a lookup missed an item while the filter was grown again"
         );
-        assert!(items.iter().all(|&h| filter.contains_hash(h)));
-        assert!(filter.contains_hash(t) && filter.contains_hash(z));
+        assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
+        assert!(filter.contains(&PreHashed(t)) && filter.contains(&PreHashed(z)));
         assert_eq!(filter.len(), items.len() + 2);
     });
 }

@@ -7,6 +7,7 @@
 //! unrelated item), and `len` is exact.
 #![cfg(cuckoo_nest_loom)]
 
+use cuckoo_nest::PreHashed;
 use cuckoo_nest_loom_tests::{check, copies, place, tiny, Aim, P, Q, R};
 use loom::sync::Arc;
 use loom::thread;
@@ -31,20 +32,23 @@ fn survivor_in_a_shared_bucket_is_found() {
 
         let inserter = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || filter.insert_hash(y.hash))
+            thread::spawn(move || filter.insert(&PreHashed(y.hash)))
         };
         let reader = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || filter.contains_hash(z.hash))
+            thread::spawn(move || filter.contains(&PreHashed(z.hash)))
         };
-        assert!(filter.remove_hash(x.hash), "remove of a present item");
+        assert!(
+            filter.remove(&PreHashed(x.hash)),
+            "remove of a present item"
+        );
         inserter.join().unwrap().expect("insert with room");
         assert!(reader.join().unwrap(), "bystander {z:?} missed");
 
-        assert!(filter.contains_hash(y.hash), "inserted {y:?} lost");
+        assert!(filter.contains(&PreHashed(y.hash)), "inserted {y:?} lost");
         assert_eq!(copies(&filter, &x), 0, "removed {x:?} still there");
         for it in [z, q1] {
-            assert!(filter.contains_hash(it.hash), "{it:?} lost");
+            assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
         }
         assert_eq!(filter.len(), len_before);
     });
@@ -69,16 +73,19 @@ fn writers_under_different_locks_share_a_word() {
 
         let inserter = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || filter.insert_hash(y.hash))
+            thread::spawn(move || filter.insert(&PreHashed(y.hash)))
         };
-        assert!(filter.remove_hash(x.hash), "remove of a present item");
+        assert!(
+            filter.remove(&PreHashed(x.hash)),
+            "remove of a present item"
+        );
         inserter
             .join()
             .unwrap()
             .expect("insert into an empty bucket");
 
-        assert!(filter.contains_hash(y.hash), "inserted {y:?} lost");
-        assert!(filter.contains_hash(z.hash), "bystander {z:?} lost");
+        assert!(filter.contains(&PreHashed(y.hash)), "inserted {y:?} lost");
+        assert!(filter.contains(&PreHashed(z.hash)), "bystander {z:?} lost");
         assert_eq!(copies(&filter, &x), 0, "removed {x:?} came back");
         assert_eq!(filter.len(), len_before);
     });

@@ -15,6 +15,7 @@
 //! clear.
 #![cfg(cuckoo_nest_loom)]
 
+use cuckoo_nest::PreHashed;
 use cuckoo_nest_loom_tests::{check, one_hop_to_alternate, one_hop_to_primary, tiny, OneHop};
 use loom::sync::Arc;
 use loom::thread;
@@ -27,17 +28,17 @@ fn race(bucket_size: usize, setup: fn(&cuckoo_nest::CuckooFilter) -> OneHop) {
     let len_before = filter.len();
     let reader = {
         let filter = Arc::clone(&filter);
-        thread::spawn(move || filter.contains_hash(x.hash))
+        thread::spawn(move || filter.contains(&PreHashed(x.hash)))
     };
     filter
-        .insert_hash(y.hash)
+        .insert(&PreHashed(y.hash))
         .expect("insert with a free slot one hop away");
     assert!(
         reader.join().unwrap(),
         "false negative: lookup missed {x:?} while it was displaced"
     );
     for it in others.iter().chain([&x, &y]) {
-        assert!(filter.contains_hash(it.hash), "{it:?} lost");
+        assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
     }
     assert_eq!(filter.len(), len_before + 1);
 }

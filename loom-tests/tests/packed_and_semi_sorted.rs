@@ -17,7 +17,7 @@
 //! modelled under loom as the two words it touches, the higher first.
 #![cfg(cuckoo_nest_loom)]
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 use cuckoo_nest_loom_tests::{
     check, copies, one_hop_to_primary, place, snapshot, tiny_shape, Aim, OneHop, P, Q, R,
 };
@@ -47,13 +47,15 @@ fn straddling_slot_and_neighbour_share_a_word() {
         let filter = Arc::new(filter);
         let other = {
             let (filter, z) = (Arc::clone(&filter), z);
-            thread::spawn(move || filter.insert_hash(z.hash))
+            thread::spawn(move || filter.insert(&PreHashed(z.hash)))
         };
-        filter.insert_hash(y.hash).expect("bucket 2 has room");
+        filter
+            .insert(&PreHashed(y.hash))
+            .expect("bucket 2 has room");
         other.join().unwrap().expect("bucket 3 has room");
         assert_eq!(filter.debug_bucket(R)[1], y.fp, "{:?}", snapshot(&filter));
         for it in [first, y, z] {
-            assert!(filter.contains_hash(it.hash), "{it:?} lost");
+            assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
         }
         assert_eq!(filter.len(), 3);
     });
@@ -83,14 +85,19 @@ fn writers_of_one_stripe_share_a_word() {
         let filter = Arc::new(filter);
         let other = {
             let (filter, z) = (Arc::clone(&filter), z);
-            thread::spawn(move || filter.insert_hash(z.hash))
+            thread::spawn(move || filter.insert(&PreHashed(z.hash)))
         };
-        filter.insert_hash(y.hash).expect("bucket 1 has room");
+        filter
+            .insert(&PreHashed(y.hash))
+            .expect("bucket 1 has room");
         other.join().unwrap().expect("bucket 2 has room");
         let buckets = [filter.debug_bucket(1), filter.debug_bucket(2)];
         assert_eq!(buckets[0][1], y.fp, "{buckets:?}");
         for it in [first, y, z] {
-            assert!(filter.contains_hash(it.hash), "{it:?} lost: {buckets:?}");
+            assert!(
+                filter.contains(&PreHashed(it.hash)),
+                "{it:?} lost: {buckets:?}"
+            );
         }
         assert_eq!(filter.len(), 3);
     });
@@ -106,12 +113,14 @@ fn packed_lookup_vs_move() {
         let filter = Arc::new(filter);
         let reader = {
             let filter = Arc::clone(&filter);
-            thread::spawn(move || filter.contains_hash(x.hash))
+            thread::spawn(move || filter.contains(&PreHashed(x.hash)))
         };
-        filter.insert_hash(y.hash).expect("room one hop away");
+        filter
+            .insert(&PreHashed(y.hash))
+            .expect("room one hop away");
         assert!(reader.join().unwrap(), "false negative: {x:?} moving");
         for it in others.iter().chain([&x, &y]) {
-            assert!(filter.contains_hash(it.hash), "{it:?} lost");
+            assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
         }
     });
 }
@@ -119,7 +128,7 @@ fn packed_lookup_vs_move() {
 /// The colliding family of model 10 on any table: `x` in `q` (full), one
 /// free slot in `p`, `z` (primary `q`) with `x`'s fingerprint and pair.
 fn colliding_family(filter: &CuckooFilter, p: usize, q: usize) -> (u64, u64, usize) {
-    let b = filter.bucket_size();
+    let b = filter.shape().bucket_size;
     let mut aim = Aim::new(filter);
     let x = aim.at(p, q);
     let z = aim.same_fingerprint(&x, q);
@@ -132,7 +141,10 @@ fn colliding_family(filter: &CuckooFilter, p: usize, q: usize) -> (u64, u64, usi
     for it in &in_q {
         place(filter, it, q);
     }
-    assert!(filter.remove_hash(in_p[0].hash), "setup: free a slot in p");
+    assert!(
+        filter.remove(&PreHashed(in_p[0].hash)),
+        "setup: free a slot in p"
+    );
     assert_eq!(copies(filter, &x), 1);
     (x.hash, z.hash, filter.len())
 }
@@ -144,12 +156,12 @@ fn colliding_flip(filter: CuckooFilter, p: usize, q: usize) {
     let filter = Arc::new(filter);
     let reader = {
         let filter = Arc::clone(&filter);
-        thread::spawn(move || filter.contains_hash(x))
+        thread::spawn(move || filter.contains(&PreHashed(x)))
     };
-    filter.insert_hash(z).expect("p has a free slot");
-    assert!(filter.remove_hash(z));
+    filter.insert(&PreHashed(z)).expect("p has a free slot");
+    assert!(filter.remove(&PreHashed(z)));
     assert!(reader.join().unwrap(), "false negative: the answer moved");
-    assert!(filter.contains_hash(x));
+    assert!(filter.contains(&PreHashed(x)));
     assert_eq!(filter.len(), len);
 }
 
@@ -195,11 +207,13 @@ fn insert_rewrites_x_bucket(filter: CuckooFilter) {
     let filter = Arc::new(filter);
     let reader = {
         let filter = Arc::clone(&filter);
-        thread::spawn(move || filter.contains_hash(x.hash))
+        thread::spawn(move || filter.contains(&PreHashed(x.hash)))
     };
-    filter.insert_hash(y.hash).expect("bucket 1 has room");
+    filter
+        .insert(&PreHashed(y.hash))
+        .expect("bucket 1 has room");
     assert!(reader.join().unwrap(), "false negative: {x:?} re-encoded");
-    assert!(filter.contains_hash(x.hash) && filter.contains_hash(y.hash));
+    assert!(filter.contains(&PreHashed(x.hash)) && filter.contains(&PreHashed(y.hash)));
     assert_eq!(filter.len(), 2);
 }
 
@@ -220,11 +234,11 @@ fn semi_sorted_remove_rewrites_a_bucket_being_read() {
             let filter = Arc::new(filter);
             let reader = {
                 let filter = Arc::clone(&filter);
-                thread::spawn(move || filter.contains_hash(x.hash))
+                thread::spawn(move || filter.contains(&PreHashed(x.hash)))
             };
-            assert!(filter.remove_hash(w.hash));
+            assert!(filter.remove(&PreHashed(w.hash)));
             assert!(reader.join().unwrap(), "false negative: {x:?} re-encoded");
-            assert!(!filter.contains_hash(w.hash) || copies(&filter, &w) == 0);
+            assert!(!filter.contains(&PreHashed(w.hash)) || copies(&filter, &w) == 0);
             assert_eq!(filter.len(), 1);
         },
     );

@@ -8,6 +8,7 @@
 //! Every other item is found and `len` is exact.
 #![cfg(cuckoo_nest_loom)]
 
+use cuckoo_nest::PreHashed;
 use cuckoo_nest_loom_tests::{
     check, copies, one_hop_to_alternate, place, tiny, Aim, OneHop, P, Q, R,
 };
@@ -20,9 +21,11 @@ fn race(filter: cuckoo_nest::CuckooFilter, hop: OneHop, copies_before: usize) {
     let len_before = filter.len();
     let remover = {
         let filter = Arc::clone(&filter);
-        thread::spawn(move || filter.remove_hash(x.hash))
+        thread::spawn(move || filter.remove(&PreHashed(x.hash)))
     };
-    filter.insert_hash(y.hash).expect("room one hop away");
+    filter
+        .insert(&PreHashed(y.hash))
+        .expect("room one hop away");
     assert!(remover.join().unwrap(), "remove of a present item failed");
     assert_eq!(
         copies(&filter, &x),
@@ -30,7 +33,7 @@ fn race(filter: cuckoo_nest::CuckooFilter, hop: OneHop, copies_before: usize) {
         "copies of {x:?} after one remove"
     );
     for it in others.iter().chain([&y]) {
-        assert!(filter.contains_hash(it.hash), "{it:?} lost");
+        assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
     }
     assert_eq!(filter.len(), len_before);
 }

@@ -18,7 +18,7 @@
 //! backward models fail.
 #![cfg(cuckoo_nest_loom)]
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 use cuckoo_nest_loom_tests::{check, place, tiny, Aim, Item};
 use loom::sync::Arc;
 use loom::thread;
@@ -27,7 +27,7 @@ use loom::thread;
 /// (`x`'s two buckets): `y`'s buckets `from` and `third` are full, `x` sits
 /// in slot 0 of `from` (so the search tries it first), `to` is empty.
 fn setup(filter: &CuckooFilter, from: usize, to: usize, third: usize) -> (Item, Item, Vec<Item>) {
-    let b = filter.bucket_size();
+    let b = filter.shape().bucket_size;
     let mut aim = Aim::new(filter);
     let x = aim.at(from, to);
     let mut others = Vec::new();
@@ -51,15 +51,20 @@ fn race(bucket_size: usize, from: usize, to: usize, third: usize) {
         let filter = Arc::clone(&filter);
         thread::spawn(move || filter.to_bytes())
     };
-    filter.insert_hash(y.hash).expect("room one hop away");
+    filter
+        .insert(&PreHashed(y.hash))
+        .expect("room one hop away");
     let saved = CuckooFilter::from_bytes(&saver.join().unwrap()).expect("a save loads");
-    let copies = saved.count_hash(x.hash);
+    let copies = saved.count(&PreHashed(x.hash));
     assert!(
         copies == 1 || (copies == 2 && from < to),
         "{x:?} saved {copies} times while it moved from {from} to {to}"
     );
     for it in &others {
-        assert!(saved.contains_hash(it.hash), "{it:?} missing from the save");
+        assert!(
+            saved.contains(&PreHashed(it.hash)),
+            "{it:?} missing from the save"
+        );
     }
     let live = filter.len();
     assert!(
@@ -114,13 +119,21 @@ fn save_keeps_an_item_whose_colliding_copy_is_removed() {
             let filter = Arc::clone(&filter);
             thread::spawn(move || filter.to_bytes())
         };
-        filter.insert_hash(y.hash).expect("bucket 0 has room");
-        assert!(filter.remove_hash(y.hash));
+        filter
+            .insert(&PreHashed(y.hash))
+            .expect("bucket 0 has room");
+        assert!(filter.remove(&PreHashed(y.hash)));
         let saved = CuckooFilter::from_bytes(&saver.join().unwrap()).expect("a save loads");
-        assert!(saved.contains_hash(x.hash), "{x:?} lost from the save");
+        assert!(
+            saved.contains(&PreHashed(x.hash)),
+            "{x:?} lost from the save"
+        );
         for it in &fillers {
-            assert!(saved.contains_hash(it.hash), "{it:?} missing from the save");
+            assert!(
+                saved.contains(&PreHashed(it.hash)),
+                "{it:?} missing from the save"
+            );
         }
-        assert!(filter.contains_hash(x.hash), "live x");
+        assert!(filter.contains(&PreHashed(x.hash)), "live x");
     });
 }

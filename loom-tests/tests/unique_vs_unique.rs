@@ -7,6 +7,7 @@
 //! attempt finds both buckets full and the insert displaces and retries.
 #![cfg(cuckoo_nest_loom)]
 
+use cuckoo_nest::PreHashed;
 use cuckoo_nest_loom_tests::{check, copies, place, tiny, Aim, Item, P, Q};
 use loom::sync::Arc;
 use loom::thread;
@@ -16,10 +17,10 @@ fn race(filter: cuckoo_nest::CuckooFilter, x: Item, others: Vec<Item>) {
     let len_before = filter.len();
     let other = {
         let filter = Arc::clone(&filter);
-        thread::spawn(move || filter.insert_unique_hash(x.hash))
+        thread::spawn(move || filter.insert_unique(&PreHashed(x.hash)))
     };
     let mine = filter
-        .insert_unique_hash(x.hash)
+        .insert_unique(&PreHashed(x.hash))
         .expect("room in the table");
     let theirs = other.join().unwrap().expect("room in the table");
     assert!(
@@ -29,7 +30,7 @@ fn race(filter: cuckoo_nest::CuckooFilter, x: Item, others: Vec<Item>) {
     assert_eq!(copies(&filter, &x), 1, "copies of {x:?}");
     assert_eq!(filter.len(), len_before + 1);
     for it in &others {
-        assert!(filter.contains_hash(it.hash), "{it:?} lost");
+        assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
     }
 }
 

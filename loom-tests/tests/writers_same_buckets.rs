@@ -10,6 +10,7 @@
 //! as both threads spinning until loom's branch limit fails the model.
 #![cfg(cuckoo_nest_loom)]
 
+use cuckoo_nest::PreHashed;
 use cuckoo_nest_loom_tests::{check, place, tiny, Aim, Item, P, Q};
 use loom::sync::Arc;
 use loom::thread;
@@ -19,13 +20,13 @@ fn race(filter: cuckoo_nest::CuckooFilter, a: Item, b: Item, others: Vec<Item>) 
     let len_before = filter.len();
     let other = {
         let filter = Arc::clone(&filter);
-        thread::spawn(move || filter.insert_hash(b.hash))
+        thread::spawn(move || filter.insert(&PreHashed(b.hash)))
     };
-    let ra = filter.insert_hash(a.hash);
+    let ra = filter.insert(&PreHashed(a.hash));
     let rb = other.join().unwrap();
     assert_eq!((ra, rb), (Ok(()), Ok(())), "inserts with room in the table");
     for it in others.iter().chain([&a, &b]) {
-        assert!(filter.contains_hash(it.hash), "{it:?} lost");
+        assert!(filter.contains(&PreHashed(it.hash)), "{it:?} lost");
     }
     assert_eq!(filter.len(), len_before + 2);
 }

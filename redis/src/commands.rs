@@ -328,11 +328,11 @@ fn add_one(ctx: &Context, args: &[RedisString], nx: bool) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let filter = filter_or_create(ctx, &key, &Params::with_capacity(DEFAULT_CAPACITY))?;
     let item = args[2].as_slice();
-    if nx && filter.cf.contains_bytes(item) {
+    if nx && filter.cf.contains(item) {
         // A new key (created above) holds nothing: never here.
         return Ok(RedisValue::Integer(0));
     }
-    let inserted = filter.cf.insert_bytes(item);
+    let inserted = filter.cf.insert(item);
     finish_growth(filter);
     // Replicated even when the insert fails: a failed insert may have
     // moved items between their buckets, and the replica must move them
@@ -390,9 +390,9 @@ fn insert_many(ctx: &Context, args: &[RedisString], nx: bool) -> RedisResult {
     let mut replies = Vec::with_capacity(items.len());
     if nx {
         for item in &items {
-            let r = if filter.cf.contains_bytes(item) {
+            let r = if filter.cf.contains(item) {
                 0
-            } else if filter.cf.insert_bytes(item).is_ok() {
+            } else if filter.cf.insert(item).is_ok() {
                 1
             } else {
                 -1
@@ -404,7 +404,7 @@ fn insert_many(ctx: &Context, args: &[RedisString], nx: bool) -> RedisResult {
         // first failure (the filter full): that item is -1, the rest go on.
         let mut from = 0;
         while from < items.len() {
-            match filter.cf.insert_batch_bytes(&items[from..]) {
+            match filter.cf.insert_batch(&items[from..]) {
                 Ok(()) => {
                     replies.extend((from..items.len()).map(|_| RedisValue::Integer(1)));
                     from = items.len();
@@ -438,7 +438,7 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     let key = ctx.open_key(&args[1]);
-    let found = filter_ref(&key)?.is_some_and(|f| f.cf.contains_bytes(args[2].as_slice()));
+    let found = filter_ref(&key)?.is_some_and(|f| f.cf.contains(args[2].as_slice()));
     Ok(RedisValue::Integer(found.into()))
 }
 
@@ -451,7 +451,7 @@ pub fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let items: Vec<&[u8]> = args[2..].iter().map(RedisString::as_slice).collect();
     let mut found = vec![false; items.len()];
     if let Some(f) = filter_ref(&key)? {
-        f.cf.contains_batch_bytes(&items, &mut found)
+        f.cf.contains_batch_into(&items, &mut found)
             .map_err(|e| RedisError::String(format!("ERR {e}")))?;
     }
     Ok(RedisValue::Array(
@@ -469,7 +469,7 @@ pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     let key = ctx.open_key_writable(&args[1]);
     let filter = filter_mut(&key)?.ok_or(RedisError::Str(NOT_FOUND))?;
-    let removed = filter.cf.remove_bytes(args[2].as_slice());
+    let removed = filter.cf.remove(args[2].as_slice());
     finish_growth(filter);
     if removed {
         filter.deleted += 1;
@@ -485,7 +485,7 @@ pub fn count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     let key = ctx.open_key(&args[1]);
-    let n = filter_ref(&key)?.map_or(0, |f| f.cf.count_bytes(args[2].as_slice()));
+    let n = filter_ref(&key)?.map_or(0, |f| f.cf.count(args[2].as_slice()));
     Ok(RedisValue::Integer(n as i64))
 }
 
@@ -498,14 +498,17 @@ pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let f = filter_ref(&key)?.ok_or(RedisError::Str(NOT_FOUND))?;
     let fields: [(&'static str, i64); 8] = [
         ("Size", f.cf.memory_usage() as i64),
-        ("Number of buckets", f.cf.buckets() as i64),
+        ("Number of buckets", f.cf.shape().buckets as i64),
         // One table (a growable filter moves into its next one as it grows).
         ("Number of filters", 1),
         ("Number of items inserted", f.cf.len() as i64),
         ("Number of items deleted", f.deleted as i64),
-        ("Bucket size", f.cf.bucket_size() as i64),
+        ("Bucket size", f.cf.shape().bucket_size as i64),
         // What growth does: this filter doubles, or does not grow.
-        ("Expansion rate", if f.cf.is_growable() { 2 } else { 0 }),
+        (
+            "Expansion rate",
+            if f.cf.max_capacity().is_some() { 2 } else { 0 },
+        ),
         ("Max iterations", i64::from(f.max_iterations)),
     ];
     Ok(RedisValue::Array(

@@ -3,13 +3,13 @@
 //! RDB save and load, AOF rewrite, `MEMORY USAGE`, `COPY`, `DEBUG DIGEST`
 //! and free, all through cuckoo-nest's saved format.
 //!
-//! A filter is saved as `to_bytes_with_metadata`, the module's own
+//! A filter is saved with `SaveOptions::metadata`, the module's own
 //! settings (deletes, MAXITERATIONS, EXPANSION) as the format's caller
 //! metadata, so the saved bytes are the whole key: RDB holds them as one
 //! string, `CF.SCANDUMP` hands them out in chunks and `CF.LOADCHUNK` takes
 //! them back, and two servers fed the same commands dump the same bytes.
 
-use cuckoo_nest::{CuckooFilter, DecodeError};
+use cuckoo_nest::{CuckooFilter, DecodeError, LoadOptions, SaveOptions};
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 use std::cell::RefCell;
@@ -79,10 +79,12 @@ impl Filter {
 
     /// The key in the saved format.
     pub fn to_bytes(&self) -> Vec<u8> {
-        match self.cf.to_bytes_with_metadata(&self.metadata()) {
-            Ok(bytes) => bytes,
-            // META_LEN is far below MAX_METADATA.
-            Err(_) => self.cf.to_bytes(),
+        let metadata = self.metadata();
+        let mut out = Vec::new();
+        // META_LEN is far below MAX_METADATA, and a Vec takes every write.
+        match SaveOptions::default().metadata(&metadata) {
+            Ok(options) if self.cf.save(&mut out, &options).is_ok() => out,
+            _ => self.cf.to_bytes(),
         }
     }
 
@@ -90,10 +92,11 @@ impl Filter {
     /// any cuckoo-nest user (no metadata: RedisBloom's defaults).
     pub fn from_bytes(bytes: &[u8]) -> Result<Filter, String> {
         // No huge pages: the table from Redis's allocator, whatever its size.
-        let cf =
-            CuckooFilter::from_bytes_with_huge_pages(bytes, false).map_err(|e| e.to_string())?;
+        let cf = CuckooFilter::load(bytes, &LoadOptions::default().huge_pages(false))
+            .map(|(filter, _)| filter)
+            .map_err(|e| e.to_string())?;
         let meta = CuckooFilter::read_metadata(bytes).map_err(|e| e.to_string())?;
-        let expansion = if cf.is_growable() {
+        let expansion = if cf.max_capacity().is_some() {
             DEFAULT_EXPANSION
         } else {
             0
@@ -109,7 +112,7 @@ impl Filter {
                 filter.deleted = u64::from_le_bytes(deleted);
                 filter.max_iterations = u32_at(12);
                 filter.expansion = u32_at(16);
-                if (filter.expansion == 0) == filter.cf.is_growable() {
+                if (filter.expansion == 0) == filter.cf.max_capacity().is_some() {
                     return Err("the metadata's EXPANSION disagrees with the filter".into());
                 }
             }

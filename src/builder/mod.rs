@@ -21,7 +21,7 @@ mod choose;
 ///     .capacity(1_000_000)
 ///     .false_positive_rate(0.01)
 ///     .build()?;
-/// assert!(filter.expected_false_positive_rate_at_capacity() <= 0.01);
+/// assert!(filter.shape().false_positive_rate_at_capacity <= 0.01);
 /// assert!(filter.capacity() >= 1_000_000);
 /// # Ok::<(), cuckoo_nest::BuildError>(())
 /// ```
@@ -61,7 +61,7 @@ impl Builder {
     ///     .capacity(10_000)
     ///     .false_positive_rate(0.001)
     ///     .build()?;
-    /// assert!(filter.expected_false_positive_rate_at_capacity() <= 0.001);
+    /// assert!(filter.shape().false_positive_rate_at_capacity <= 0.001);
     /// // Fewer bits an item than the default's 16-bit fingerprints.
     /// assert!(filter.bits_per_item() < 16.0);
     /// # Ok::<(), cuckoo_nest::BuildError>(())
@@ -79,7 +79,7 @@ impl Builder {
     ///     .capacity(1000)
     ///     .bucket_size(8)
     ///     .build()?;
-    /// assert_eq!(filter.bucket_size(), 8);
+    /// assert_eq!(filter.shape().bucket_size, 8);
     /// # Ok::<(), cuckoo_nest::BuildError>(())
     /// ```
     #[must_use = "a builder method returns the changed builder"]
@@ -97,7 +97,7 @@ impl Builder {
     ///     .capacity(1000)
     ///     .fingerprint_bits(12)
     ///     .build()?;
-    /// assert_eq!(filter.fingerprint_bits(), 12);
+    /// assert_eq!(filter.shape().fingerprint_bits, 12);
     /// # Ok::<(), cuckoo_nest::BuildError>(())
     /// ```
     #[must_use = "a builder method returns the changed builder"]
@@ -121,7 +121,7 @@ impl Builder {
     ///     .false_positive_rate(0.001)
     ///     .semi_sorted(true)
     ///     .build()?;
-    /// assert!(filter.is_semi_sorted());
+    /// assert!(filter.shape().semi_sorted);
     /// filter.insert("k")?;
     /// assert!(filter.contains("k"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -142,7 +142,7 @@ impl Builder {
     /// use cuckoo_nest::CuckooFilter;
     /// let a = CuckooFilter::builder().capacity(1000).seed(1).build()?;
     /// let b = CuckooFilter::builder().capacity(1000).seed(2).build()?;
-    /// assert_eq!(a.seed(), 1);
+    /// assert_eq!(a.shape().seed, 1);
     /// assert_ne!(a.hash_item("k"), b.hash_item("k"));
     /// # Ok::<(), cuckoo_nest::BuildError>(())
     /// ```
@@ -224,7 +224,7 @@ impl Builder {
     /// ```
     ///
     /// While a save runs ([`save_to_path`](crate::CuckooFilter::save_to_path),
-    /// [`write_to_seekable`](crate::CuckooFilter::write_to_seekable),
+    /// [`save_seekable`](crate::CuckooFilter::save_seekable),
     /// `to_bytes`, `clone`, `merge`), the filter does not grow: the save
     /// holds the growth lock. Inserts then make room by displacement past
     /// the load the filter grows at, and an insert waits for the save, its
@@ -283,7 +283,7 @@ impl Builder {
     /// # #[cfg(feature = "internals")] {
     /// use cuckoo_nest::{BuildError, CuckooFilter};
     /// let filter = CuckooFilter::builder().buckets(4).build().unwrap();
-    /// assert_eq!(filter.buckets(), 4);
+    /// assert_eq!(filter.shape().buckets, 4);
     /// let err = CuckooFilter::builder().buckets(0).build().unwrap_err();
     /// assert_eq!(err, BuildError::ZeroBuckets);
     /// # }

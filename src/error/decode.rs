@@ -8,9 +8,8 @@ use std::fmt;
 /// ([`MAX_METADATA`](crate::MAX_METADATA) bytes).
 ///
 /// ```
-/// use cuckoo_nest::{CuckooFilter, MetadataTooLong, MAX_METADATA};
-/// let filter = CuckooFilter::with_capacity(100);
-/// let e = filter.to_bytes_with_metadata(&vec![0u8; MAX_METADATA + 1]).unwrap_err();
+/// use cuckoo_nest::{MetadataTooLong, SaveOptions, MAX_METADATA};
+/// let e = SaveOptions::default().metadata(&[0u8; MAX_METADATA + 1]).unwrap_err();
 /// assert_eq!(e, MetadataTooLong { len: MAX_METADATA + 1, max: MAX_METADATA });
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +34,7 @@ impl std::error::Error for MetadataTooLong {}
 
 /// Why bytes could not be read as a saved filter
 /// ([`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes),
-/// [`CuckooFilter::read_from`](crate::CuckooFilter::read_from),
+/// [`CuckooFilter::load`](crate::CuckooFilter::load),
 /// [`FilterView::new`](crate::FilterView::new)). The format is described
 /// byte by byte in docs/format.md.
 ///
@@ -130,7 +129,7 @@ pub enum DecodeError {
         /// Bytes requested.
         bytes: usize,
     },
-    /// Reading failed ([`CuckooFilter::read_from`](crate::CuckooFilter::read_from)
+    /// Reading failed ([`CuckooFilter::load`](crate::CuckooFilter::load)
     /// only; an early end of the stream is [`DecodeError::Truncated`]).
     Io(std::io::Error),
 }

@@ -129,7 +129,7 @@ impl std::error::Error for InsertError {}
 /// let filter = CuckooFilter::with_capacity(100);
 /// let mut out = [false; 2];
 /// assert_eq!(
-///     filter.contains_batch(&[1u32, 2, 3], &mut out),
+///     filter.contains_batch_into(&[1u32, 2, 3], &mut out),
 ///     Err(LengthMismatch { keys: 3, results: 2 })
 /// );
 /// ```

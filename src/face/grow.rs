@@ -6,26 +6,12 @@ use crate::grow::with_growable;
 use crate::shape::Inner;
 
 impl CuckooFilter {
-    /// True if the filter grows when full
-    /// ([`Builder::growable`](crate::Builder::growable)).
-    ///
-    /// ```
-    /// use cuckoo_nest::CuckooFilter;
-    /// assert!(!CuckooFilter::with_capacity(100).is_growable());
-    /// let growable = CuckooFilter::builder().capacity(100).growable(true).build()?;
-    /// assert!(growable.is_growable());
-    /// # Ok::<(), cuckoo_nest::BuildError>(())
-    /// ```
-    #[must_use]
-    pub fn is_growable(&self) -> bool {
-        self.config.growth.is_some()
-    }
-
     /// The most items a growable filter holds at its rate: its first
     /// capacity times `2^d`, `d` the doublings its fingerprints have spare
     /// bits for (7 unless [`Builder::max_capacity`](crate::Builder::max_capacity)
     /// chose). There inserts that find no room fail with
-    /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). `None` for a fixed filter.
+    /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). `None` for a fixed filter:
+    /// whether a filter grows at all.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;

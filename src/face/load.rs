@@ -3,13 +3,12 @@
 
 use super::CuckooFilter;
 use crate::error::DecodeError;
-use crate::persist;
+use crate::persist::{self, LoadOptions};
 use std::io::Read;
-use std::path::Path;
 
 impl CuckooFilter {
     /// A filter from bytes written by [`to_bytes`](Self::to_bytes) or
-    /// [`write_to`](Self::write_to): owned and fully usable (inserts,
+    /// [`save`](Self::save): owned and fully usable (inserts,
     /// removes, lookups from any thread), with the original's configuration
     /// and seed, so it hashes and answers exactly as the original did.
     /// Checks the header, that the bytes are exactly as long as it says and
@@ -46,38 +45,9 @@ impl CuckooFilter {
         })
     }
 
-    /// [`from_bytes`](Self::from_bytes), choosing whether a large table
-    /// gets huge pages (as [`Builder::huge_pages`](crate::Builder::huge_pages);
-    /// `from_bytes` says yes). With `false` the table comes from the global
-    /// allocator whatever its size, as a host that accounts for memory
-    /// through its allocator needs (a Redis module: otherwise a loaded
-    /// table of 4 MiB or more is a mapping of its own that `INFO memory`
-    /// and `maxmemory` do not see). Clones of the filter keep the choice.
-    ///
-    /// ```
-    /// use cuckoo_nest::CuckooFilter;
-    /// let bytes = CuckooFilter::with_capacity(1000).to_bytes();
-    /// let loaded = CuckooFilter::from_bytes_with_huge_pages(&bytes, false)?;
-    /// assert_eq!(loaded.to_bytes(), bytes);
-    /// # Ok::<(), cuckoo_nest::DecodeError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`from_bytes`](Self::from_bytes).
-    pub fn from_bytes_with_huge_pages(
-        bytes: &[u8],
-        huge_pages: bool,
-    ) -> Result<CuckooFilter, DecodeError> {
-        let (inner, config) = persist::from_bytes(bytes, Some(huge_pages))?;
-        Ok(CuckooFilter {
-            inner,
-            config,
-            counters: super::stats::Counters::new(),
-        })
-    }
-
-    /// [`from_bytes`](Self::from_bytes) from a stream (a file, a socket).
-    /// Reads exactly the filter's bytes, so whatever follows it in the
+    /// [`from_bytes`](Self::from_bytes) from a stream (a file, a socket),
+    /// with the saved metadata (empty for a filter saved without) and the
+    /// [`LoadOptions`]' choice of pages. Reads exactly the filter's bytes, so whatever follows it in the
     /// stream is left unread. The table is read in chunks that grow with
     /// what has arrived (each an eighth of it, the first 64 KiB), so a
     /// damaged header claiming a huge table fails as
@@ -86,16 +56,17 @@ impl CuckooFilter {
     ///
     /// ```
     /// use std::io::{Cursor, Read};
-    /// use cuckoo_nest::CuckooFilter;
+    /// use cuckoo_nest::{CuckooFilter, LoadOptions, SaveOptions};
     /// let filter = CuckooFilter::with_capacity(1000);
     /// filter.insert("k")?;
     /// let mut stream = Vec::new();
-    /// filter.write_to(&mut stream)?;
+    /// filter.save(&mut stream, &SaveOptions::default().metadata(b"epoch 3")?)?;
     /// stream.extend_from_slice(b"what follows");
     ///
     /// let mut reader = Cursor::new(stream); // or a `BufReader<File>`
-    /// let loaded = CuckooFilter::read_from(&mut reader)?;
+    /// let (loaded, metadata) = CuckooFilter::load(&mut reader, &LoadOptions::default())?;
     /// assert!(loaded.contains("k"));
+    /// assert_eq!(metadata, b"epoch 3");
     /// let mut rest = String::new();
     /// reader.read_to_string(&mut rest)?;
     /// assert_eq!(rest, "what follows");
@@ -106,28 +77,11 @@ impl CuckooFilter {
     /// As [`from_bytes`](Self::from_bytes); an end of stream before the
     /// filter's end is [`DecodeError::Truncated`], another read failure
     /// [`DecodeError::Io`].
-    pub fn read_from<R: Read>(r: R) -> Result<CuckooFilter, DecodeError> {
-        Self::read_from_with_metadata(r).map(|(filter, _)| filter)
-    }
-
-    /// [`read_from`](Self::read_from), returning the saved metadata too
-    /// (empty for a filter saved without).
-    ///
-    /// ```
-    /// use cuckoo_nest::CuckooFilter;
-    /// let filter = CuckooFilter::with_capacity(100);
-    /// filter.insert("k")?;
-    /// let bytes = filter.to_bytes_with_metadata(b"epoch 3")?;
-    /// let (loaded, meta) = CuckooFilter::read_from_with_metadata(&bytes[..])?;
-    /// assert!(loaded.contains("k"));
-    /// assert_eq!(meta, b"epoch 3");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`read_from`](Self::read_from).
-    pub fn read_from_with_metadata<R: Read>(r: R) -> Result<(CuckooFilter, Vec<u8>), DecodeError> {
-        let (inner, config, metadata) = persist::read_from(r)?;
+    pub fn load<R: Read>(
+        r: R,
+        options: &LoadOptions,
+    ) -> Result<(CuckooFilter, Vec<u8>), DecodeError> {
+        let (inner, config, metadata) = persist::read_from(r, options.huge_pages)?;
         Ok((
             CuckooFilter {
                 inner,
@@ -138,15 +92,16 @@ impl CuckooFilter {
         ))
     }
 
-    /// The metadata of saved bytes ([`to_bytes_with_metadata`](Self::to_bytes_with_metadata)),
+    /// The metadata of saved bytes ([`SaveOptions::metadata`](crate::SaveOptions::metadata)),
     /// empty for a filter saved without. Reads the header and the metadata
     /// block only, checking both checksums, not the table: enough to tell
     /// whether a saved filter is stale before loading it.
     ///
     /// ```
-    /// use cuckoo_nest::CuckooFilter;
+    /// use cuckoo_nest::{CuckooFilter, SaveOptions};
     /// let filter = CuckooFilter::with_capacity(1000);
-    /// let bytes = filter.to_bytes_with_metadata(b"lsn=42")?;
+    /// let mut bytes = Vec::new();
+    /// filter.save(&mut bytes, &SaveOptions::default().metadata(b"lsn=42")?)?;
     /// assert_eq!(CuckooFilter::read_metadata(&bytes)?, b"lsn=42");
     /// assert!(CuckooFilter::read_metadata(&filter.to_bytes())?.is_empty());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -165,13 +120,19 @@ impl CuckooFilter {
     /// table starts). Empty for a filter saved without metadata.
     ///
     /// ```
-    /// use std::io::Read;
-    /// use cuckoo_nest::CuckooFilter;
+    /// use cuckoo_nest::{CuckooFilter, SaveOptions};
+    /// let dir = std::env::temp_dir().join(format!("cuckoo-nest-meta-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("f.bin");
     /// let filter = CuckooFilter::with_capacity(100_000);
-    /// let bytes = filter.to_bytes_with_metadata(b"lsn=42")?;
+    /// filter.save_to_path(&path, &SaveOptions::default().metadata(b"lsn=42")?)?;
+    /// // Two small reads however large the filter: a stale one is told apart cheaply.
+    /// assert_eq!(CuckooFilter::read_metadata_from(std::fs::File::open(&path)?)?, b"lsn=42");
+    /// let bytes = std::fs::read(&path)?;
     /// let mut reader = &bytes[..];
     /// assert_eq!(CuckooFilter::read_metadata_from(&mut reader)?, b"lsn=42");
     /// assert_eq!(reader.len(), bytes.len() - 128); // the table is left unread
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -181,30 +142,5 @@ impl CuckooFilter {
     /// failure [`DecodeError::Io`].
     pub fn read_metadata_from<R: Read>(r: R) -> Result<Vec<u8>, DecodeError> {
         persist::read_metadata_from(r)
-    }
-
-    /// [`read_metadata_from`](Self::read_metadata_from) the file at `path`
-    /// (one [`save_to_path_with_metadata`](Self::save_to_path_with_metadata)
-    /// wrote, say): reads its header and metadata block only, so telling a
-    /// stale saved filter from a current one costs two small reads however
-    /// large the filter.
-    ///
-    /// ```
-    /// use cuckoo_nest::CuckooFilter;
-    /// let dir = std::env::temp_dir().join(format!("cuckoo-nest-meta-path-{}", std::process::id()));
-    /// std::fs::create_dir_all(&dir)?;
-    /// let path = dir.join("f.bin");
-    /// CuckooFilter::with_capacity(100).save_to_path_with_metadata(&path, b"commit 9")?;
-    /// assert_eq!(CuckooFilter::read_metadata_from_path(&path)?, b"commit 9");
-    /// # std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`read_metadata_from`](Self::read_metadata_from); failing to
-    /// open or read the file is [`DecodeError::Io`], its message naming
-    /// the path.
-    pub fn read_metadata_from_path<P: AsRef<Path>>(path: P) -> Result<Vec<u8>, DecodeError> {
-        persist::read_metadata_from_path(path.as_ref())
     }
 }

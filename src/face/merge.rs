@@ -69,9 +69,9 @@ impl CuckooFilter {
         // pass would have a bucket in one small range (and a growable
         // filter's in one block), crowding it long before the table fills.
         const PASS: usize = 4096;
-        let buckets = snapshot.buckets();
+        let buckets = snapshot.shape().buckets;
         let stride = scatter_stride(buckets);
-        let mut pending = Vec::with_capacity(PASS * self.bucket_size());
+        let mut pending = Vec::with_capacity(PASS * self.config.bucket_size);
         let mut merged = 0;
         let mut i = 0;
         for first in (0..buckets).step_by(PASS) {

@@ -26,11 +26,13 @@ mod read_methods;
 mod save;
 #[cfg(feature = "serde")]
 mod serde;
+mod shape;
 mod stats;
 mod write;
 mod write_batch;
 
 pub use read::ReadFilter;
+pub use shape::Shape;
 pub use stats::Statistics;
 
 use crate::builder::Builder;
@@ -108,7 +110,7 @@ impl CuckooFilter {
     ///     .capacity(10_000)
     ///     .seed(7)
     ///     .build()?;
-    /// assert_eq!(filter.seed(), 7);
+    /// assert_eq!(filter.shape().seed, 7);
     /// # Ok::<(), cuckoo_nest::BuildError>(())
     /// ```
     #[must_use]

@@ -8,12 +8,12 @@
 //! and its inherent methods of the same names call these: the lookups and
 //! hashes (`lookup_methods!`) here, the rest in `read_methods.rs`.
 
-use super::CuckooFilter;
+use super::{CuckooFilter, Shape};
 use crate::config::Config;
 use crate::error::LengthMismatch;
 use crate::grow::with_growable;
 use crate::hash::StableHasher;
-use crate::key::Key;
+use crate::key::{Key, KeyHash};
 use crate::persist::FilterView;
 use crate::shape::{with_table, Inner};
 use crate::table::{check_lengths, DEFAULT_DISTANCE};
@@ -78,84 +78,61 @@ pub trait ReadFilter: Reader {
     /// As [`CuckooFilter::contains`].
     #[inline]
     fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
-        self.contains_hash(self.hash_item(item))
-    }
-
-    /// As [`CuckooFilter::contains_hash`].
-    #[inline(always)]
-    fn contains_hash(&self, hash: u64) -> bool {
-        self.probe(hash)
-    }
-
-    /// As [`CuckooFilter::contains_bytes`].
-    #[inline]
-    fn contains_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.hash_bytes(key))
+        self.probe(self.hash_item(item))
     }
 
     /// As [`CuckooFilter::contains_batch`].
+    fn contains_batch<I>(&self, items: I) -> Vec<bool>
+    where
+        I: IntoIterator,
+        I::Item: Key,
+    {
+        let mut items = items.into_iter();
+        let mut out = Vec::with_capacity(items.size_hint().0);
+        let hasher = BatchHasher::new(self.built());
+        let mut chunk = [0u64; BATCH_CHUNK];
+        loop {
+            let n = hasher.fill(&mut items, &mut chunk);
+            let start = out.len();
+            out.resize(start + n, false);
+            self.probe_many(n, |k| chunk[k], &mut out[start..]);
+            if n < BATCH_CHUNK {
+                return out;
+            }
+        }
+    }
+
+    /// As [`CuckooFilter::contains_batch_into`].
     ///
     /// # Errors
     /// [`LengthMismatch`] if `out` is not as long as `items`.
-    fn contains_batch<K: Key>(
-        &self,
-        items: &[K],
-        out: &mut [bool],
-    ) -> Result<usize, LengthMismatch> {
+    fn contains_batch_into<I>(&self, items: I, out: &mut [bool]) -> Result<usize, LengthMismatch>
+    where
+        I: IntoIterator,
+        I::Item: Key,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let mut items = items.into_iter();
         check_lengths(items.len(), out.len())?;
-        // Seeded once per batch: cloned per key, not derived from the seed
-        // each time (a dozen instructions a key not hoisted out of the loop).
-        let (seeded, keys) = (
-            StableHasher::with_seed(self.built().seed),
-            self.built().keys,
-        );
-        Ok(self.probe_many(items.len(), |k| keys.hash(&seeded, &items[k]), out))
-    }
-
-    /// As [`CuckooFilter::contains_batch_hash`].
-    ///
-    /// # Errors
-    /// [`LengthMismatch`] if `out` is not as long as `hashes`.
-    fn contains_batch_hash(
-        &self,
-        hashes: &[u64],
-        out: &mut [bool],
-    ) -> Result<usize, LengthMismatch> {
-        check_lengths(hashes.len(), out.len())?;
-        Ok(self.probe_many(hashes.len(), |k| hashes[k], out))
-    }
-
-    /// As [`CuckooFilter::contains_batch_bytes`].
-    ///
-    /// # Errors
-    /// [`LengthMismatch`] if `out` is not as long as `keys`.
-    fn contains_batch_bytes<K: AsRef<[u8]>>(
-        &self,
-        keys: &[K],
-        out: &mut [bool],
-    ) -> Result<usize, LengthMismatch> {
-        check_lengths(keys.len(), out.len())?;
-        let seed = self.built().seed;
-        Ok(self.probe_many(
-            keys.len(),
-            |k| StableHasher::hash_bytes(seed, keys[k].as_ref()),
-            out,
-        ))
+        let hasher = BatchHasher::new(self.built());
+        let mut chunk = [0u64; BATCH_CHUNK];
+        let (mut done, mut hits) = (0, 0);
+        // An iterator whose `len` was wrong stops at `out`'s end or its own.
+        while done < out.len() {
+            let room = (out.len() - done).min(BATCH_CHUNK);
+            let n = hasher.fill(&mut items, &mut chunk[..room]);
+            hits += self.probe_many(n, |k| chunk[k], &mut out[done..done + n]);
+            done += n;
+            if n < room {
+                break;
+            }
+        }
+        Ok(hits)
     }
 
     /// As [`CuckooFilter::count`].
     fn count<K: Key + ?Sized>(&self, item: &K) -> usize {
-        self.count_hash(self.hash_item(item))
-    }
-
-    /// As [`CuckooFilter::count_hash`].
-    fn count_hash(&self, hash: u64) -> usize {
-        self.tally(hash)
-    }
-
-    /// As [`CuckooFilter::count_bytes`].
-    fn count_bytes(&self, key: &[u8]) -> usize {
-        self.count_hash(self.hash_bytes(key))
+        self.tally(self.hash_item(item))
     }
 
     /// As [`CuckooFilter::hash_item`].
@@ -165,12 +142,6 @@ pub trait ReadFilter: Reader {
         config
             .keys
             .hash(&StableHasher::with_seed(config.seed), item)
-    }
-
-    /// As [`CuckooFilter::hash_bytes`].
-    #[inline]
-    fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-        StableHasher::hash_bytes(self.built().seed, bytes)
     }
 
     /// As [`CuckooFilter::len`].
@@ -188,50 +159,28 @@ pub trait ReadFilter: Reader {
         self.now().capacity.max(1)
     }
 
-    /// As [`CuckooFilter::slots`].
-    fn slots(&self) -> usize {
-        self.now().slots()
-    }
-
-    /// As [`CuckooFilter::buckets`].
-    fn buckets(&self) -> usize {
-        self.now().buckets
-    }
-
-    /// As [`CuckooFilter::bucket_size`].
-    fn bucket_size(&self) -> usize {
-        self.built().bucket_size
-    }
-
-    /// As [`CuckooFilter::fingerprint_bits`].
-    fn fingerprint_bits(&self) -> u32 {
-        self.now().fingerprint_bits
-    }
-
-    /// As [`CuckooFilter::is_semi_sorted`].
-    fn is_semi_sorted(&self) -> bool {
-        self.built().semi_sorted
-    }
-
-    /// As [`CuckooFilter::seed`].
-    fn seed(&self) -> u64 {
-        self.built().seed
+    /// As [`CuckooFilter::shape`].
+    fn shape(&self) -> Shape {
+        let (built, now) = (self.built(), self.now());
+        Shape {
+            buckets: now.buckets,
+            bucket_size: built.bucket_size,
+            slots: now.slots(),
+            fingerprint_bits: now.fingerprint_bits,
+            semi_sorted: built.semi_sorted,
+            seed: built.seed,
+            false_positive_rate_at_capacity: now.false_positive_rate(now.design_load()),
+        }
     }
 
     /// As [`CuckooFilter::load_factor`].
     fn load_factor(&self) -> f64 {
-        self.len() as f64 / self.slots() as f64
+        self.len() as f64 / self.now().slots() as f64
     }
 
     /// As [`CuckooFilter::expected_false_positive_rate`].
     fn expected_false_positive_rate(&self) -> f64 {
         self.now().false_positive_rate(self.load_factor())
-    }
-
-    /// As [`CuckooFilter::expected_false_positive_rate_at_capacity`].
-    fn expected_false_positive_rate_at_capacity(&self) -> f64 {
-        let config = self.now();
-        config.false_positive_rate(config.design_load())
     }
 
     /// As [`CuckooFilter::memory_usage`].
@@ -242,6 +191,50 @@ pub trait ReadFilter: Reader {
     /// As [`CuckooFilter::bits_per_item`].
     fn bits_per_item(&self) -> f64 {
         self.table_bytes() as f64 * 8.0 / self.capacity() as f64
+    }
+}
+
+/// Keys a batch hashes ahead of its lookups or inserts: a batch takes any
+/// iterator, so it hashes up to this many into a buffer on the stack, then
+/// runs the pipelined loop over them (`table/batch.rs`), which needs each
+/// key's hash by its index. 512 hashes are 4 KiB of stack; the loop's
+/// prefetching restarts once per chunk, which out of cache exposes about
+/// one memory latency per 512 keys (docs/benchmarks.md, "Batches from
+/// iterators").
+pub(crate) const BATCH_CHUNK: usize = 512;
+
+/// A batch's key hash, seeded once: cloned per key, not derived from the
+/// seed each time (a dozen instructions a key not hoisted out of the loop).
+pub(crate) struct BatchHasher {
+    seeded: StableHasher,
+    keys: KeyHash,
+}
+
+impl BatchHasher {
+    #[inline]
+    pub(crate) fn new(config: &Config) -> Self {
+        BatchHasher {
+            seeded: StableHasher::with_seed(config.seed),
+            keys: config.keys,
+        }
+    }
+
+    /// Hashes the next keys of `items` into `chunk`, as many as fit or
+    /// are left; returns how many.
+    #[inline]
+    pub(crate) fn fill<I>(&self, items: &mut I, chunk: &mut [u64]) -> usize
+    where
+        I: Iterator,
+        I::Item: Key,
+    {
+        let mut n = 0;
+        // Asks `items` for a key only while there is room for its hash.
+        while n < chunk.len() {
+            let Some(item) = items.next() else { break };
+            chunk[n] = self.keys.hash(&self.seeded, &item);
+            n += 1;
+        }
+        n
     }
 }
 
@@ -258,7 +251,7 @@ macro_rules! lookup_methods {
         #[doc = $setup]
         /// assert!(filter.contains("k"));
         /// assert!(filter.contains(b"k") && filter.contains(&String::from("k")));
-        /// assert!(filter.contains("b")); // inserted with insert_bytes
+        /// assert!(filter.contains(&[b'b'])); // inserted as b"b"
         /// assert!(!filter.contains("absent"));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -268,40 +261,8 @@ macro_rules! lookup_methods {
             <Self as ReadFilter>::contains(self, item)
         }
 
-        /// [`contains`](Self::contains) for a key already hashed to 64 well-mixed
-        /// bits.
-        ///
-        #[doc = $setup]
-        /// let hash = filter.hash_item("k"); // the hash `insert("k")` used
-        /// assert!(filter.contains_hash(hash));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline(always)]
-        #[must_use]
-        pub fn contains_hash(&self, hash: u64) -> bool {
-            <Self as ReadFilter>::contains_hash(self, hash)
-        }
-
-        /// True if the byte-string `key` is probably in the filter: hashed with
-        /// the format's own hash ([`hash_bytes`](Self::hash_bytes)), stable across
-        /// platforms and releases; the same as [`contains(key)`](Self::contains),
-        /// except in a filter loaded from a file of format version 1 to 3
-        /// (docs/format.md, "Keys").
-        ///
-        #[doc = $setup]
-        /// assert!(filter.contains_bytes(b"b"));
-        /// assert!(filter.contains_bytes(b"k")); // inserted as "k"
-        /// assert!(!filter.contains_bytes(b"absent"));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline]
-        #[must_use]
-        pub fn contains_bytes(&self, key: &[u8]) -> bool {
-            <Self as ReadFilter>::contains_bytes(self, key)
-        }
-
         /// The hash `insert`/`contains` use for `item`: for a byte string or an
-        /// integer, the hash of its bytes ([`hash_bytes`](Self::hash_bytes)); for
+        /// integer, the hash of its bytes (docs/format.md, "Keys"); for
         /// [`ByHash`](crate::ByHash), through its `Hash` impl; for
         /// [`PreHashed`](crate::PreHashed), its hash. A filter loaded from a file
         /// of format version 1 to 3 hashes every key through its `Hash` impl, as
@@ -309,8 +270,12 @@ macro_rules! lookup_methods {
         ///
         #[doc = $setup]
         /// use cuckoo_nest::StableHasher;
-        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_bytes(filter.seed(), b"k"));
-        /// assert_eq!(filter.hash_item(&7u32), filter.hash_bytes(&7u32.to_le_bytes()));
+        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_bytes(filter.shape().seed, b"k"));
+        /// assert_eq!(filter.hash_item(&7u32), filter.hash_item(&7u32.to_le_bytes()));
+        /// // A pre-hashed key is its hash.
+        /// let h = filter.hash_item("k");
+        /// assert_eq!(filter.hash_item(&cuckoo_nest::PreHashed(h)), h);
+        /// assert!(filter.contains(&cuckoo_nest::PreHashed(h)));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         #[inline]
@@ -318,40 +283,18 @@ macro_rules! lookup_methods {
         pub fn hash_item<K: Key + ?Sized>(&self, item: &K) -> u64 {
             <Self as ReadFilter>::hash_item(self, item)
         }
-
-        /// The format's hash of a key that is bytes, with this filter's seed:
-        /// the hash to pass to the `*_hash` methods for keys that must answer the
-        /// same in every later version of this crate and of Rust. It depends on
-        /// the saved format alone (docs/format.md gives it byte by byte):
-        /// [`StableHasher::hash_bytes`](crate::StableHasher::hash_bytes).
-        ///
-        /// `insert(&key)` and friends hash a byte-string or integer key the same
-        /// way ([`hash_item`](Self::hash_item) gives the same hash), except in a
-        /// filter loaded from a file of format version 1 to 3, whose generic
-        /// methods keep hashing through `std::hash::Hash` as when it was saved.
-        ///
-        #[doc = $setup]
-        /// assert!(filter.contains_hash(filter.hash_bytes(b"b")));
-        /// assert_eq!(filter.hash_bytes(b"k"), filter.hash_item("k"));
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        #[inline]
-        #[must_use]
-        pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-            <Self as ReadFilter>::hash_bytes(self, bytes)
-        }
     };
 }
 
 impl CuckooFilter {
     lookup_methods!(
-        "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(\"k\")?;\nfilter.insert_bytes(b\"b\")?;"
+        "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(\"k\")?;\nfilter.insert(b\"b\")?;"
     );
 }
 
 impl<B: AsRef<[u8]>> FilterView<B> {
     lookup_methods!(
-        "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(\"k\")?;\nfilter.insert_bytes(b\"b\")?;\nlet bytes = filter.to_bytes();\nlet filter = cuckoo_nest::FilterView::new(&bytes)?;"
+        "```\nlet filter = cuckoo_nest::CuckooFilter::with_capacity(1000);\nfilter.insert(\"k\")?;\nfilter.insert(b\"b\")?;\nlet bytes = filter.to_bytes();\nlet filter = cuckoo_nest::FilterView::new(&bytes)?;"
     );
 }
 

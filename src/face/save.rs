@@ -2,8 +2,7 @@
 //! path crash-safely. The work is `persist/`'s, over this filter's table.
 
 use super::CuckooFilter;
-use crate::error::MetadataTooLong;
-use crate::persist;
+use crate::persist::{self, SaveOptions};
 use std::fs;
 use std::io::{self, Seek, Write};
 use std::path::Path;
@@ -12,7 +11,7 @@ impl CuckooFilter {
     /// The filter in the saved format (docs/format.md): a 64-byte header
     /// (configuration, seed, item count, checksums), then the table. Load it
     /// back with [`from_bytes`](Self::from_bytes) or
-    /// [`read_from`](Self::read_from), or query it in place with
+    /// [`load`](Self::load), or query it in place with
     /// [`FilterView`](crate::FilterView).
     ///
     /// Safe to call while other threads write, and it does not stop them:
@@ -39,80 +38,40 @@ impl CuckooFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.to_bytes_with_metadata(&[])
-            .expect("no metadata is never too long")
+        persist::to_bytes(&self.inner, &self.config, &[]).expect("no metadata is never too long")
     }
 
-    /// [`to_bytes`](Self::to_bytes) with up to [`MAX_METADATA`](crate::MAX_METADATA) bytes of the
-    /// caller's own metadata stored after the header (format version 2),
-    /// covered by a checksum of its own: a log sequence number or commit id
-    /// binding the filter to the state of the store it summarises, say.
-    /// [`read_metadata`](Self::read_metadata),
-    /// [`read_metadata_from`](Self::read_metadata_from) (a stream),
-    /// [`read_metadata_from_path`](Self::read_metadata_from_path) and
-    /// [`FilterView::metadata`](crate::FilterView::metadata) read it back without reading the table;
-    /// [`read_from_with_metadata`](Self::read_from_with_metadata) with it.
-    ///
-    /// ```
-    /// use cuckoo_nest::CuckooFilter;
-    /// let filter = CuckooFilter::with_capacity(1000);
-    /// filter.insert("k")?;
-    /// let bytes = filter.to_bytes_with_metadata(b"commit 1234")?;
-    /// assert_eq!(CuckooFilter::read_metadata(&bytes)?, b"commit 1234");
-    /// assert!(CuckooFilter::from_bytes(&bytes)?.contains("k"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`MetadataTooLong`] past [`MAX_METADATA`](crate::MAX_METADATA) bytes.
-    pub fn to_bytes_with_metadata(&self, metadata: &[u8]) -> Result<Vec<u8>, MetadataTooLong> {
-        persist::to_bytes(&self.inner, &self.config, metadata)
-    }
-
-    /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w`. The
-    /// header, which comes first, holds the table's checksum, so this
-    /// copies the table into one table-sized buffer before writing;
-    /// [`write_to_seekable`](Self::write_to_seekable) (a file, a cursor)
-    /// streams without it. Same copy as `to_bytes`; writers never wait for
-    /// the I/O. Pass a buffered writer or a file: the header and the table
+    /// Writes the filter in the saved format to `w`, with the
+    /// [`SaveOptions`]' metadata if any: with none, the same bytes as
+    /// [`to_bytes`](Self::to_bytes). The header, which comes first, holds
+    /// the table's checksum, so this copies the table into one table-sized
+    /// buffer before writing; [`save_seekable`](Self::save_seekable) (a
+    /// file, a cursor) streams without it, and
+    /// [`save_to_path`](Self::save_to_path) replaces a file crash-safely.
+    /// Same copy as `to_bytes`; writers never wait for the I/O. Pass a buffered writer or a file: the header and the table
     /// are two `write_all` calls.
     ///
     /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// use cuckoo_nest::{CuckooFilter, SaveOptions};
+    /// let filter = CuckooFilter::with_capacity(1000);
     /// filter.insert("k")?;
     /// let mut out = Vec::new(); // or a `BufWriter<File>`
-    /// filter.write_to(&mut out)?;
+    /// filter.save(&mut out, &SaveOptions::default())?;
     /// assert_eq!(out, filter.to_bytes());
+    /// let mut with_lsn = Vec::new();
+    /// filter.save(&mut with_lsn, &SaveOptions::default().metadata(b"lsn=7")?)?;
+    /// assert_eq!(CuckooFilter::read_metadata(&with_lsn)?, b"lsn=7");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
     /// Whatever `w` returns.
-    pub fn write_to<W: Write>(&self, w: W) -> io::Result<()> {
-        self.write_to_with_metadata(w, &[])
+    pub fn save<W: Write>(&self, w: W, options: &SaveOptions) -> io::Result<()> {
+        persist::write_to(&self.inner, &self.config, w, options.metadata)
     }
 
-    /// [`write_to`](Self::write_to) with the caller's metadata, as
-    /// [`to_bytes_with_metadata`](Self::to_bytes_with_metadata).
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
-    /// let mut out = Vec::new();
-    /// filter.write_to_with_metadata(&mut out, b"v7")?;
-    /// assert_eq!(out, filter.to_bytes_with_metadata(b"v7")?);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// Whatever `w` returns; [`MetadataTooLong`] (as an error of kind
-    /// `InvalidInput`) past [`MAX_METADATA`](crate::MAX_METADATA) bytes, before anything is
-    /// written.
-    pub fn write_to_with_metadata<W: Write>(&self, w: W, metadata: &[u8]) -> io::Result<()> {
-        persist::write_to(&self.inner, &self.config, w, metadata)
-    }
-
-    /// Writes the same bytes as [`to_bytes`](Self::to_bytes) to `w` from
-    /// its current position, streaming: the table goes out about 16 KiB
+    /// Writes what [`save`](Self::save) writes to `w` from its current
+    /// position, streaming: the table goes out about 16 KiB
     /// at a time as it is copied, so the save needs memory for that, not
     /// for a copy of the table. Writers wait while a piece of their stripe
     /// is copied (a microsecond or two). Inserts into a free slot and
@@ -146,43 +105,22 @@ impl CuckooFilter {
     ///
     /// ```
     /// use std::io::Cursor;
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
+    /// use cuckoo_nest::{CuckooFilter, SaveOptions};
+    /// let filter = CuckooFilter::with_capacity(1000);
     /// filter.insert("k")?;
-    /// let mut out = Cursor::new(Vec::new()); // or a `BufWriter<File>`
-    /// filter.write_to_seekable(&mut out)?;
-    /// assert_eq!(out.into_inner(), filter.to_bytes());
+    /// // Or a `BufWriter<File>`: an SST file's filter block, say.
+    /// let mut out = Cursor::new(b"block before".to_vec());
+    /// out.set_position(12);
+    /// filter.save_seekable(&mut out, &SaveOptions::default())?;
+    /// assert_eq!(&out.into_inner()[12..], &filter.to_bytes()[..]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
     /// Whatever `w` returns. The bytes written so far then start with a
     /// zero header, so they never load as a filter.
-    pub fn write_to_seekable<W: Write + Seek>(&self, w: W) -> io::Result<()> {
-        self.write_to_seekable_with_metadata(w, &[])
-    }
-
-    /// [`write_to_seekable`](Self::write_to_seekable) with the caller's
-    /// metadata, as [`to_bytes_with_metadata`](Self::to_bytes_with_metadata).
-    ///
-    /// ```
-    /// use std::io::Cursor;
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(1000);
-    /// let mut out = Cursor::new(Vec::new());
-    /// filter.write_to_seekable_with_metadata(&mut out, b"v7")?;
-    /// assert_eq!(out.into_inner(), filter.to_bytes_with_metadata(b"v7")?);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`write_to_seekable`](Self::write_to_seekable), and
-    /// [`MetadataTooLong`] (as an error of kind `InvalidInput`) past
-    /// [`MAX_METADATA`](crate::MAX_METADATA) bytes, before anything is written.
-    pub fn write_to_seekable_with_metadata<W: Write + Seek>(
-        &self,
-        w: W,
-        metadata: &[u8],
-    ) -> io::Result<()> {
-        persist::write_to_seekable(&self.inner, &self.config, w, metadata)
+    pub fn save_seekable<W: Write + Seek>(&self, w: W, options: &SaveOptions) -> io::Result<()> {
+        persist::write_to_seekable(&self.inner, &self.config, w, options.metadata)
     }
 
     /// Saves the filter to the file at `path` so that a crash at any moment
@@ -191,7 +129,7 @@ impl CuckooFilter {
     /// same directory (so the rename cannot cross file systems), flushes it
     /// to the device (`fsync`), renames it over `path` (atomic on POSIX
     /// file systems), then flushes the directory so the rename itself is
-    /// durable. It streams as [`write_to_seekable`](Self::write_to_seekable)
+    /// durable. It streams as [`save_seekable`](Self::save_seekable)
     /// does: 16 KiB of memory, not a table copy, and writers wait while a
     /// piece of their stripe is copied; an insert that must make room near
     /// full load may wait for the file's I/O in the two cases that method
@@ -200,15 +138,17 @@ impl CuckooFilter {
     /// growth step). The copy is `to_bytes`'s.
     ///
     /// ```
-    /// use cuckoo_nest::CuckooFilter;
+    /// use std::fs::File;
+    /// use cuckoo_nest::{CuckooFilter, LoadOptions, SaveOptions};
     /// let dir = std::env::temp_dir().join(format!("cuckoo-nest-doc-{}", std::process::id()));
     /// std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("users.filter");
     /// let filter = CuckooFilter::with_capacity(1000);
     /// filter.insert("user:42")?;
-    /// filter.save_to_path(&path)?;
-    /// let loaded = CuckooFilter::read_from(std::fs::File::open(&path)?)?;
+    /// filter.save_to_path(&path, &SaveOptions::default().metadata(b"commit 9")?)?;
+    /// let (loaded, metadata) = CuckooFilter::load(File::open(&path)?, &LoadOptions::default())?;
     /// assert!(loaded.contains("user:42"));
+    /// assert_eq!(metadata, b"commit 9");
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -225,39 +165,12 @@ impl CuckooFilter {
     /// at `path` is then as it was (absent, or the previous save). The
     /// error keeps its kind and its message names `path` and the step that
     /// failed.
-    pub fn save_to_path<P: AsRef<Path>>(&self, path: P) -> io::Result<()> {
-        self.save_to_path_with_metadata(path, &[])
-    }
-
-    /// [`save_to_path`](Self::save_to_path) with the caller's metadata (a
-    /// commit id, say), as
-    /// [`to_bytes_with_metadata`](Self::to_bytes_with_metadata).
-    ///
-    /// ```
-    /// use cuckoo_nest::CuckooFilter;
-    /// let dir = std::env::temp_dir().join(format!("cuckoo-nest-meta-{}", std::process::id()));
-    /// std::fs::create_dir_all(&dir)?;
-    /// let path = dir.join("f.bin");
-    /// CuckooFilter::with_capacity(100).save_to_path_with_metadata(&path, b"commit 9")?;
-    /// let (_, meta) = CuckooFilter::read_from_with_metadata(std::fs::File::open(&path)?)?;
-    /// assert_eq!(meta, b"commit 9");
-    /// # std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`save_to_path`](Self::save_to_path), and [`MetadataTooLong`] (as
-    /// an error of kind `InvalidInput`) before anything is written.
-    pub fn save_to_path_with_metadata<P: AsRef<Path>>(
-        &self,
-        path: P,
-        metadata: &[u8],
-    ) -> io::Result<()> {
+    pub fn save_to_path<P: AsRef<Path>>(&self, path: P, options: &SaveOptions) -> io::Result<()> {
         persist::save_to_path(
             &self.inner,
             &self.config,
             path.as_ref(),
-            metadata,
+            options.metadata,
             |from, to| fs::rename(from, to),
         )
     }

@@ -20,9 +20,10 @@ impl CuckooFilter {
     /// `item` is any [`Key`]: a byte string (`str`, `[u8]`, `String`,
     /// `Vec<u8>`, `[u8; N]`, references to them) is hashed as its bytes, an
     /// integer as its little-endian bytes, with the format's own hash
-    /// ([`hash_bytes`](Self::hash_bytes)), so every way of passing one key
-    /// reaches the same fingerprint and buckets, `_bytes` methods included.
-    /// Other types: [`ByHash`](crate::ByHash). (A filter loaded from a file
+    /// (docs/format.md, "Keys"), so every way of passing one key reaches
+    /// the same fingerprint and buckets. Other types:
+    /// [`ByHash`](crate::ByHash); a hash of your own:
+    /// [`PreHashed`](crate::PreHashed). (A filter loaded from a file
     /// of format version 1 to 3 hashes generic keys through
     /// `std::hash::Hash`, as it did when saved: docs/format.md, "Keys".)
     ///
@@ -30,7 +31,9 @@ impl CuckooFilter {
     /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
     /// filter.insert("apple")?;
     /// assert!(filter.contains("apple"));
-    /// assert!(filter.contains(b"apple") && filter.contains_bytes(b"apple"));
+    /// assert!(filter.contains(b"apple") && filter.contains(&String::from("apple")));
+    /// filter.insert(&cuckoo_nest::PreHashed(0x1234_5678_9abc_def0))?;
+    /// assert!(filter.contains(&cuckoo_nest::PreHashed(0x1234_5678_9abc_def0)));
     /// # Ok::<(), cuckoo_nest::InsertError>(())
     /// ```
     ///
@@ -98,126 +101,31 @@ impl CuckooFilter {
         self.remove_hash(self.key_hash(item))
     }
 
-    /// [`insert`](Self::insert) for a key already hashed to 64 well-mixed bits.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
-    /// filter.insert_hash(0x1234_5678_9abc_def0)?;
-    /// assert!(filter.contains_hash(0x1234_5678_9abc_def0));
-    /// # Ok::<(), cuckoo_nest::InsertError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    /// [`insert`](Self::insert) of the key's hash.
     #[inline]
-    pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
+    pub(crate) fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
         self.counted(with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.insert(i1, fp, Copies::Any).map(|_| ())
         }, g => g.insert(hash, Copies::Any).map(|_| ())))
     }
 
-    /// [`insert_unique`](Self::insert_unique) for a pre-hashed key.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
-    /// let hash = filter.hash_bytes(b"id:7");
-    /// assert_eq!(filter.insert_unique_hash(hash), Ok(true));
-    /// assert_eq!(filter.insert_unique_hash(hash), Ok(false));
-    /// assert_eq!(filter.len(), 1);
-    /// ```
-    ///
-    /// # Errors
-    /// [`InsertError::Full`] when no free slot is reachable; nothing is lost.
+    /// [`insert_unique`](Self::insert_unique) of the key's hash.
     #[inline]
-    #[must_use = "Ok(false) means the item was (probably) present and nothing was added"]
-    pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
+    pub(crate) fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
         self.counted(with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.insert(i1, fp, Copies::Unique)
         }, g => g.insert(hash, Copies::Unique)))
     }
 
-    /// [`remove`](Self::remove) for a pre-hashed key.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
-    /// filter.insert_hash(42)?;
-    /// assert!(filter.remove_hash(42));
-    /// assert!(!filter.contains_hash(42));
-    /// assert!(!filter.remove_hash(42)); // no copy left
-    /// # Ok::<(), cuckoo_nest::InsertError>(())
-    /// ```
+    /// [`remove`](Self::remove) of the key's hash.
     #[inline]
-    #[must_use = "false means no copy was found: the item was not in the filter"]
-    pub fn remove_hash(&self, hash: u64) -> bool {
+    pub(crate) fn remove_hash(&self, hash: u64) -> bool {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
             t.remove(i1, fp)
         }, g => g.remove(hash))
-    }
-
-    /// Adds the byte-string `key`, hashed with
-    /// [`hash_bytes`](Self::hash_bytes): the same as [`insert(key)`](Self::insert),
-    /// except in a filter loaded from a file of format version 1 to 3,
-    /// whose generic methods hash through `std::hash::Hash`.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
-    /// filter.insert_bytes(b"user:42")?;
-    /// assert!(filter.contains_bytes(b"user:42"));
-    /// assert!(filter.contains("user:42"));
-    /// assert!(filter.contains_hash(filter.hash_bytes(b"user:42")));
-    /// # Ok::<(), cuckoo_nest::InsertError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`insert`](Self::insert).
-    #[inline]
-    pub fn insert_bytes(&self, key: &[u8]) -> Result<(), InsertError> {
-        self.insert_hash(StableHasher::hash_bytes(self.config.seed, key))
-    }
-
-    /// [`insert_unique`](Self::insert_unique) for the byte-string `key`:
-    /// adds it unless it is (probably) present already; returns whether it
-    /// was added. Atomic, and with the same caveat: **not a put-if-absent
-    /// for a store**. "Present" may be another key's colliding copy, which
-    /// the new key then shares; removing that other key makes the new one
-    /// vanish. To mirror a store, insert when the store says the key is new
-    /// and remove when the store deleted it.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
-    /// assert_eq!(filter.insert_unique_bytes(b"user:42"), Ok(true));
-    /// assert_eq!(filter.insert_unique_bytes(b"user:42"), Ok(false));
-    /// assert_eq!(filter.count_bytes(b"user:42"), 1);
-    /// // The same hash as the other byte-key methods.
-    /// assert_eq!(filter.insert_unique_hash(filter.hash_bytes(b"user:42")), Ok(false));
-    /// ```
-    ///
-    /// # Errors
-    /// [`InsertError::Full`] when the key is absent and no free slot is
-    /// reachable; nothing is lost.
-    #[inline]
-    #[must_use = "Ok(false) means the key was (probably) present and nothing was added"]
-    pub fn insert_unique_bytes(&self, key: &[u8]) -> Result<bool, InsertError> {
-        self.insert_unique_hash(StableHasher::hash_bytes(self.config.seed, key))
-    }
-
-    /// Removes one copy of the byte-string `key`; returns whether one was
-    /// found.
-    ///
-    /// ```
-    /// let filter = cuckoo_nest::CuckooFilter::with_capacity(100);
-    /// filter.insert_bytes(b"k")?;
-    /// assert!(filter.remove_bytes(b"k"));
-    /// assert!(!filter.contains_bytes(b"k"));
-    /// # Ok::<(), cuckoo_nest::InsertError>(())
-    /// ```
-    #[inline]
-    #[must_use = "false means no copy was found: the item was not in the filter"]
-    pub fn remove_bytes(&self, key: &[u8]) -> bool {
-        self.remove_hash(StableHasher::hash_bytes(self.config.seed, key))
     }
 
     /// Removes every item. Writers wait for the whole clear, so each write

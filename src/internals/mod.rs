@@ -11,7 +11,7 @@ use crate::shape::with_table;
 use crate::table::check_lengths;
 
 impl CuckooFilter {
-    /// [`contains_batch_hash`](Self::contains_batch_hash) keeping `distance`
+    /// [`contains_batch_into`](Self::contains_batch_into) of hashes keeping `distance`
     /// lookups in flight (rounded to a power of two in 1..=64), for tuning.
     pub fn contains_batch_hash_with_distance(
         &self,

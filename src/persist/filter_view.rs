@@ -28,7 +28,7 @@ enum TableBytes<'a> {
 
 /// A read-only filter over a saved filter's bytes
 /// ([`CuckooFilter::to_bytes`](crate::CuckooFilter::to_bytes) or
-/// [`write_to`](crate::CuckooFilter::write_to)), queried in place: nothing
+/// [`save`](crate::CuckooFilter::save)), queried in place: nothing
 /// is copied or allocated, so a memory-mapped file of any size opens in
 /// microseconds with [`new_unverified`](Self::new_unverified). Answers
 /// exactly as the filter that was saved (same configuration, seed and
@@ -146,13 +146,15 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     }
 
     /// The caller's metadata saved with the filter
-    /// ([`CuckooFilter::to_bytes_with_metadata`](crate::CuckooFilter::to_bytes_with_metadata)),
+    /// ([`SaveOptions::metadata`](crate::SaveOptions::metadata)),
     /// empty if none; its checksum was checked when the view was made
     /// (by `new_unverified` too).
     ///
     /// ```
-    /// use cuckoo_nest::{CuckooFilter, FilterView};
-    /// let bytes = CuckooFilter::with_capacity(100).to_bytes_with_metadata(b"commit 5")?;
+    /// use cuckoo_nest::{CuckooFilter, FilterView, SaveOptions};
+    /// let mut bytes = Vec::new();
+    /// let options = SaveOptions::default().metadata(b"commit 5")?;
+    /// CuckooFilter::with_capacity(100).save(&mut bytes, &options)?;
     /// assert_eq!(FilterView::new_unverified(&bytes)?.metadata(), b"commit 5");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

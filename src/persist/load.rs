@@ -7,9 +7,7 @@ use super::{read_prefix, read_up_to, FIRST_CHUNK};
 use crate::config::Config;
 use crate::error::DecodeError;
 use crate::shape::Inner;
-use std::fs;
-use std::io::{self, Read};
-use std::path::Path;
+use std::io::Read;
 
 /// The table and configuration of saved `bytes`, the header and both
 /// checksums checked before the table is allocated; `huge_pages` overrides
@@ -27,12 +25,19 @@ pub(crate) fn from_bytes(
     from_table(&header, &[table])
 }
 
-/// [`from_bytes`] from a stream, with the saved metadata: reads exactly
+/// [`from_bytes`] from a stream, with the saved metadata (`huge_pages` as
+/// there): reads exactly
 /// the filter's bytes, the table in chunks that grow with what has arrived
 /// (each an eighth of it, the first [`FIRST_CHUNK`]), so a header claiming
 /// a huge table costs little more than the stream held.
-pub(crate) fn read_from<R: Read>(mut r: R) -> Result<(Inner, Config, Vec<u8>), DecodeError> {
-    let (header, block) = read_prefix(&mut r)?;
+pub(crate) fn read_from<R: Read>(
+    mut r: R,
+    huge_pages: Option<bool>,
+) -> Result<(Inner, Config, Vec<u8>), DecodeError> {
+    let (mut header, block) = read_prefix(&mut r)?;
+    if let Some(huge_pages) = huge_pages {
+        header.config.huge_pages = huge_pages;
+    }
     let metadata = header.metadata(&block)?.to_vec();
     let mut chunks: Vec<Vec<u8>> = Vec::new();
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -76,19 +81,4 @@ pub(crate) fn read_metadata(bytes: &[u8]) -> Result<&[u8], DecodeError> {
 pub(crate) fn read_metadata_from<R: Read>(mut r: R) -> Result<Vec<u8>, DecodeError> {
     let (header, block) = read_prefix(&mut r)?;
     Ok(header.metadata(&block)?.to_vec())
-}
-
-/// [`read_metadata_from`] the file at `path`; an I/O error names the path.
-pub(crate) fn read_metadata_from_path(path: &Path) -> Result<Vec<u8>, DecodeError> {
-    let named = |e: io::Error| {
-        DecodeError::Io(io::Error::new(
-            e.kind(),
-            format!("reading the metadata of {}: {e}", path.display()),
-        ))
-    };
-    let file = fs::File::open(path).map_err(named)?;
-    match read_metadata_from(file) {
-        Err(DecodeError::Io(e)) => Err(named(e)),
-        other => other,
-    }
 }

@@ -5,7 +5,7 @@
 //! (magic, version, its own checksum, the configuration) before anything
 //! else, the table's length is computed from the configuration with checked
 //! arithmetic and compared with the bytes there are before any allocation
-//! of that size, and [`CuckooFilter::read_from`](crate::CuckooFilter::read_from) reads a stream into a
+//! of that size, and [`CuckooFilter::load`](crate::CuckooFilter::load) reads a stream into a
 //! buffer that grows only as bytes arrive.
 
 //!
@@ -17,14 +17,14 @@
 mod filter_view;
 mod header;
 mod load;
+mod options;
 mod path;
 mod save;
 
 pub use filter_view::FilterView;
 pub use header::MAX_METADATA;
-pub(crate) use load::{
-    from_bytes, read_from, read_metadata, read_metadata_from, read_metadata_from_path,
-};
+pub(crate) use load::{from_bytes, read_from, read_metadata, read_metadata_from};
+pub use options::{LoadOptions, SaveOptions};
 pub(crate) use path::save_to_path;
 pub(crate) use save::{snapshot, to_bytes, write_to, write_to_seekable};
 
@@ -85,7 +85,7 @@ mod tests {
     //! Small enough for Miri (.ci/miri.sh runs the unit tests): the unsafe
     //! copy into a fresh table (`Words::from_le_bytes`) and the view's
     //! `align_to`, aligned and not.
-    use crate::{CuckooFilter, FilterView};
+    use crate::{CuckooFilter, FilterView, SaveOptions};
 
     /// A copy of `bytes` starting `past` bytes after an 8-byte boundary:
     /// the vector and the offset of the copy in it.
@@ -122,7 +122,7 @@ mod tests {
             let bytes = filter.to_bytes();
             let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
             let mut streamed = Vec::new();
-            filter.write_to(&mut streamed).unwrap();
+            filter.save(&mut streamed, &SaveOptions::default()).unwrap();
             assert_eq!(streamed, bytes);
             // Placed by hand: Miri, unlike the system allocators, hands
             // out byte vectors at any address.

@@ -10,7 +10,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-/// Saves the table to `path` as `write_to_seekable` streams it, through a
+/// Saves the table to `path` as `save_seekable` streams it, through a
 /// temporary file renamed into place by `rename` (`fs::rename`; the test
 /// hooks pass one that fails). Any error names `path` and the step.
 pub(crate) fn save_to_path(

@@ -32,7 +32,7 @@ fn save_chunks<E>(
 }
 
 /// The table's saved bytes, the item count they hold and their
-/// configuration: the copy `clone`, `==` and `write_to` make.
+/// configuration: the copy `clone`, `==` and `save` make.
 pub(crate) fn snapshot(inner: &Inner, config: &Config) -> (Vec<u8>, usize, Config) {
     let mut table = Vec::with_capacity(table_len(inner));
     let Ok((items, config)) = save_chunks(inner, config, |chunk| {

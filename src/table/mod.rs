@@ -251,7 +251,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     }
 
     /// A whole lookup of a hash: what each table shape compiles for
-    /// [`CuckooFilter::contains_hash`](crate::CuckooFilter::contains_hash).
+    /// [`CuckooFilter::contains`](crate::CuckooFilter::contains).
     /// Lock-free, writes no shared memory. Inlined into the caller, whose
     /// call, prologue and epilogue would otherwise be a large share of a
     /// lookup. No prefetch: the loads follow at once and request the same

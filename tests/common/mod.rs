@@ -14,3 +14,17 @@ pub fn splitmix64(seed: u64) -> impl Iterator<Item = u64> {
         z ^ (z >> 31)
     })
 }
+
+/// `filter` in the saved format with `metadata` after its header: what
+/// `save` writes with `SaveOptions::metadata`, into a vector.
+#[allow(dead_code)]
+pub fn saved_with(filter: &cuckoo_nest::CuckooFilter, metadata: &[u8]) -> Vec<u8> {
+    let options = cuckoo_nest::SaveOptions::default()
+        .metadata(metadata)
+        .expect("metadata fits");
+    let mut out = Vec::new();
+    filter
+        .save(&mut out, &options)
+        .expect("a Vec takes every write");
+    out
+}

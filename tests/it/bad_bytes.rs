@@ -3,7 +3,7 @@
 //! `DecodeError` (or, where only the unverified view skips the table
 //! checksum, a view whose lookups still never panic), never a panic.
 
-use cuckoo_nest::{CuckooFilter, DecodeError, FilterView};
+use cuckoo_nest::{CuckooFilter, DecodeError, FilterView, LoadOptions};
 use proptest::prelude::*;
 
 /// A small saved filter in each layout family.
@@ -36,7 +36,7 @@ fn saved() -> Vec<Vec<u8>> {
 /// panicking.
 fn decode_all(bytes: &[u8]) -> Result<(), DecodeError> {
     let owned = CuckooFilter::from_bytes(bytes);
-    let streamed = CuckooFilter::read_from(bytes);
+    let streamed = CuckooFilter::load(bytes, &LoadOptions::default()).map(|(f, _)| f);
     let view = FilterView::new(bytes);
     let unverified = FilterView::new_unverified(bytes);
     if let Ok(v) = &unverified {
@@ -88,7 +88,7 @@ fn decode_all(bytes: &[u8]) -> Result<(), DecodeError> {
 fn exercise_view<B: AsRef<[u8]>>(v: &FilterView<B>) {
     let keys: Vec<u64> = (0..100).collect();
     let mut out = vec![false; keys.len()];
-    let n = v.contains_batch(&keys, &mut out).unwrap();
+    let n = v.contains_batch_into(&keys, &mut out).unwrap();
     assert_eq!(n, out.iter().filter(|&&x| x).count());
     for (k, &o) in keys.iter().zip(&out) {
         assert_eq!(v.contains(k), o);

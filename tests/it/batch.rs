@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use cuckoo_nest::{CuckooFilter, InsertError, LengthMismatch};
+use cuckoo_nest::{CuckooFilter, InsertError, LengthMismatch, PreHashed};
 
 /// `n` keys of the splitmix64 stream of `seed`.
 fn keys(n: usize, seed: u64) -> Vec<u64> {
@@ -28,7 +28,7 @@ fn batch_lookups_agree_with_single_lookups() {
             for len in [0usize, 1, 3, 15, 16, 17, 63, 64, 65, 1000, 6000] {
                 let batch = &probe[probe.len() - len..];
                 let mut out = vec![false; len];
-                let hits = filter.contains_batch(batch, &mut out).unwrap();
+                let hits = filter.contains_batch_into(batch, &mut out).unwrap();
                 let single: Vec<bool> = batch.iter().map(|k| filter.contains(k)).collect();
                 assert_eq!(out, single, "b={b} f={f} len={len}");
                 assert_eq!(hits, single.iter().filter(|x| **x).count());
@@ -43,7 +43,10 @@ fn batch_lookups_agree_with_single_lookups() {
             }
             // Every inserted key found by the batch path: no false negatives.
             let mut out = vec![false; present.len()];
-            assert_eq!(filter.contains_batch(&present, &mut out), Ok(present.len()));
+            assert_eq!(
+                filter.contains_batch_into(&present, &mut out),
+                Ok(present.len())
+            );
         }
     }
 }
@@ -53,7 +56,7 @@ fn batch_output_length_must_match() {
     let filter = CuckooFilter::with_capacity(100);
     let mut out = [true; 2];
     assert_eq!(
-        filter.contains_batch(&[1u8, 2, 3], &mut out),
+        filter.contains_batch_into([1u8, 2, 3], &mut out),
         Err(LengthMismatch {
             keys: 3,
             results: 2
@@ -61,7 +64,7 @@ fn batch_output_length_must_match() {
     );
     assert_eq!(out, [true, true], "nothing written on a length mismatch");
     assert_eq!(
-        filter.contains_batch_hash(&[1, 2], &mut [false; 3]),
+        filter.contains_batch_into([1, 2].iter().map(|&h| PreHashed(h)), &mut [false; 3]),
         Err(LengthMismatch {
             keys: 2,
             results: 3
@@ -83,7 +86,9 @@ fn failing_batch_insert_keeps_the_prefix_and_nothing_else() {
     // The batch of hashes behaves the same.
     let g = CuckooFilter::builder().buckets(64).build().unwrap();
     let hashes: Vec<u64> = ks.iter().map(|k| g.hash_item(k)).collect();
-    let err2 = g.insert_batch_hash(&hashes).unwrap_err();
+    let err2 = g
+        .insert_batch(hashes.iter().map(|&h| PreHashed(h)))
+        .unwrap_err();
     assert_eq!(err2.inserted, n);
 }
 
@@ -127,22 +132,32 @@ fn packed_and_semi_sorted_batches_agree_with_single_lookups() {
             let hits = single.iter().filter(|x| **x).count();
             let hashes: Vec<u64> = batch.iter().map(|k| filter.hash_item(k)).collect();
             let bytes: Vec<[u8; 8]> = batch.iter().map(|k| k.to_le_bytes()).collect();
-            let single_bytes: Vec<bool> = bytes.iter().map(|k| filter.contains_bytes(k)).collect();
+            let single_bytes: Vec<bool> = bytes.iter().map(|k| filter.contains(k)).collect();
             let mut out = vec![false; len];
-            assert_eq!(filter.contains_batch(batch, &mut out), Ok(hits), "{shape}");
+            assert_eq!(
+                filter.contains_batch_into(batch, &mut out),
+                Ok(hits),
+                "{shape}"
+            );
             assert_eq!(out, single, "{shape} contains_batch, {len} keys");
-            assert_eq!(filter.contains_batch_hash(&hashes, &mut out), Ok(hits));
+            assert_eq!(
+                filter.contains_batch_into(hashes.iter().map(|&h| PreHashed(h)), &mut out),
+                Ok(hits)
+            );
             assert_eq!(out, single, "{shape} contains_batch_hash, {len} keys");
-            filter.contains_batch_bytes(&bytes, &mut out).unwrap();
+            filter.contains_batch_into(&bytes, &mut out).unwrap();
             assert_eq!(
                 out, single_bytes,
                 "{shape} contains_batch_bytes, {len} keys"
             );
-            assert_eq!(view.contains_batch(batch, &mut out), Ok(hits));
+            assert_eq!(view.contains_batch_into(batch, &mut out), Ok(hits));
             assert_eq!(out, single, "{shape} view contains_batch, {len} keys");
-            assert_eq!(view.contains_batch_hash(&hashes, &mut out), Ok(hits));
+            assert_eq!(
+                view.contains_batch_into(hashes.iter().map(|&h| PreHashed(h)), &mut out),
+                Ok(hits)
+            );
             assert_eq!(out, single, "{shape} view contains_batch_hash, {len} keys");
-            view.contains_batch_bytes(&bytes, &mut out).unwrap();
+            view.contains_batch_into(&bytes, &mut out).unwrap();
             assert_eq!(
                 out, single_bytes,
                 "{shape} view contains_batch_bytes, {len} keys"
@@ -150,12 +165,12 @@ fn packed_and_semi_sorted_batches_agree_with_single_lookups() {
         }
         let mut out = vec![false; present.len()];
         assert_eq!(
-            filter.contains_batch(&present, &mut out),
+            filter.contains_batch_into(&present, &mut out),
             Ok(present.len()),
             "{shape}"
         );
         assert_eq!(
-            view.contains_batch(&present, &mut out),
+            view.contains_batch_into(&present, &mut out),
             Ok(present.len()),
             "{shape}"
         );
@@ -188,11 +203,10 @@ fn batch_removes_agree_with_single_removes() {
         let mut batch = present[..3000].to_vec();
         batch.extend_from_slice(&present[..200]);
         batch.extend(keys(500, 99));
-        let mut out = vec![false; batch.len()];
-        let removed = batched.remove_batch(&batch, &mut out).unwrap();
+        let out = batched.remove_batch(&batch);
+        let removed = out.iter().filter(|x| **x).count();
         let want: Vec<bool> = batch.iter().map(|k| single.remove(k)).collect();
         assert_eq!(out, want, "growable {growable}");
-        assert_eq!(removed, want.iter().filter(|x| **x).count());
         assert_eq!(batched.len(), single.len());
         assert_eq!(batched.len(), 8000 + 100 - removed);
         assert!(present[3000..].iter().all(|k| batched.contains(k)));
@@ -201,8 +215,8 @@ fn batch_removes_agree_with_single_removes() {
             .iter()
             .map(|k| batched.hash_item(k))
             .collect();
-        let mut out = vec![false; hashes.len()];
-        assert_eq!(batched.remove_batch_hash(&hashes, &mut out), Ok(1000));
+        let out = batched.remove_batch(hashes.iter().map(|&h| PreHashed(h)));
+        assert_eq!(out.len(), 1000);
         assert!(out.iter().all(|x| *x));
         assert_eq!(batched.len(), 8000 + 100 - removed - 1000);
         // A removed key may still answer true: a false positive against
@@ -218,35 +232,8 @@ fn batch_removes_agree_with_single_removes() {
         );
 
         let byte_keys: Vec<String> = (0..300).map(|i| format!("key:{i}")).collect();
-        batched.insert_batch_bytes(&byte_keys[..200]).unwrap();
-        let mut out = vec![false; 300];
-        assert_eq!(batched.remove_batch_bytes(&byte_keys, &mut out), Ok(200));
+        batched.insert_batch(&byte_keys[..200]).unwrap();
+        let out = batched.remove_batch(&byte_keys);
         assert!(out[..200].iter().all(|x| *x) && out[200..].iter().all(|x| !*x));
-
-        // A wrong output length removes nothing.
-        let before = batched.len();
-        let mut short = [false; 2];
-        assert_eq!(
-            batched.remove_batch(&present[4000..4003], &mut short),
-            Err(LengthMismatch {
-                keys: 3,
-                results: 2
-            })
-        );
-        assert_eq!(
-            batched.remove_batch_hash(&hashes[..3], &mut short),
-            Err(LengthMismatch {
-                keys: 3,
-                results: 2
-            })
-        );
-        assert_eq!(
-            batched.remove_batch_bytes(&byte_keys[..3], &mut short),
-            Err(LengthMismatch {
-                keys: 3,
-                results: 2
-            })
-        );
-        assert_eq!(batched.len(), before);
     }
 }

@@ -5,7 +5,7 @@
 //! holds: a saved filter's count is its occupied slots, counted when it is
 //! loaded (`from_bytes` audits every bucket).
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What the table holds, counted slot by slot.
@@ -49,12 +49,14 @@ fn len_is_exact_with_more_threads_than_stripes() {
                         for k in 0..300u64 {
                             let key = (round << 40) | (t << 20) | k;
                             filter
-                                .insert_hash(key.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                                .insert(&PreHashed(key.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
                                 .unwrap();
                         }
                         for k in (0..300u64).step_by(3) {
                             let key = (round << 40) | (t << 20) | k;
-                            assert!(filter.remove_hash(key.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+                            assert!(
+                                filter.remove(&PreHashed(key.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+                            );
                         }
                     });
                 }
@@ -82,7 +84,7 @@ fn clears_racing_inserts_keep_len_exact() {
                         while !stop.load(Ordering::Relaxed) {
                             let key = ((t << 32) | k).wrapping_mul(0x9e37_79b9_7f4a_7c15);
                             // Full after a run without a clear: fine.
-                            let _ = filter.insert_hash(key);
+                            let _ = filter.insert(&PreHashed(key));
                             k = (k + 1) % 20_000;
                         }
                     })
@@ -104,9 +106,9 @@ fn clears_racing_inserts_keep_len_exact() {
             .map(|k| k.wrapping_mul(0x2545_f491_4f6c_dd1d))
             .collect();
         for &k in &keys {
-            filter.insert_hash(k).unwrap();
+            filter.insert(&PreHashed(k)).unwrap();
         }
-        assert!(keys.iter().all(|&k| filter.contains_hash(k)));
+        assert!(keys.iter().all(|&k| filter.contains(&PreHashed(k))));
         assert_eq!(filter.len(), 10_000);
     }
 }

@@ -18,7 +18,7 @@
 //!
 //! Duration: `CUCKOO_STRESS_MS` per configuration (default 1000 ms).
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -47,11 +47,11 @@ fn hash_for(filter: &CuckooFilter, bucket: usize, fp: u32, k: u32) -> u64 {
 /// Families in disjoint buckets: each with a Q from `qs`; the first with its
 /// P on Q's stripe. Fillers make Q full around `x` and leave P one slot.
 fn set_up(filter: &CuckooFilter) -> Vec<Family> {
-    let b = filter.bucket_size();
-    let fp_max = if filter.fingerprint_bits() == 32 {
+    let b = filter.shape().bucket_size;
+    let fp_max = if filter.shape().fingerprint_bits == 32 {
         u32::MAX
     } else {
-        (1u32 << filter.fingerprint_bits()) - 1
+        (1u32 << filter.shape().fingerprint_bits) - 1
     };
     let mut used = Vec::new();
     let mut families = Vec::new();
@@ -79,13 +79,13 @@ fn set_up(filter: &CuckooFilter) -> Vec<Family> {
         families.push(family);
     }
     for f in &families {
-        filter.insert_hash(f.x).unwrap();
+        filter.insert(&PreHashed(f.x)).unwrap();
         // Fillers with other fingerprints: b - 1 more in Q, b - 1 in P.
         for (bucket, count) in [(f.q, b - 1), (f.p, b - 1)] {
             for k in 0..count {
                 let other = if f.fp < fp_max { f.fp + 1 } else { 1 };
                 filter
-                    .insert_hash(hash_for(filter, bucket, other, k as u32 + 10))
+                    .insert(&PreHashed(hash_for(filter, bucket, other, k as u32 + 10)))
                     .unwrap();
             }
         }
@@ -128,10 +128,10 @@ fn run(bucket_size: usize, bits: u32, semi_sorted: bool) {
                     for f in &families {
                         // z lands in P (Q is full) and its remove clears Q's
                         // copy; w lands in Q and its remove clears P's.
-                        filter.insert_hash(f.z).expect("P has a free slot");
-                        assert!(filter.remove_hash(f.z));
-                        filter.insert_hash(f.w).expect("Q has a free slot");
-                        assert!(filter.remove_hash(f.w));
+                        filter.insert(&PreHashed(f.z)).expect("P has a free slot");
+                        assert!(filter.remove(&PreHashed(f.z)));
+                        filter.insert(&PreHashed(f.w)).expect("Q has a free slot");
+                        assert!(filter.remove(&PreHashed(f.w)));
                     }
                     flips.fetch_add(2 * families.len() as u64, Ordering::Relaxed);
                 }
@@ -143,7 +143,7 @@ fn run(bucket_size: usize, bits: u32, semi_sorted: bool) {
             while !stop.load(Ordering::Relaxed) {
                 for f in &families {
                     n += 1;
-                    if !filter.contains_hash(f.x) {
+                    if !filter.contains(&PreHashed(f.x)) {
                         false_negatives.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -155,7 +155,9 @@ fn run(bucket_size: usize, bits: u32, semi_sorted: bool) {
             let mut out = vec![false; batch.len()];
             let mut n = 0;
             while !stop.load(Ordering::Relaxed) {
-                let hits = filter.contains_batch_hash(&batch, &mut out).unwrap();
+                let hits = filter
+                    .contains_batch_into(batch.iter().map(|&h| PreHashed(h)), &mut out)
+                    .unwrap();
                 n += batch.len() as u64;
                 false_negatives.fetch_add((batch.len() - hits) as u64, Ordering::Relaxed);
             }
@@ -176,7 +178,7 @@ fn run(bucket_size: usize, bits: u32, semi_sorted: bool) {
     assert_eq!(fns, 0, "false negatives for items that stayed");
     assert_eq!(filter.len(), len_before);
     for f in &families {
-        assert!(filter.contains_hash(f.x));
+        assert!(filter.contains(&PreHashed(f.x)));
         let copies: usize = [f.p, f.q]
             .iter()
             .map(|&i| {

@@ -1,6 +1,6 @@
 //! The public contract: duplicates, `insert_unique`, bad input, statistics.
 
-use cuckoo_nest::{BuildError, CuckooFilter, InsertError};
+use cuckoo_nest::{BuildError, CuckooFilter, InsertError, PreHashed};
 use std::sync::Barrier;
 
 #[test]
@@ -149,10 +149,10 @@ fn tiny_exact_tables_are_refused_or_report_a_true_capacity() {
                 assert!(filter.capacity() >= 1);
                 k += 1;
             }
-            assert!(filter.buckets() > 1, "it grew");
+            assert!(filter.shape().buckets > 1, "it grew");
             assert_eq!(
                 filter.capacity(),
-                filter.buckets(),
+                filter.shape().buckets,
                 "doubled with the table"
             );
         }
@@ -203,7 +203,7 @@ fn debug_never_shows_a_capacity_below_len() {
 #[test]
 fn any_batch_distance_is_accepted() {
     let filter = CuckooFilter::with_capacity(100);
-    filter.insert_hash(7).unwrap();
+    filter.insert(&PreHashed(7)).unwrap();
     let hashes = [7u64, 8, 7];
     for distance in [0, 1, 3, 64, 65, usize::MAX / 2 + 2, usize::MAX] {
         let mut out = [false; 3];
@@ -286,8 +286,8 @@ fn check_choice(rate: f64, semi_sorted: bool) -> (usize, u32, f64) {
         builder
     };
     let chosen = build(None, None).false_positive_rate(rate).build().unwrap();
-    assert!(chosen.expected_false_positive_rate_at_capacity() <= rate);
-    assert_eq!(chosen.is_semi_sorted(), semi_sorted);
+    assert!(chosen.shape().false_positive_rate_at_capacity <= rate);
+    assert_eq!(chosen.shape().semi_sorted, semi_sorted);
     let sizes: &[usize] = if semi_sorted { &[4] } else { &[2, 4, 8] };
     for &b in sizes {
         for f in 4..=32 {
@@ -298,12 +298,12 @@ fn check_choice(rate: f64, semi_sorted: bool) -> (usize, u32, f64) {
                 continue;
             }
             let other = build(Some(b), Some(f)).build().unwrap();
-            if other.expected_false_positive_rate_at_capacity() <= rate {
+            if other.shape().false_positive_rate_at_capacity <= rate {
                 assert!(
                     chosen.bits_per_item() <= other.bits_per_item() + 1e-9,
                     "rate {rate}: chose {}x{} at {:.3} bits, but {b}x{f} meets it at {:.3}",
-                    chosen.bucket_size(),
-                    chosen.fingerprint_bits(),
+                    chosen.shape().bucket_size,
+                    chosen.shape().fingerprint_bits,
                     chosen.bits_per_item(),
                     other.bits_per_item()
                 );
@@ -311,8 +311,8 @@ fn check_choice(rate: f64, semi_sorted: bool) -> (usize, u32, f64) {
         }
     }
     (
-        chosen.bucket_size(),
-        chosen.fingerprint_bits(),
+        chosen.shape().bucket_size,
+        chosen.shape().fingerprint_bits,
         chosen.bits_per_item(),
     )
 }
@@ -334,8 +334,8 @@ fn builder_picks_the_smallest_configuration_meeting_the_rate() {
     assert_eq!(check_choice(1e-3, true).1, 13);
     // Default: 4 x 16 bits.
     let d = CuckooFilter::with_capacity(1000);
-    assert_eq!((d.bucket_size(), d.fingerprint_bits()), (4, 16));
-    assert!(!d.is_semi_sorted());
+    assert_eq!((d.shape().bucket_size, d.shape().fingerprint_bits), (4, 16));
+    assert!(!d.shape().semi_sorted);
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn semi_sorted_needs_four_slot_buckets() {
         .semi_sorted(true)
         .build()
         .unwrap();
-    assert!(ok.is_semi_sorted() && ok.bucket_size() == 4);
+    assert!(ok.shape().semi_sorted && ok.shape().bucket_size == 4);
 }
 
 #[test]
@@ -362,14 +362,14 @@ fn statistics_add_up() {
     let filter = CuckooFilter::with_capacity(10_000);
     assert!(filter.is_empty());
     assert!(filter.capacity() >= 10_000);
-    assert_eq!(filter.slots(), filter.buckets() * 4);
+    assert_eq!(filter.shape().slots, filter.shape().buckets * 4);
     // Fewer items under miri, which interprets every insert.
     let n: u32 = if cfg!(miri) { 300 } else { 5000 };
     for k in 0..n {
         filter.insert(&k).unwrap();
     }
     assert_eq!(filter.len(), n as usize);
-    assert!((filter.load_factor() - n as f64 / filter.slots() as f64).abs() < 1e-12);
+    assert!((filter.load_factor() - n as f64 / filter.shape().slots as f64).abs() < 1e-12);
     // 16-bit fingerprints at ~92% design load: about 17.4 bits per item.
     let bpi = filter.bits_per_item();
     assert!((16.0..19.0).contains(&bpi), "{bpi}");
@@ -424,7 +424,10 @@ fn every_configuration_round_trips() {
         );
         let mut found = vec![false; n as usize];
         let keys: Vec<u64> = (0..n).collect();
-        assert_eq!(filter.contains_batch(&keys, &mut found), Ok(n as usize));
+        assert_eq!(
+            filter.contains_batch_into(&keys, &mut found),
+            Ok(n as usize)
+        );
         for k in 0..n {
             assert!(filter.remove(&k), "b={b} f={f} semi={semi} k={k}");
         }
@@ -475,7 +478,7 @@ fn clear_in_chunks_empties_every_layout_while_lookups_run() {
             .semi_sorted(semi)
             .build()
             .unwrap();
-        let n = (filter.slots() * 8 / 10) as u64;
+        let n = (filter.shape().slots * 8 / 10) as u64;
         for k in 0..n {
             filter.insert(&k).unwrap();
         }
@@ -492,7 +495,7 @@ fn clear_in_chunks_empties_every_layout_while_lookups_run() {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
         });
         assert!(filter.is_empty(), "{b}x{f} semi {semi}");
-        for i in [0, 1, filter.buckets() / 2, filter.buckets() - 1] {
+        for i in [0, 1, filter.shape().buckets / 2, filter.shape().buckets - 1] {
             assert!(
                 filter.debug_bucket(i).iter().all(|&fp| fp == 0),
                 "bucket {i}"

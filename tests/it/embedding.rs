@@ -4,7 +4,7 @@
 //! viewed), copy counts, and `Clone` as an independent snapshot taken while
 //! other threads write.
 
-use cuckoo_nest::{CuckooFilter, FilterView, MergeError};
+use cuckoo_nest::{CuckooFilter, FilterView, LoadOptions, MergeError, PreHashed, SaveOptions};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn keys(n: usize) -> Vec<Vec<u8>> {
@@ -21,40 +21,42 @@ fn byte_keys_are_the_hashed_form_everywhere() {
     let ks = keys(5000);
     let (first, second) = ks.split_at(2500);
     for k in first {
-        filter.insert_bytes(k).unwrap();
+        filter.insert(k).unwrap();
     }
-    filter.insert_batch_bytes(second).unwrap();
+    filter.insert_batch(second).unwrap();
     for k in &ks {
-        let h = filter.hash_bytes(k);
-        assert!(filter.contains_bytes(k) && filter.contains_hash(h));
-        assert_eq!(filter.count_bytes(k), filter.count_hash(h));
+        let h = filter.hash_item(k);
+        assert!(filter.contains(k) && filter.contains(&PreHashed(h)));
+        assert_eq!(filter.count(k), filter.count(&PreHashed(h)));
     }
     // `str` and `[u8]` hash differently through `Hash`; `*_bytes` does not
     // care which of them holds the bytes.
-    assert!(filter.contains_bytes("key:00000001".as_bytes()));
+    assert!(filter.contains("key:00000001".as_bytes()));
     let probe: Vec<Vec<u8>> = (0..4000)
         .map(|i| format!("key:{:08}", i * 3).into_bytes())
         .collect();
-    let hashes: Vec<u64> = probe.iter().map(|k| filter.hash_bytes(k)).collect();
+    let hashes: Vec<u64> = probe.iter().map(|k| filter.hash_item(k)).collect();
     let (mut by_bytes, mut by_hash) = (vec![false; probe.len()], vec![false; probe.len()]);
-    let n = filter.contains_batch_bytes(&probe, &mut by_bytes).unwrap();
+    let n = filter.contains_batch_into(&probe, &mut by_bytes).unwrap();
     assert_eq!(
         n,
-        filter.contains_batch_hash(&hashes, &mut by_hash).unwrap()
+        filter
+            .contains_batch_into(hashes.iter().map(|&h| PreHashed(h)), &mut by_hash)
+            .unwrap()
     );
     assert_eq!(by_bytes, by_hash);
     let saved = filter.to_bytes();
     let view = FilterView::new(&saved).unwrap();
     let mut viewed = vec![false; probe.len()];
-    assert_eq!(view.contains_batch_bytes(&probe, &mut viewed).unwrap(), n);
+    assert_eq!(view.contains_batch_into(&probe, &mut viewed).unwrap(), n);
     assert_eq!(viewed, by_bytes);
     for k in &probe {
-        assert_eq!(view.contains_bytes(k), filter.contains_bytes(k));
+        assert_eq!(view.contains(k), filter.contains(k));
     }
     for k in first {
-        assert!(filter.remove_bytes(k));
+        assert!(filter.remove(k));
         assert_eq!(
-            filter.count_bytes(k),
+            filter.count(k),
             0,
             "no collision expected among 5000 keys at 16 bits"
         );
@@ -305,7 +307,7 @@ fn save_to_path_leaves_the_old_file_or_the_new_one() {
     assert!(!path.exists());
     assert_eq!(files(), 0, "a temporary file was left behind");
 
-    filter.save_to_path(&path).unwrap();
+    filter.save_to_path(&path, &SaveOptions::default()).unwrap();
     let old = std::fs::read(&path).unwrap();
     assert_eq!(old, filter.to_bytes());
 
@@ -320,8 +322,10 @@ fn save_to_path_leaves_the_old_file_or_the_new_one() {
     assert!(loaded.contains("first") && !loaded.contains("second"));
 
     // And one that goes through replaces it whole.
-    filter.save_to_path(&path).unwrap();
-    let loaded = CuckooFilter::read_from(std::fs::File::open(&path).unwrap()).unwrap();
+    filter.save_to_path(&path, &SaveOptions::default()).unwrap();
+    let loaded = CuckooFilter::load(std::fs::File::open(&path).unwrap(), &LoadOptions::default())
+        .map(|(f, _)| f)
+        .unwrap();
     assert!(loaded.contains("first") && loaded.contains("second"));
     assert_eq!(files(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -357,7 +361,9 @@ fn concurrent_saves_to_one_path_never_tear_it() {
         })
         .collect();
     let wholes: Vec<Vec<u8>> = filters.iter().map(|f| f.to_bytes()).collect();
-    filters[0].save_to_path(&path).unwrap();
+    filters[0]
+        .save_to_path(&path, &SaveOptions::default())
+        .unwrap();
     let stop = AtomicBool::new(false);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
     let (saves, reads) = std::thread::scope(|s| {
@@ -368,7 +374,7 @@ fn concurrent_saves_to_one_path_never_tear_it() {
                 s.spawn(move || {
                     let mut n = 0u64;
                     while !stop.load(Ordering::Relaxed) {
-                        f.save_to_path(path)
+                        f.save_to_path(path, &SaveOptions::default())
                             .unwrap_or_else(|e| panic!("save failed: {e}"));
                         n += 1;
                     }
@@ -413,7 +419,7 @@ fn a_failed_save_names_its_path() {
         .join(format!("cuckoo-nest-no-such-dir-{}", std::process::id()))
         .join("f.bin");
     let e = CuckooFilter::with_capacity(100)
-        .save_to_path(&path)
+        .save_to_path(&path, &SaveOptions::default())
         .unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
     assert!(e.to_string().contains(&path.display().to_string()), "{e}");
@@ -465,7 +471,7 @@ fn insert_unique_bytes_stores_one_copy_per_key() {
                 .map(|_| {
                     s.spawn(|| {
                         keys.iter()
-                            .filter(|k| filter.insert_unique_bytes(k).unwrap())
+                            .filter(|k| filter.insert_unique(k).unwrap())
                             .count()
                     })
                 })
@@ -475,10 +481,13 @@ fn insert_unique_bytes_stores_one_copy_per_key() {
         assert_eq!(added, filter.len(), "growable {growable}");
         // Each key is in once, unless its fingerprint collided with another's.
         assert!(filter.len() > 4990, "{}", filter.len());
-        assert!(keys.iter().all(|k| filter.contains_bytes(k)));
+        assert!(keys.iter().all(|k| filter.contains(k)));
         for k in &keys[..100] {
-            assert_eq!(filter.insert_unique_bytes(k), Ok(false));
-            assert_eq!(filter.insert_unique_hash(filter.hash_bytes(k)), Ok(false));
+            assert_eq!(filter.insert_unique(k), Ok(false));
+            assert_eq!(
+                filter.insert_unique(&PreHashed(filter.hash_item(k))),
+                Ok(false)
+            );
         }
         assert_eq!(filter.len(), added);
         if growable {

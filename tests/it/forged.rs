@@ -16,7 +16,7 @@
 //! loaded filter saves to bytes that load again. `new_unverified` opens
 //! everything and never panics.
 
-use cuckoo_nest::{ByHash, CuckooFilter, DecodeError, FilterView};
+use cuckoo_nest::{ByHash, CuckooFilter, DecodeError, FilterView, LoadOptions};
 
 /// splitmix64.
 struct Rng(u64);
@@ -340,7 +340,7 @@ fn items_survive(filter: &CuckooFilter, held: usize, n: u32, tag: u32) -> Vec<u8
         assert!(filter.contains(key), "{key:?} missing after more inserts");
     }
     assert_eq!(filter.len(), held + inserted.len());
-    assert!(filter.len() <= filter.slots());
+    assert!(filter.len() <= filter.shape().slots);
     // Remove every other one: the rest stay.
     for key in inserted.iter().step_by(2) {
         assert!(filter.remove(key), "{key:?} not removable");
@@ -398,7 +398,9 @@ fn forged_tables_are_refused_or_lose_nothing() {
 
             let results = [
                 CuckooFilter::from_bytes(&bytes).map(Some),
-                CuckooFilter::read_from(&bytes[..]).map(Some),
+                CuckooFilter::load(&bytes[..], &LoadOptions::default())
+                    .map(|(f, _)| f)
+                    .map(Some),
                 FilterView::new(&bytes).map(|_| None),
                 FilterView::new(&shifted[1..]).map(|_| None),
             ];
@@ -435,10 +437,10 @@ fn forged_tables_are_refused_or_lose_nothing() {
             // Whatever the table, the unverified view opens and answers.
             for b in [&bytes[..], &shifted[1..]] {
                 let view = FilterView::new_unverified(b).expect("the header is good");
-                assert!(view.len() <= view.slots());
+                assert!(view.len() <= view.shape().slots);
                 let keys: Vec<u32> = (0..64).collect();
                 let mut out = vec![false; keys.len()];
-                view.contains_batch(&keys, &mut out).unwrap();
+                view.contains_batch_into(&keys, &mut out).unwrap();
                 for (k, &o) in keys.iter().zip(&out) {
                     assert_eq!(view.contains(k), o);
                 }

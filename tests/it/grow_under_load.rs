@@ -13,7 +13,7 @@
 //! removes started, a copy was in the filter the whole time. A saver does
 //! the same around its save for every item at once.
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::SeqCst};
 
 const MIRI: bool = cfg!(miri);
@@ -117,7 +117,7 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
                 for i in 0..per_writer {
                     let h = hash_of(w, i);
                     filter
-                        .insert_hash(h)
+                        .insert(&PreHashed(h))
                         .unwrap_or_else(|e| panic!("writer {w} item {i}: {e}"));
                     item(own, shared, w, i).acknowledged.fetch_add(1, SeqCst);
                     published.store(i as u64 + 1, SeqCst);
@@ -133,7 +133,7 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
                         };
                         if removes {
                             item(own, shared, w, j).removing.fetch_add(1, SeqCst);
-                            assert!(filter.remove_hash(hash_of(w, j)), "remove {w}/{j}");
+                            assert!(filter.remove(&PreHashed(hash_of(w, j))), "remove {w}/{j}");
                         }
                     }
                 }
@@ -163,7 +163,7 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
                     let i = (x >> 20) as usize % n;
                     let it = item(own, shared, w, i);
                     let seen = it.before();
-                    let found = filter.contains_hash(hash_of(w, i));
+                    let found = filter.contains(&PreHashed(hash_of(w, i)));
                     if lookups.fetch_add(1, SeqCst) % 16 == 0 {
                         // As the writers do: no thread holds a core for a
                         // whole time slice while the others wait.
@@ -190,7 +190,7 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
                     saves.fetch_add(1, SeqCst);
                     for ((w, i), seen) in every().zip(seen) {
                         if item(own, shared, w, i).held(seen)
-                            && !loaded.contains_hash(hash_of(w, i))
+                            && !loaded.contains(&PreHashed(hash_of(w, i)))
                         {
                             lost_in_saves.fetch_add(1, SeqCst);
                         }
@@ -234,7 +234,7 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
             let left = usize::from(it.acknowledged.load(SeqCst) - it.removing.load(SeqCst));
             if left > 0 {
                 assert!(
-                    filter.contains_hash(hash_of(w, i)),
+                    filter.contains(&PreHashed(hash_of(w, i))),
                     "writer {w} item {i} lost"
                 );
             }

@@ -6,7 +6,8 @@
 //! tests/it/growth.rs's; the interleavings are loom-tests/tests/growth.rs's.
 
 use cuckoo_nest::{
-    BuildError, CuckooFilter, DecodeError, FilterView, InsertError, MergeError, StableHasher,
+    BuildError, CuckooFilter, DecodeError, FilterView, InsertError, LoadOptions, MergeError,
+    PreHashed, StableHasher,
 };
 
 fn growable(capacity: usize) -> CuckooFilter {
@@ -28,57 +29,65 @@ fn hashes(n: usize, salt: u64) -> Vec<u64> {
 #[test]
 fn every_method_works_on_a_grown_filter() {
     let filter = growable(500);
-    assert!(filter.is_growable());
+    assert!(filter.max_capacity().is_some());
     let first_capacity = filter.capacity();
     let keys = hashes(20_000, 1);
-    filter.insert_batch_hash(&keys[..10_000]).unwrap();
+    filter
+        .insert_batch(keys[..10_000].iter().map(|&h| PreHashed(h)))
+        .unwrap();
     for &h in &keys[10_000..] {
-        filter.insert_hash(h).unwrap();
+        filter.insert(&PreHashed(h)).unwrap();
     }
     assert_eq!(filter.len(), 20_000);
     // 40 times the first capacity: five or six doublings.
     assert!(filter.capacity() >= 20_000, "{}", filter.capacity());
     assert!(filter.capacity() > first_capacity * 32);
-    assert_eq!(filter.slots(), filter.buckets() * filter.bucket_size());
-    assert!(keys.iter().all(|&h| filter.contains_hash(h)));
+    assert_eq!(
+        filter.shape().slots,
+        filter.shape().buckets * filter.shape().bucket_size
+    );
+    assert!(keys.iter().all(|&h| filter.contains(&PreHashed(h))));
     let mut found = vec![false; keys.len()];
     assert_eq!(
-        filter.contains_batch_hash(&keys, &mut found),
+        filter.contains_batch_into(keys.iter().map(|&h| PreHashed(h)), &mut found),
         Ok(keys.len())
     );
 
     // Unique inserts see every copy, counts count them.
-    assert_eq!(filter.insert_unique_hash(keys[7]), Ok(false));
-    assert!(filter.count_hash(keys[7]) >= 1);
+    assert_eq!(filter.insert_unique(&PreHashed(keys[7])), Ok(false));
+    assert!(filter.count(&PreHashed(keys[7])) >= 1);
 
     // Byte keys and their batches.
-    filter.insert_bytes(b"user:42").unwrap();
+    filter.insert(b"user:42").unwrap();
     filter
-        .insert_batch_bytes(&[b"a".as_slice(), b"b".as_slice()])
+        .insert_batch(&[b"a".as_slice(), b"b".as_slice()])
         .unwrap();
-    assert!(filter.contains_bytes(b"user:42"));
-    assert_eq!(filter.count_bytes(b"a"), 1);
+    assert!(filter.contains(b"user:42"));
+    assert_eq!(filter.count(b"a"), 1);
     let mut two = [false; 2];
-    assert_eq!(filter.contains_batch_bytes(&["a", "b"], &mut two), Ok(2));
-    assert!(filter.remove_bytes(b"user:42"));
+    assert_eq!(filter.contains_batch_into(&["a", "b"], &mut two), Ok(2));
+    assert!(filter.remove(b"user:42"));
 
     // Removes take one copy each; `len` stays exact.
     for &h in &keys[..5000] {
-        assert!(filter.remove_hash(h));
+        assert!(filter.remove(&PreHashed(h)));
     }
     assert_eq!(filter.len(), 15_000 + 2);
-    assert!(keys[5000..].iter().all(|&h| filter.contains_hash(h)));
+    assert!(keys[5000..].iter().all(|&h| filter.contains(&PreHashed(h))));
 
     // The rate the builder promised, at the grown size.
     let absent = hashes(200_000, 2);
-    let false_positives = absent.iter().filter(|&&h| filter.contains_hash(h)).count();
+    let false_positives = absent
+        .iter()
+        .filter(|&&h| filter.contains(&PreHashed(h)))
+        .count();
     let rate = false_positives as f64 / absent.len() as f64;
     assert!(rate <= 0.01, "false-positive rate {rate}");
-    assert!(filter.expected_false_positive_rate_at_capacity() <= 0.01);
+    assert!(filter.shape().false_positive_rate_at_capacity <= 0.01);
 
     filter.clear();
     assert!(filter.is_empty());
-    assert!(keys.iter().all(|&h| !filter.contains_hash(h)));
+    assert!(keys.iter().all(|&h| !filter.contains(&PreHashed(h))));
 }
 
 #[test]
@@ -126,7 +135,7 @@ fn a_generation_takes_its_capacity_before_it_grows() {
         let keys = hashes(4 * capacity, b as u64);
         let mut grew_at = None;
         for (n, &h) in keys.iter().enumerate() {
-            filter.insert_hash(h).unwrap();
+            filter.insert(&PreHashed(h)).unwrap();
             if grew_at.is_none() && filter.capacity() != capacity {
                 grew_at = Some(n + 1);
             }
@@ -137,14 +146,14 @@ fn a_generation_takes_its_capacity_before_it_grows() {
             "b = {b}: grew at {grew_at} of {capacity}"
         );
         // The first generation's slots, at the step: under its design load.
-        let first_slots = filter.slots() >> 2;
+        let first_slots = filter.shape().slots >> 2;
         let load = grew_at as f64 / first_slots as f64;
         assert!(
             (0.9 * design_load..0.96 * design_load).contains(&load),
             "b = {b}: grew at load {load:.3}, design load {design_load}"
         );
         assert_eq!(filter.capacity(), 4 * capacity, "b = {b}");
-        assert!(keys.iter().all(|&h| filter.contains_hash(h)));
+        assert!(keys.iter().all(|&h| filter.contains(&PreHashed(h))));
     }
 }
 
@@ -160,8 +169,8 @@ fn max_capacity_stops_growth_and_spares_bits() {
     // Two doublings reach 3000: two spare bits instead of seven.
     let unbounded = growable(1000);
     assert_eq!(
-        bounded.fingerprint_bits() + 5,
-        unbounded.fingerprint_bits(),
+        bounded.shape().fingerprint_bits + 5,
+        unbounded.shape().fingerprint_bits,
         "two spare bits, not seven"
     );
     let mut inserted = 0;
@@ -193,45 +202,60 @@ fn max_capacity_stops_growth_and_spares_bits() {
 fn a_grown_filter_saves_loads_views_and_clones() {
     let filter = growable(300);
     let keys = hashes(5000, 3);
-    filter.insert_batch_hash(&keys).unwrap();
-    let depth_bits = filter.fingerprint_bits();
+    filter
+        .insert_batch(keys.iter().map(|&h| PreHashed(h)))
+        .unwrap();
+    let depth_bits = filter.shape().fingerprint_bits;
     let bytes = filter.to_bytes();
     // Version 4, hash algorithm 4: a growable filter of byte-hashed keys.
     assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
     assert_eq!(bytes[13], 4);
 
     let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
-    let read = CuckooFilter::read_from(&bytes[..]).unwrap();
+    let read = CuckooFilter::load(&bytes[..], &LoadOptions::default())
+        .map(|(f, _)| f)
+        .unwrap();
     let view = FilterView::new(&bytes[..]).unwrap();
     let clone = filter.clone();
     for f in [&loaded, &read, &clone] {
-        assert!(f.is_growable());
+        assert!(f.max_capacity().is_some());
         assert_eq!(f.len(), 5000);
         assert_eq!(f.capacity(), filter.capacity());
-        assert_eq!(f.fingerprint_bits(), depth_bits);
-        assert!(keys.iter().all(|&h| f.contains_hash(h)));
+        assert_eq!(f.shape().fingerprint_bits, depth_bits);
+        assert!(keys.iter().all(|&h| f.contains(&PreHashed(h))));
     }
     assert_eq!(loaded, filter);
     assert_eq!(view.len(), 5000);
-    assert_eq!(view.buckets(), filter.buckets());
-    assert!(keys.iter().all(|&h| view.contains_hash(h)));
+    assert_eq!(view.shape().buckets, filter.shape().buckets);
+    assert!(keys.iter().all(|&h| view.contains(&PreHashed(h))));
     let mut found = vec![false; keys.len()];
-    assert_eq!(view.contains_batch_hash(&keys, &mut found), Ok(keys.len()));
+    assert_eq!(
+        view.contains_batch_into(keys.iter().map(|&h| PreHashed(h)), &mut found),
+        Ok(keys.len())
+    );
     // The same answers on absent keys, too.
     for h in hashes(20_000, 4) {
-        assert_eq!(view.contains_hash(h), filter.contains_hash(h));
-        assert_eq!(loaded.contains_hash(h), filter.contains_hash(h));
+        assert_eq!(view.contains(&PreHashed(h)), filter.contains(&PreHashed(h)));
+        assert_eq!(
+            loaded.contains(&PreHashed(h)),
+            filter.contains(&PreHashed(h))
+        );
     }
 
     // A loaded filter keeps growing from where it was saved.
     let more = hashes(20_000, 5);
-    loaded.insert_batch_hash(&more).unwrap();
+    loaded
+        .insert_batch(more.iter().map(|&h| PreHashed(h)))
+        .unwrap();
     assert!(loaded.capacity() > filter.capacity());
-    assert!(keys.iter().chain(&more).all(|&h| loaded.contains_hash(h)));
-    let reloaded = CuckooFilter::from_bytes(&loaded.to_bytes_with_metadata(b"m").unwrap()).unwrap();
+    assert!(keys
+        .iter()
+        .chain(&more)
+        .all(|&h| loaded.contains(&PreHashed(h))));
+    let reloaded = CuckooFilter::from_bytes(&crate::common::saved_with(&loaded, b"m")).unwrap();
     assert_eq!(reloaded.len(), 25_000);
     assert_eq!(
-        CuckooFilter::read_metadata(&loaded.to_bytes_with_metadata(b"m").unwrap()).unwrap(),
+        CuckooFilter::read_metadata(&crate::common::saved_with(&loaded, b"m")).unwrap(),
         b"m"
     );
 }
@@ -239,7 +263,9 @@ fn a_grown_filter_saves_loads_views_and_clones() {
 #[test]
 fn a_damaged_growth_header_is_refused() {
     let filter = growable(300);
-    filter.insert_batch_hash(&hashes(2000, 6)).unwrap();
+    filter
+        .insert_batch(hashes(2000, 6).iter().map(|&h| PreHashed(h)))
+        .unwrap();
     let bytes = filter.to_bytes();
     for (at, value) in [
         (30usize, 0u8),
@@ -296,7 +322,7 @@ fn every_loadable_growth_header_grows_resaves_and_merges() {
             );
             let keys = hashes(400, u64::from(key) << 8 | u64::from(depth));
             for &h in &keys {
-                if f.insert_hash(h).is_err() {
+                if f.insert(&PreHashed(h)).is_err() {
                     break;
                 }
             }
@@ -346,7 +372,11 @@ fn crafted_collisions_never_grow_the_filter() {
         .growable(true)
         .build()
         .unwrap();
-    let (memory, capacity, local) = (filter.memory_usage(), filter.capacity(), filter.buckets());
+    let (memory, capacity, local) = (
+        filter.memory_usage(),
+        filter.capacity(),
+        filter.shape().buckets,
+    );
     let a = aim(local, 12_345, 0, 0x1234_5678);
     let b = aim(local, 12_345, 1 << 6, 0x1234_5678);
     let (ia, ja, fa) = filter.debug_locate(a);
@@ -357,14 +387,14 @@ fn crafted_collisions_never_grow_the_filter() {
         "and differ in a spare bit of the stored fingerprint"
     );
     for _ in 0..8 {
-        filter.insert_hash(a).unwrap();
+        filter.insert(&PreHashed(a)).unwrap();
     }
     assert_eq!(
-        filter.insert_hash(b),
+        filter.insert(&PreHashed(b)),
         Err(InsertError::TooManyCopies { copies: 8 })
     );
     assert_eq!(
-        filter.insert_hash(a),
+        filter.insert(&PreHashed(a)),
         Err(InsertError::TooManyCopies { copies: 8 })
     );
     assert_eq!(
@@ -373,7 +403,7 @@ fn crafted_collisions_never_grow_the_filter() {
     );
     assert!(filter.memory_usage() <= 2 * memory);
     assert_eq!(filter.len(), 8);
-    assert!(filter.contains_hash(a) && filter.count_hash(a) == 8);
+    assert!(filter.contains(&PreHashed(a)) && filter.count(&PreHashed(a)) == 8);
 
     // Distinct keys, one pair: found by scanning the key bits at one local
     // bucket for keys whose other bucket is the first one's.
@@ -385,8 +415,8 @@ fn crafted_collisions_never_grow_the_filter() {
         .growable(true)
         .build()
         .unwrap();
-    let (memory, local) = (filter.memory_usage(), filter.buckets());
-    assert!(local * filter.bucket_size() >= 1024);
+    let (memory, local) = (filter.memory_usage(), filter.shape().buckets);
+    assert!(local * filter.shape().bucket_size >= 1024);
     let first = aim(local, 7, 0, 0);
     let (i1, i2, _) = filter.debug_locate(first);
     assert_ne!(i1, i2);
@@ -401,21 +431,23 @@ fn crafted_collisions_never_grow_the_filter() {
         .collect();
     assert_eq!(crafted.len(), 9, "nine keys sharing one pair");
     for &h in &crafted[..8] {
-        filter.insert_hash(h).unwrap();
+        filter.insert(&PreHashed(h)).unwrap();
     }
-    let err = filter.insert_hash(crafted[8]).unwrap_err();
+    let err = filter.insert(&PreHashed(crafted[8])).unwrap_err();
     assert_eq!(
         err,
         InsertError::Crowded {
             len: 8,
-            slots: filter.slots()
+            slots: filter.shape().slots
         }
     );
     assert!(err.to_string().contains("colliding keys"), "{err}");
     assert_eq!(filter.memory_usage(), memory);
-    assert!(crafted[..8].iter().all(|&h| filter.contains_hash(h)));
+    assert!(crafted[..8].iter().all(|&h| filter.contains(&PreHashed(h))));
     // Random keys still fill it and grow it.
-    filter.insert_batch_hash(&hashes(40_000, 9)).unwrap();
+    filter
+        .insert_batch(hashes(40_000, 9).iter().map(|&h| PreHashed(h)))
+        .unwrap();
     assert!(filter.memory_usage() > 4 * memory);
 }
 
@@ -462,8 +494,8 @@ fn merge_translates_between_depths() {
     let large = growable(400);
     let a = hashes(1000, 7);
     let b = hashes(12_000, 8);
-    small.insert_batch_hash(&a).unwrap();
-    large.insert_batch_hash(&b).unwrap();
+    small.insert_batch(a.iter().map(|&h| PreHashed(h))).unwrap();
+    large.insert_batch(b.iter().map(|&h| PreHashed(h))).unwrap();
     assert!(large.capacity() > small.capacity());
     // Into the shallower filter (which grows) and into the deeper one.
     let into_small = small.clone();
@@ -471,7 +503,7 @@ fn merge_translates_between_depths() {
     large.merge(&small).unwrap();
     for f in [&into_small, &large] {
         assert_eq!(f.len(), 13_000);
-        assert!(a.iter().chain(&b).all(|&h| f.contains_hash(h)));
+        assert!(a.iter().chain(&b).all(|&h| f.contains(&PreHashed(h))));
     }
     // Growable and fixed filters do not merge.
     let fixed = CuckooFilter::with_capacity(1000);
@@ -511,7 +543,7 @@ fn saves_while_a_writer_grows_the_filter_hold_every_acknowledged_key() {
     std::thread::scope(|s| {
         let writer = s.spawn(|| {
             for (k, &h) in keys.iter().enumerate() {
-                filter.insert_hash(h).unwrap();
+                filter.insert(&PreHashed(h)).unwrap();
                 acknowledged.store(k + 1, Ordering::Release);
             }
         });
@@ -529,7 +561,7 @@ fn saves_while_a_writer_grows_the_filter_hold_every_acknowledged_key() {
             };
             let lost = keys[..before]
                 .iter()
-                .filter(|&&h| !copy.contains_hash(h))
+                .filter(|&&h| !copy.contains(&PreHashed(h)))
                 .count();
             assert_eq!(lost, 0, "copy {checks} lost {lost} of {before} keys");
             assert!(copy.len() >= before);
@@ -537,7 +569,7 @@ fn saves_while_a_writer_grows_the_filter_hold_every_acknowledged_key() {
         }
     });
     assert!(filter.capacity() >= keys.len());
-    assert!(keys.iter().all(|&h| filter.contains_hash(h)));
+    assert!(keys.iter().all(|&h| filter.contains(&PreHashed(h))));
     println!("{checks} copies checked while the filter grew");
 }
 
@@ -593,7 +625,7 @@ fn statistics_longest_displacement() {
         // Random keys to the first refusal: past the first full bucket
         // pair, inserts displace.
         let inserted = crate::common::splitmix64(b as u64)
-            .take_while(|h| filter.insert_hash(*h).is_ok())
+            .take_while(|h| filter.insert(&PreHashed(*h)).is_ok())
             .count();
         assert!(inserted >= 20_000, "b = {b}: {inserted}");
         let longest = filter.statistics().longest_displacement;
@@ -611,7 +643,7 @@ fn statistics_longest_displacement() {
         .build()
         .unwrap();
     for h in crate::common::splitmix64(7).take(40_000) {
-        growable.insert_hash(h).unwrap();
+        growable.insert(&PreHashed(h)).unwrap();
     }
     assert!(growable.statistics().growth_steps >= 3);
     let longest = growable.statistics().longest_displacement;
@@ -620,7 +652,7 @@ fn statistics_longest_displacement() {
     // slot, none moves anything.
     let roomy = CuckooFilter::with_capacity(1_000_000);
     for h in crate::common::splitmix64(9).take(100) {
-        roomy.insert_hash(h).unwrap();
+        roomy.insert(&PreHashed(h)).unwrap();
     }
     assert_eq!(roomy.statistics().longest_displacement, 0);
 }

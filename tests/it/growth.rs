@@ -14,7 +14,7 @@
 //! must still be found (removes across generations take one copy, never an
 //! item's last).
 
-use cuckoo_nest::Builder;
+use cuckoo_nest::{Builder, PreHashed};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 const FRESH: u8 = 0;
@@ -83,10 +83,10 @@ fn grow_32x(bucket_size: usize, writers: usize, readers: usize) {
                     for i in 0..per_writer {
                         let h = key(w, i);
                         filter
-                            .insert_hash(h)
+                            .insert(&PreHashed(h))
                             .expect("a growable filter takes every insert");
                         if plan(i) == Plan::Twice {
-                            filter.insert_hash(h).expect("second copy");
+                            filter.insert(&PreHashed(h)).expect("second copy");
                         }
                         states[i].store(INSERTED, Ordering::Release);
                         published.store(i as u64 + 1, Ordering::Release);
@@ -96,7 +96,10 @@ fn grow_32x(bucket_size: usize, writers: usize, readers: usize) {
                                 states[j].store(REMOVING, Ordering::Release);
                             }
                             if p != Plan::Keep {
-                                assert!(filter.remove_hash(key(w, j)), "remove of present key {j}");
+                                assert!(
+                                    filter.remove(&PreHashed(key(w, j))),
+                                    "remove of present key {j}"
+                                );
                             }
                         }
                     }
@@ -118,7 +121,7 @@ fn grow_32x(bucket_size: usize, writers: usize, readers: usize) {
                     if states[w][i].load(Ordering::Acquire) != INSERTED {
                         continue;
                     }
-                    let found = filter.contains_hash(key(w, i));
+                    let found = filter.contains(&PreHashed(key(w, i)));
                     lookups.fetch_add(1, Ordering::Relaxed);
                     if !found && states[w][i].load(Ordering::Acquire) == INSERTED {
                         false_negatives.fetch_add(1, Ordering::Relaxed);
@@ -153,7 +156,10 @@ fn grow_32x(bucket_size: usize, writers: usize, readers: usize) {
         for i in 0..per_writer {
             let removed = plan(i) == Plan::Remove && i + 64 < per_writer;
             if !removed {
-                assert!(filter.contains_hash(key(w, i)), "writer {w} key {i} lost");
+                assert!(
+                    filter.contains(&PreHashed(key(w, i))),
+                    "writer {w} key {i} lost"
+                );
             }
             expected += match plan(i) {
                 Plan::Keep => 1,
@@ -206,17 +212,20 @@ fn false_positive_rate_holds_from_1x_to_64x() {
         .fingerprint_bits(bits)
         .build()
         .unwrap()
-        .expected_false_positive_rate_at_capacity();
+        .shape()
+        .false_positive_rate_at_capacity;
     let first = filter.capacity();
     let mut inserted = 0u64;
     for size in [1usize, 2, 4, 8, 16, 32, 64] {
         while (inserted as usize) < first * size {
-            filter.insert_hash(key(0, inserted as usize)).unwrap();
+            filter
+                .insert(&PreHashed(key(0, inserted as usize)))
+                .unwrap();
             inserted += 1;
         }
         let probes = 200_000u64;
         let hits = (0..probes)
-            .filter(|&k| filter.contains_hash(key(1, k as usize)))
+            .filter(|&k| filter.contains(&PreHashed(key(1, k as usize))))
             .count() as f64;
         let rate = hits / probes as f64;
         // A binomial margin: 4 standard deviations of the promised rate.

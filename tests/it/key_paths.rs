@@ -1,7 +1,7 @@
 //! One key path (issue 42): a key reaches the same fingerprint and buckets
 //! however it is passed. One 8-byte key is inserted through every way the
-//! face accepts it (each `Key` type, `_bytes`, `_hash`, `PreHashed`, the
-//! unique and batch forms) and looked up through every way (single and
+//! face accepts it (each `Key` type, `PreHashed`, the unique and batch
+//! forms, slices and iterators) and looked up through every way (single and
 //! batch, copy counts), in the filter and in a `FilterView`, before and
 //! after saving and loading, then removed through every way: all found,
 //! every removal finds its copy. The key `user:042` is also the integers
@@ -13,7 +13,9 @@
 //! were written by cuckoo-nest at commit 4a3fee0 (before this change) with
 //! the program quoted at `legacy_fill` below.
 
-use cuckoo_nest::{ByHash, CuckooFilter, FilterView, MergeError, PreHashed, ReadFilter};
+use cuckoo_nest::{
+    ByHash, CuckooFilter, FilterView, LoadOptions, MergeError, PreHashed, ReadFilter, StableHasher,
+};
 use std::borrow::Cow;
 use std::path::PathBuf;
 
@@ -52,27 +54,20 @@ fn insert_ways() -> Vec<Insert> {
         ("insert(&usize)", |f, k| {
             f.insert(&(u64::from_le_bytes(k) as usize)).unwrap()
         }),
-        ("insert_bytes", |f, k| f.insert_bytes(&k).unwrap()),
         ("insert_unique(&str)", |f, k| {
             assert_eq!(f.insert_unique(text(&k)), Ok(true))
         }),
         ("insert_unique(&u64)", |f, k| {
             assert_eq!(f.insert_unique(&u64::from_le_bytes(k)), Ok(true))
         }),
-        ("insert_unique_bytes", |f, k| {
-            assert_eq!(f.insert_unique_bytes(&k), Ok(true))
+        ("insert(&PreHashed(hash_item(&str)))", |f, k| {
+            f.insert(&PreHashed(f.hash_item(text(&k)))).unwrap()
         }),
-        ("insert_hash(hash_bytes)", |f, k| {
-            f.insert_hash(f.hash_bytes(&k)).unwrap()
-        }),
-        ("insert_hash(hash_item(&str))", |f, k| {
-            f.insert_hash(f.hash_item(text(&k))).unwrap()
-        }),
-        ("insert_unique_hash", |f, k| {
-            assert_eq!(f.insert_unique_hash(f.hash_item(&k)), Ok(true))
+        ("insert_unique(&PreHashed)", |f, k| {
+            assert_eq!(f.insert_unique(&PreHashed(f.hash_item(&k))), Ok(true))
         }),
         ("insert(&PreHashed)", |f, k| {
-            f.insert(&PreHashed(f.hash_bytes(&k))).unwrap()
+            f.insert(&PreHashed(f.hash_item(&k))).unwrap()
         }),
         ("insert_batch(&[&str])", |f, k| {
             f.insert_batch(&[text(&k)]).unwrap()
@@ -84,25 +79,25 @@ fn insert_ways() -> Vec<Insert> {
             f.insert_batch(&[&k[..]]).unwrap()
         }),
         ("insert_batch(&[[u8; 8]])", |f, k| {
-            f.insert_batch(&[k]).unwrap()
+            f.insert_batch([k]).unwrap()
         }),
         ("insert_batch(&[Vec<u8>])", |f, k| {
             f.insert_batch(&[k.to_vec()]).unwrap()
         }),
         ("insert_batch(&[u64])", |f, k| {
-            f.insert_batch(&[u64::from_le_bytes(k)]).unwrap()
+            f.insert_batch([u64::from_le_bytes(k)]).unwrap()
         }),
         ("insert_batch(&[PreHashed])", |f, k| {
-            f.insert_batch(&[PreHashed(f.hash_item(&k))]).unwrap()
+            f.insert_batch([PreHashed(f.hash_item(&k))]).unwrap()
         }),
-        ("insert_batch_bytes(&[&str])", |f, k| {
-            f.insert_batch_bytes(&[text(&k)]).unwrap()
+        ("insert_batch(iterator of PreHashed)", |f, k| {
+            let hashes = [f.hash_item(&k)];
+            f.insert_batch(hashes.iter().map(|&h| PreHashed(h)))
+                .unwrap()
         }),
-        ("insert_batch_bytes(&[[u8; 8]])", |f, k| {
-            f.insert_batch_bytes(&[k]).unwrap()
-        }),
-        ("insert_batch_hash", |f, k| {
-            f.insert_batch_hash(&[f.hash_bytes(&k)]).unwrap()
+        ("insert_batch(iterator of String)", |f, k| {
+            f.insert_batch(std::iter::once(text(&k).to_string()))
+                .unwrap()
         }),
     ]
 }
@@ -127,47 +122,55 @@ fn lookups(f: &impl ReadFilter, k: [u8; 8]) -> Vec<(&'static str, bool)> {
         ("contains(&u64)", f.contains(&n)),
         ("contains(&i64)", f.contains(&(n as i64))),
         ("contains(&isize)", f.contains(&(n as i64 as isize))),
-        ("contains_bytes", f.contains_bytes(&k)),
         (
-            "contains_hash(hash_bytes)",
-            f.contains_hash(f.hash_bytes(&k)),
-        ),
-        (
-            "contains_hash(hash_item(&u64))",
-            f.contains_hash(f.hash_item(&n)),
+            "contains(&PreHashed(hash_item(&u64)))",
+            f.contains(&PreHashed(f.hash_item(&n))),
         ),
         (
             "contains(&PreHashed)",
-            f.contains(&PreHashed(f.hash_bytes(s.as_bytes()))),
+            f.contains(&PreHashed(f.hash_item(s.as_bytes()))),
         ),
         ("count(&str)", f.count(s) >= 1),
         ("count(&u64)", f.count(&n) >= 1),
-        ("count_bytes", f.count_bytes(&k) >= 1),
-        ("count_hash", f.count_hash(f.hash_item(&k)) >= 1),
+        (
+            "count(&PreHashed)",
+            f.count(&PreHashed(f.hash_item(&k))) >= 1,
+        ),
     ];
     let mut found = [false; 1];
-    let r = f.contains_batch(&[s], &mut found);
-    out.push(("contains_batch(&[&str])", batch(&found, r)));
-    let r = f.contains_batch(&[&k[..]], &mut found);
-    out.push(("contains_batch(&[&[u8]])", batch(&found, r)));
-    let r = f.contains_batch(&[k], &mut found);
-    out.push(("contains_batch(&[[u8; 8]])", batch(&found, r)));
-    let r = f.contains_batch(&[s.to_string()], &mut found);
-    out.push(("contains_batch(&[String])", batch(&found, r)));
-    let r = f.contains_batch(&[n], &mut found);
-    out.push(("contains_batch(&[u64])", batch(&found, r)));
-    let r = f.contains_batch(&[PreHashed(f.hash_item(s))], &mut found);
-    out.push(("contains_batch(&[PreHashed])", batch(&found, r)));
-    let r = f.contains_batch_bytes(&[s], &mut found);
-    out.push(("contains_batch_bytes(&[&str])", batch(&found, r)));
-    let r = f.contains_batch_bytes(&[k.to_vec()], &mut found);
-    out.push(("contains_batch_bytes(&[Vec<u8>])", batch(&found, r)));
-    let r = f.contains_batch_hash(&[f.hash_bytes(&k)], &mut found);
-    out.push(("contains_batch_hash", batch(&found, r)));
-    // Every way agrees on the hash itself, too.
-    let h = f.hash_bytes(&k);
+    let r = f.contains_batch_into(&[s], &mut found);
+    out.push(("contains_batch_into(&[&str])", batch(&found, r)));
+    let r = f.contains_batch_into(&[&k[..]], &mut found);
+    out.push(("contains_batch_into(&[&[u8]])", batch(&found, r)));
+    let r = f.contains_batch_into([k], &mut found);
+    out.push(("contains_batch_into(&[[u8; 8]])", batch(&found, r)));
+    let r = f.contains_batch_into(&[s.to_string()], &mut found);
+    out.push(("contains_batch_into(&[String])", batch(&found, r)));
+    let r = f.contains_batch_into([n], &mut found);
+    out.push(("contains_batch_into(&[u64])", batch(&found, r)));
+    let r = f.contains_batch_into([PreHashed(f.hash_item(s))], &mut found);
+    out.push(("contains_batch_into(&[PreHashed])", batch(&found, r)));
+    let r = f.contains_batch_into(&[k.to_vec()], &mut found);
+    out.push(("contains_batch_into(&[Vec<u8>])", batch(&found, r)));
+    let hashes = [f.hash_item(&k)];
+    let r = f.contains_batch_into(hashes.iter().map(|&h| PreHashed(h)), &mut found);
     out.push((
-        "hash_item of every form is hash_bytes",
+        "contains_batch_into(iterator of PreHashed)",
+        batch(&found, r),
+    ));
+    out.push(("contains_batch([&str])", f.contains_batch([s]) == [true]));
+    out.push((
+        "contains_batch_into(&[u64])",
+        f.contains_batch([n]) == [true],
+    ));
+    out.push((
+        "contains_batch(iterator of String)",
+        f.contains_batch(std::iter::once(s.to_string())) == [true],
+    ));
+    // Every way agrees on the hash itself, too.
+    let h = f.hash_item(&k);
+    out.push((
+        "hash_item of every form is the same",
         [
             f.hash_item(s),
             f.hash_item(&k[..]),
@@ -193,26 +196,21 @@ fn remove_ways() -> Vec<Remove> {
         ("remove(&[u8])", |f, k| f.remove(&k[..])),
         ("remove(&String)", |f, k| f.remove(&text(&k).to_string())),
         ("remove(&u64)", |f, k| f.remove(&u64::from_le_bytes(k))),
-        ("remove_bytes", |f, k| f.remove_bytes(&k)),
-        ("remove_hash", |f, k| f.remove_hash(f.hash_item(&k))),
         ("remove(&PreHashed)", |f, k| {
-            f.remove(&PreHashed(f.hash_bytes(&k)))
+            f.remove(&PreHashed(f.hash_item(&k)))
         }),
-        ("remove_batch(&[&str])", |f, k| {
-            let mut out = [false];
-            f.remove_batch(&[text(&k)], &mut out) == Ok(1) && out[0]
+        ("remove_batch([&str])", |f, k| {
+            f.remove_batch([text(&k)]) == [true]
         }),
         ("remove_batch(&[u64])", |f, k| {
-            let mut out = [false];
-            f.remove_batch(&[u64::from_le_bytes(k)], &mut out) == Ok(1) && out[0]
+            f.remove_batch([u64::from_le_bytes(k)]) == [true]
         }),
-        ("remove_batch_bytes", |f, k| {
-            let mut out = [false];
-            f.remove_batch_bytes(&[k], &mut out) == Ok(1) && out[0]
+        ("remove_batch(&[[u8; 8]])", |f, k| {
+            f.remove_batch([k]) == [true]
         }),
-        ("remove_batch_hash", |f, k| {
-            let mut out = [false];
-            f.remove_batch_hash(&[f.hash_bytes(&k)], &mut out) == Ok(1) && out[0]
+        ("remove_batch(PreHashed iterator)", |f, k| {
+            let hashes = [f.hash_item(&k)];
+            f.remove_batch(hashes.iter().map(|&h| PreHashed(h))) == [true]
         }),
     ]
 }
@@ -253,9 +251,11 @@ fn one_key_in_every_way_is_found_every_way_before_and_after_saving() {
             assert_found(&filter, KEY, &how);
 
             let bytes = filter.to_bytes();
-            let with_meta = filter.to_bytes_with_metadata(b"meta").unwrap();
+            let with_meta = crate::common::saved_with(&filter, b"meta");
             let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
-            let streamed = CuckooFilter::read_from(&with_meta[..]).unwrap();
+            let streamed = CuckooFilter::load(&with_meta[..], &LoadOptions::default())
+                .map(|(f, _)| f)
+                .unwrap();
             assert_found(
                 &FilterView::new(&bytes[..]).unwrap(),
                 KEY,
@@ -304,19 +304,23 @@ fn batches_of_many_keys_agree_with_single_lookups() {
         let keys: Vec<String> = (0..500).map(|k| format!("user:{k:03}")).collect();
         let (strs, bytes) = keys.split_at(250);
         filter.insert_batch(strs).unwrap();
-        filter.insert_batch_bytes(bytes).unwrap();
+        filter.insert_batch(bytes).unwrap();
         let saved = filter.to_bytes();
         let view = FilterView::new(&saved[..]).unwrap();
         let as_bytes: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
         let mut found = vec![false; keys.len()];
         assert_eq!(
-            filter.contains_batch(&as_bytes, &mut found),
+            filter.contains_batch_into(&as_bytes, &mut found),
             Ok(500),
             "{kind}"
         );
-        assert_eq!(view.contains_batch(&keys, &mut found), Ok(500), "{kind}");
         assert_eq!(
-            view.contains_batch_bytes(&as_bytes, &mut found),
+            view.contains_batch_into(&keys, &mut found),
+            Ok(500),
+            "{kind}"
+        );
+        assert_eq!(
+            view.contains_batch_into(&as_bytes, &mut found),
             Ok(500),
             "{kind}"
         );
@@ -354,6 +358,13 @@ fn data(name: &str) -> Vec<u8> {
 //     f.insert_batch(&(0..40).map(|k| format!("batch:{k}")).collect::<Vec<_>>()).unwrap();
 //     f.insert_batch_bytes(&(0..40).map(|k| format!("batch-bytes:{k}")).collect::<Vec<_>>()).unwrap();
 
+/// A key the removed `insert_bytes` stored in a file of format version 1
+/// to 3: its `StableHasher::hash_bytes` with the filter's seed (what
+/// docs/format.md tells such files' users to pass).
+fn legacy_bytes(f: &impl ReadFilter, key: &[u8]) -> PreHashed {
+    PreHashed(StableHasher::hash_bytes(f.shape().seed, key))
+}
+
 /// Every key of the legacy fixtures, looked up the way it was inserted:
 /// the names of the ways that missed.
 fn legacy_missing(f: &impl ReadFilter) -> Vec<String> {
@@ -372,30 +383,32 @@ fn legacy_missing(f: &impl ReadFilter) -> Vec<String> {
         );
         check(f.contains(&(u64::from(k) + 1_000)), format!("u64 {k}"));
         check(f.contains(&(k + 5_000)), format!("u32 {k}"));
+        // The removed `*_bytes` methods hashed with `hash_bytes` in every
+        // version: such keys are found as that hash.
         check(
-            f.contains_bytes(format!("bytes:{k}").as_bytes()),
+            f.contains(&legacy_bytes(f, format!("bytes:{k}").as_bytes())),
             format!("bytes:{k}"),
         );
         check(
-            f.contains_hash(0x5eed_0000_0000_0000 | u64::from(k)),
+            f.contains(&PreHashed(0x5eed_0000_0000_0000 | u64::from(k))),
             format!("hash {k}"),
         );
         check(f.contains(&format!("batch:{k}")), format!("batch:{k}"));
         check(
-            f.contains_bytes(format!("batch-bytes:{k}").as_bytes()),
+            f.contains(&legacy_bytes(f, format!("batch-bytes:{k}").as_bytes())),
             format!("batch-bytes:{k}"),
         );
     }
     let batch: Vec<String> = (0..40).map(|k| format!("batch:{k}")).collect();
     let mut found = vec![false; 40];
     check(
-        f.contains_batch(&batch, &mut found) == Ok(40),
+        f.contains_batch_into(&batch, &mut found) == Ok(40),
         "contains_batch".into(),
     );
-    let batch: Vec<String> = (0..40).map(|k| format!("batch-bytes:{k}")).collect();
+    let batch = (0..40).map(|k| legacy_bytes(f, format!("batch-bytes:{k}").as_bytes()));
     check(
-        f.contains_batch_bytes(&batch, &mut found) == Ok(40),
-        "contains_batch_bytes".into(),
+        f.contains_batch(batch) == [true; 40],
+        "contains_batch(legacy bytes)".into(),
     );
     missed
 }
@@ -411,8 +424,10 @@ fn files_saved_before_the_key_trait_still_find_their_keys() {
         assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), version, "{name}");
         let filter = CuckooFilter::from_bytes(&bytes).unwrap();
         assert_eq!(filter.len(), 9 * 40, "{name}");
-        assert_eq!(filter.is_growable(), version == 3, "{name}");
-        let streamed = CuckooFilter::read_from(&bytes[..]).unwrap();
+        assert_eq!(filter.max_capacity().is_some(), version == 3, "{name}");
+        let streamed = CuckooFilter::load(&bytes[..], &LoadOptions::default())
+            .map(|(f, _)| f)
+            .unwrap();
         let view = FilterView::new(&bytes[..]).unwrap();
         assert_eq!(legacy_missing(&filter), Vec::<String>::new(), "{name}");
         assert_eq!(
@@ -427,7 +442,7 @@ fn files_saved_before_the_key_trait_still_find_their_keys() {
         let resaved = if metadata.is_empty() {
             filter.to_bytes()
         } else {
-            filter.to_bytes_with_metadata(&metadata).unwrap()
+            crate::common::saved_with(&filter, &metadata)
         };
         assert_eq!(resaved, bytes, "{name}: re-saved");
         assert_eq!(filter.clone(), filter);
@@ -452,8 +467,7 @@ fn files_saved_before_the_key_trait_still_find_their_keys() {
     // The v1 file, saved with v2's metadata, is the v2 file.
     let v1 = CuckooFilter::from_bytes(&data("legacy-keys-v1.cnf")).unwrap();
     assert_eq!(
-        v1.to_bytes_with_metadata(b"saved before the Key trait")
-            .unwrap(),
+        crate::common::saved_with(&v1, b"saved before the Key trait"),
         data("legacy-keys-v2.cnf")
     );
 }
@@ -466,8 +480,8 @@ fn filters_of_the_two_key_hashes_do_not_merge_or_compare_equal() {
         .seed(11)
         .build()
         .unwrap();
-    assert_eq!(old.bucket_size(), new.bucket_size());
-    assert_eq!(old.buckets(), new.buckets());
+    assert_eq!(old.shape().bucket_size, new.shape().bucket_size);
+    assert_eq!(old.shape().buckets, new.shape().buckets);
     assert!(matches!(
         new.merge(&old),
         Err(MergeError::Mismatch {
@@ -499,7 +513,7 @@ fn by_hash_keys_are_found_by_hash_only() {
     assert!(view.contains(&ByHash(("user", 42u32))));
     let mut found = [false];
     assert_eq!(
-        view.contains_batch(&[ByHash(("user", 42u32))], &mut found),
+        view.contains_batch_into(&[ByHash(("user", 42u32))], &mut found),
         Ok(1)
     );
     let old = CuckooFilter::from_bytes(&data("legacy-keys-v1.cnf")).unwrap();

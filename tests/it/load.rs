@@ -33,7 +33,7 @@ impl Shape {
 /// failed insert; returns the filter and the keys that went in.
 fn fill(shape: Shape, buckets: usize, seed: u64) -> (CuckooFilter, Vec<u64>) {
     let filter = shape.builder().buckets(buckets).build().unwrap();
-    let mut inserted = Vec::with_capacity(filter.slots());
+    let mut inserted = Vec::with_capacity(filter.shape().slots);
     for k in splitmix64(seed) {
         let before = filter.len();
         match filter.insert(&k) {
@@ -60,7 +60,7 @@ fn check_load(shape: Shape) -> f64 {
         .semi_sorted(shape.semi)
         .build()
         .unwrap();
-    let design_load = design.capacity() as f64 / design.slots() as f64;
+    let design_load = design.capacity() as f64 / design.shape().slots as f64;
     eprintln!(
         "b={} f={:2}{}: first failure at load {:.4} ({} of {} slots); sized for {:.3}; {:.2} bits/item there",
         shape.b,
@@ -68,7 +68,7 @@ fn check_load(shape: Shape) -> f64 {
         if shape.semi { " semi-sorted" } else { "" },
         load,
         inserted.len(),
-        filter.slots(),
+        filter.shape().slots,
         design_load,
         filter.memory_usage() as f64 * 8.0 / inserted.len() as f64
     );

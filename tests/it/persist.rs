@@ -2,7 +2,7 @@
 //! against the owned filter's (aligned and unaligned bytes), the streaming
 //! API, the typed errors, and snapshots taken while other threads write.
 
-use cuckoo_nest::{CuckooFilter, DecodeError, FilterView};
+use cuckoo_nest::{CuckooFilter, DecodeError, FilterView, LoadOptions, PreHashed, SaveOptions};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -70,16 +70,16 @@ fn round_trip_answers_exactly_as_the_original_in_every_shape() {
         {
             let fl = &loaded;
             assert_eq!(fl.len(), filter.len(), "{what}");
-            assert_eq!(fl.buckets(), filter.buckets(), "{what}");
+            assert_eq!(fl.shape().buckets, filter.shape().buckets, "{what}");
             assert_eq!(fl.capacity(), filter.capacity(), "{what}");
-            assert_eq!(fl.seed(), filter.seed(), "{what}");
-            assert_eq!(fl.is_semi_sorted(), semi, "{what}");
+            assert_eq!(fl.shape().seed, filter.shape().seed, "{what}");
+            assert_eq!(fl.shape().semi_sorted, semi, "{what}");
         }
         assert_eq!(view.len(), filter.len(), "{what}");
-        assert_eq!(view.buckets(), filter.buckets(), "{what}");
-        assert_eq!(view.bucket_size(), b, "{what}");
-        assert_eq!(view.fingerprint_bits(), f, "{what}");
-        assert_eq!(view.is_semi_sorted(), semi, "{what}");
+        assert_eq!(view.shape().buckets, filter.shape().buckets, "{what}");
+        assert_eq!(view.shape().bucket_size, b, "{what}");
+        assert_eq!(view.shape().fingerprint_bits, f, "{what}");
+        assert_eq!(view.shape().semi_sorted, semi, "{what}");
         assert_eq!(view.capacity(), filter.capacity(), "{what}");
         assert_eq!(view.load_factor(), filter.load_factor(), "{what}");
         assert_eq!(
@@ -90,7 +90,7 @@ fn round_trip_answers_exactly_as_the_original_in_every_shape() {
         let keys: Vec<u64> = (0..n + 20_000).collect();
         let hashes: Vec<u64> = keys.iter().map(|k| filter.hash_item(k)).collect();
         let mut want = vec![false; keys.len()];
-        filter.contains_batch(&keys, &mut want).unwrap();
+        filter.contains_batch_into(&keys, &mut want).unwrap();
         for (k, &w) in keys.iter().zip(&want) {
             assert_eq!(filter.contains(k), w);
             assert_eq!(loaded.contains(k), w, "{what} key {k}");
@@ -103,10 +103,11 @@ fn round_trip_answers_exactly_as_the_original_in_every_shape() {
         let mut got = vec![false; keys.len()];
         for v in [&view, &unaligned] {
             got.fill(false);
-            v.contains_batch(&keys, &mut got).unwrap();
+            v.contains_batch_into(&keys, &mut got).unwrap();
             assert_eq!(got, want, "{what}");
             got.fill(false);
-            v.contains_batch_hash(&hashes, &mut got).unwrap();
+            v.contains_batch_into(hashes.iter().map(|&h| PreHashed(h)), &mut got)
+                .unwrap();
             assert_eq!(got, want, "{what}");
         }
         // The loaded copy saves to the same bytes, and takes writes.
@@ -130,17 +131,21 @@ fn write_to_and_read_from_are_the_same_bytes() {
     fill(&filter);
     let bytes = filter.to_bytes();
     let mut streamed = Vec::new();
-    filter.write_to(&mut streamed).unwrap();
+    filter.save(&mut streamed, &SaveOptions::default()).unwrap();
     assert_eq!(streamed, bytes);
     // read_from reads exactly the filter, leaving what follows.
     let mut stream = bytes.clone();
     stream.extend_from_slice(b"trailer");
     let mut cursor = std::io::Cursor::new(&stream);
-    let loaded = CuckooFilter::read_from(&mut cursor).unwrap();
+    let loaded = CuckooFilter::load(&mut cursor, &LoadOptions::default())
+        .map(|(f, _)| f)
+        .unwrap();
     assert_eq!(cursor.position() as usize, bytes.len());
     assert_eq!(loaded.to_bytes(), bytes);
     // A truncated stream.
-    let err = CuckooFilter::read_from(&bytes[..bytes.len() - 1]).unwrap_err();
+    let err = CuckooFilter::load(&bytes[..bytes.len() - 1], &LoadOptions::default())
+        .map(|(f, _)| f)
+        .unwrap_err();
     assert!(matches!(err, DecodeError::Truncated { .. }), "{err}");
 }
 
@@ -164,17 +169,17 @@ fn hash_bytes_keys_answer_the_same_after_loading() {
     let filter = build(4, 16, false, 1000, 77);
     for k in 0..500u32 {
         filter
-            .insert_hash(filter.hash_bytes(format!("key-{k}").as_bytes()))
+            .insert(&PreHashed(filter.hash_item(format!("key-{k}").as_bytes())))
             .unwrap();
     }
     let bytes = filter.to_bytes();
     let view = FilterView::new(&bytes).unwrap();
     for k in 0..500u32 {
         let key = format!("key-{k}");
-        assert!(view.contains_hash(view.hash_bytes(key.as_bytes())));
+        assert!(view.contains(&PreHashed(view.hash_item(key.as_bytes()))));
         assert_eq!(
-            view.hash_bytes(key.as_bytes()),
-            filter.hash_bytes(key.as_bytes())
+            view.hash_item(key.as_bytes()),
+            filter.hash_item(key.as_bytes())
         );
     }
 }
@@ -331,7 +336,9 @@ fn bad_configurations_are_refused(bytes: &[u8], version: u8) {
             ),
             "{e}"
         );
-        let e = CuckooFilter::read_from(&b[..]).unwrap_err();
+        let e = CuckooFilter::load(&b[..], &LoadOptions::default())
+            .map(|(f, _)| f)
+            .unwrap_err();
         assert!(
             matches!(
                 e,
@@ -423,13 +430,13 @@ fn metadata_round_trips_and_is_checked() {
         &[9u8; 57],
         &[1u8; MAX_METADATA],
     ] {
-        let bytes = filter.to_bytes_with_metadata(meta).unwrap();
+        let bytes = crate::common::saved_with(&filter, meta);
         assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
         // The table stays 64-byte aligned in the file.
         assert_eq!((bytes.len() - 64) % 64, 0);
         assert_eq!(CuckooFilter::read_metadata(&bytes).unwrap(), meta);
         let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
-        let (streamed, got) = CuckooFilter::read_from_with_metadata(&bytes[..]).unwrap();
+        let (streamed, got) = CuckooFilter::load(&bytes[..], &LoadOptions::default()).unwrap();
         assert_eq!(got, meta);
         let view = FilterView::new(&bytes[..]).unwrap();
         let unverified = FilterView::new_unverified(&bytes[..]).unwrap();
@@ -441,9 +448,16 @@ fn metadata_round_trips_and_is_checked() {
         }
         assert_eq!(loaded, filter);
         // Re-saved with the same metadata: the same bytes.
-        assert_eq!(loaded.to_bytes_with_metadata(meta).unwrap(), bytes);
+        assert_eq!(crate::common::saved_with(&loaded, meta), bytes);
         let mut written = Vec::new();
-        filter.write_to_with_metadata(&mut written, meta).unwrap();
+        filter
+            .save(
+                &mut written,
+                &SaveOptions::default()
+                    .metadata(meta)
+                    .expect("metadata fits"),
+            )
+            .unwrap();
         assert_eq!(written, bytes);
 
         // A changed metadata byte: its checksum says so, every way in.
@@ -452,7 +466,9 @@ fn metadata_round_trips_and_is_checked() {
         for e in [
             CuckooFilter::read_metadata(&bad).unwrap_err(),
             CuckooFilter::from_bytes(&bad).unwrap_err(),
-            CuckooFilter::read_from(&bad[..]).unwrap_err(),
+            CuckooFilter::load(&bad[..], &LoadOptions::default())
+                .map(|(f, _)| f)
+                .unwrap_err(),
             FilterView::new_unverified(&bad[..]).unwrap_err(),
         ] {
             assert!(
@@ -472,29 +488,27 @@ fn metadata_round_trips_and_is_checked() {
             DecodeError::Truncated { .. }
         ));
         assert!(matches!(
-            CuckooFilter::read_from(&bytes[..100]).unwrap_err(),
+            CuckooFilter::load(&bytes[..100], &LoadOptions::default())
+                .map(|(f, _)| f)
+                .unwrap_err(),
             DecodeError::Truncated { .. }
         ));
     }
     let too_long = vec![0u8; MAX_METADATA + 1];
     assert_eq!(
-        filter.to_bytes_with_metadata(&too_long).unwrap_err(),
+        SaveOptions::default().metadata(&too_long).unwrap_err(),
         MetadataTooLong {
             len: MAX_METADATA + 1,
             max: MAX_METADATA
         }
     );
-    let e = filter
-        .write_to_with_metadata(Vec::new(), &too_long)
-        .unwrap_err();
-    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
 
     // A version-2 header (a filter loaded from a version 1 file, saved
     // with metadata) claiming no metadata, or more than the format
     // carries (header checksum made right): refused.
     let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/b4-f16.cnf");
     let old = CuckooFilter::from_bytes(&std::fs::read(golden).unwrap()).unwrap();
-    let bytes = old.to_bytes_with_metadata(b"m").unwrap();
+    let bytes = crate::common::saved_with(&old, b"m");
     assert_eq!(bytes[8], 2);
     for len in [0u16, MAX_METADATA as u16 + 1] {
         let mut b = bytes.clone();
@@ -507,7 +521,7 @@ fn metadata_round_trips_and_is_checked() {
         ));
     }
     // Version 4 carries 0 to MAX_METADATA bytes: more is refused.
-    let mut b = filter.to_bytes_with_metadata(b"m").unwrap();
+    let mut b = crate::common::saved_with(&filter, b"m");
     b[14..16].copy_from_slice(&(MAX_METADATA as u16 + 1).to_le_bytes());
     let sum = xxhash_rust::xxh3::xxh3_64(&b[..56]);
     b[56..64].copy_from_slice(&sum.to_le_bytes());
@@ -552,7 +566,7 @@ fn metadata_reads_from_streams_and_paths_skip_the_table() {
     std::fs::create_dir_all(&dir).unwrap();
     for (name, filter) in [("fixed", &fixed), ("growable", &growable)] {
         for meta in [&b""[..], b"commit 42", &[3u8; cuckoo_nest::MAX_METADATA]] {
-            let bytes = filter.to_bytes_with_metadata(meta).unwrap();
+            let bytes = crate::common::saved_with(filter, meta);
             let mut reader = Counting {
                 inner: &bytes[..],
                 read: 0,
@@ -568,11 +582,19 @@ fn metadata_reads_from_streams_and_paths_skip_the_table() {
             assert!(reader.read < bytes.len() / 10, "{name}");
 
             let path = dir.join(format!("{name}-{}.bin", meta.len()));
-            filter.save_to_path_with_metadata(&path, meta).unwrap();
-            assert_eq!(CuckooFilter::read_metadata_from_path(&path).unwrap(), meta);
+            filter
+                .save_to_path(
+                    &path,
+                    &SaveOptions::default()
+                        .metadata(meta)
+                        .expect("metadata fits"),
+                )
+                .unwrap();
+            let file = std::fs::File::open(&path).unwrap();
+            assert_eq!(CuckooFilter::read_metadata_from(file).unwrap(), meta);
         }
         // Damaged metadata, a cut stream, a missing file: typed errors.
-        let mut bad = filter.to_bytes_with_metadata(b"m").unwrap();
+        let mut bad = crate::common::saved_with(filter, b"m");
         bad[72] ^= 1;
         assert!(matches!(
             CuckooFilter::read_metadata_from(&bad[..]).unwrap_err(),
@@ -581,7 +603,7 @@ fn metadata_reads_from_streams_and_paths_skip_the_table() {
                 ..
             }
         ));
-        let good = filter.to_bytes_with_metadata(b"m").unwrap();
+        let good = crate::common::saved_with(filter, b"m");
         assert!(matches!(
             CuckooFilter::read_metadata_from(&good[..100]).unwrap_err(),
             DecodeError::Truncated {
@@ -593,14 +615,6 @@ fn metadata_reads_from_streams_and_paths_skip_the_table() {
             CuckooFilter::read_metadata_from(&b"not a filter at all"[..]).unwrap_err(),
             DecodeError::NotAFilter
         ));
-    }
-    let missing = dir.join("missing.bin");
-    match CuckooFilter::read_metadata_from_path(&missing).unwrap_err() {
-        DecodeError::Io(e) => {
-            assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
-            assert!(e.to_string().contains("missing.bin"), "{e}");
-        }
-        e => panic!("{e:?}"),
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

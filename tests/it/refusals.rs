@@ -3,7 +3,7 @@
 //! capacity and bucket size; keys with up to `bucket_size` copies each
 //! grow it like distinct keys; after any refusal, fresh keys go in.
 
-use cuckoo_nest::{CuckooFilter, InsertError, StableHasher};
+use cuckoo_nest::{CuckooFilter, InsertError, PreHashed, StableHasher};
 
 /// Distinct 64-bit keys, salted apart per run.
 fn distinct(salt: u64) -> impl Iterator<Item = u64> {
@@ -20,7 +20,7 @@ fn fill(
 ) -> (usize, Option<InsertError>) {
     for (n, h) in keys.take(limit).enumerate() {
         for _ in 0..copies {
-            if let Err(e) = filter.insert_hash(h) {
+            if let Err(e) = filter.insert(&PreHashed(h)) {
                 return (n, Some(e));
             }
         }
@@ -32,7 +32,7 @@ fn fill(
 fn fresh_taken(filter: &CuckooFilter, salt: u64) -> usize {
     distinct(salt)
         .take(100)
-        .filter(|&h| filter.insert_hash(h).is_ok())
+        .filter(|&h| filter.insert(&PreHashed(h)).is_ok())
         .count()
 }
 
@@ -174,7 +174,7 @@ fn after_a_refusal_fresh_keys_go_in() {
             // Nine copies of one key: the pair holds at most 2b.
             let key = StableHasher::hash_one(9, &0u64);
             let err = (0..2 * bucket_size + 1)
-                .find_map(|_| filter.insert_hash(key).err())
+                .find_map(|_| filter.insert(&PreHashed(key)).err())
                 .expect("too many copies are refused");
             assert!(matches!(err, InsertError::TooManyCopies { .. }), "{err}");
             let taken = fresh_taken(&filter, capacity as u64);
@@ -206,16 +206,16 @@ fn an_item_with_one_bucket_holds_bucket_size_copies() {
                 })
                 .expect("about one key in as many as there are buckets");
             for _ in 0..bucket_size {
-                filter.insert_hash(single).unwrap();
+                filter.insert(&PreHashed(single)).unwrap();
             }
             assert_eq!(
-                filter.insert_hash(single),
+                filter.insert(&PreHashed(single)),
                 Err(InsertError::TooManyCopies {
                     copies: bucket_size
                 }),
                 "{bucket_size}-slot buckets, growable {growable}"
             );
-            assert_eq!(filter.count_hash(single), bucket_size);
+            assert_eq!(filter.count(&PreHashed(single)), bucket_size);
         }
     }
 }
@@ -242,7 +242,7 @@ fn a_skewed_stream_refuses_only_the_hot_keys() {
         for k in draws {
             let h = StableHasher::hash_one(12, &k);
             *drawn.entry(k).or_insert(0usize) += 1;
-            match filter.insert_hash(h) {
+            match filter.insert(&PreHashed(h)) {
                 Ok(_) => {}
                 Err(InsertError::TooManyCopies { copies }) => {
                     assert!(copies >= bucket_size, "{copies} copies");

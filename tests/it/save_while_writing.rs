@@ -19,7 +19,7 @@
 //!
 //! Duration: `CUCKOO_STRESS_MS` per shape (default 1500 ms).
 
-use cuckoo_nest::CuckooFilter;
+use cuckoo_nest::{CuckooFilter, PreHashed, SaveOptions};
 use std::io::Cursor;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -49,12 +49,12 @@ fn run(bucket_size: usize, bits: u32, semi: bool) {
         .semi_sorted(semi)
         .build()
         .unwrap();
-    let slots = filter.slots();
+    let slots = filter.shape().slots;
     // Below what each shape reaches (two-slot buckets stop near 89%).
     let (kept_pct, churn_pct) = if bucket_size == 2 { (72, 8) } else { (85, 8) };
     let kept = slots * kept_pct / 100;
     for n in 0..kept as u64 {
-        filter.insert_hash(key(n)).unwrap();
+        filter.insert(&PreHashed(key(n))).unwrap();
     }
     let writers = 2;
     let churn = slots * churn_pct / 100 / writers;
@@ -68,12 +68,15 @@ fn run(bucket_size: usize, bits: u32, semi: bool) {
                 let mine = |k: u64| key(kept as u64 + w + k * writers as u64);
                 let (mut next, mut oldest) = (0u64, 0u64);
                 while !stop.load(Ordering::Relaxed) {
-                    if filter.insert_hash(mine(next)).is_ok() {
+                    if filter.insert(&PreHashed(mine(next))).is_ok() {
                         next += 1;
                         inserted.fetch_add(1, Ordering::Relaxed);
                     }
                     if next - oldest > churn as u64 {
-                        assert!(filter.remove_hash(mine(oldest)), "{what}: own key lost");
+                        assert!(
+                            filter.remove(&PreHashed(mine(oldest))),
+                            "{what}: own key lost"
+                        );
                         oldest += 1;
                     }
                 }
@@ -90,13 +93,15 @@ fn run(bucket_size: usize, bits: u32, semi: bool) {
                 0 => CuckooFilter::from_bytes(&filter.to_bytes()).unwrap(),
                 1 => {
                     let mut out = Cursor::new(Vec::new());
-                    filter.write_to_seekable(&mut out).unwrap();
+                    filter
+                        .save_seekable(&mut out, &SaveOptions::default())
+                        .unwrap();
                     CuckooFilter::from_bytes(out.get_ref()).unwrap()
                 }
                 _ => filter.clone(),
             };
             let missing = (0..kept as u64)
-                .filter(|&n| !loaded.contains_hash(key(n)))
+                .filter(|&n| !loaded.contains(&PreHashed(key(n))))
                 .count();
             assert_eq!(missing, 0, "{what}: save {saves} lost kept items");
             assert!(loaded.len() >= kept && loaded.len() <= slots, "{what}");
@@ -112,7 +117,7 @@ fn run(bucket_size: usize, bits: u32, semi: bool) {
     );
     for n in 0..kept as u64 {
         assert!(
-            filter.contains_hash(key(n)),
+            filter.contains(&PreHashed(key(n))),
             "{what}: live filter lost a key"
         );
     }

@@ -48,7 +48,7 @@ fn run(bucket_size: usize, bits: u32, semi_sorted: bool, writers: usize, readers
         .semi_sorted(semi_sorted)
         .build()
         .unwrap();
-    let slots = filter.slots();
+    let slots = filter.shape().slots;
     // Writers keep the table just under its maximum load: past 90% for
     // 4-slot buckets, past 85% for 2-slot ones (whose maximum is ~89%).
     let high_percent = if bucket_size == 2 { 87 } else { 93 };
@@ -127,7 +127,7 @@ fn run(bucket_size: usize, bits: u32, semi_sorted: bool, writers: usize, readers
                         ks.push(key(w, i));
                     }
                     let out = &mut found[..ks.len()];
-                    filter.contains_batch(&ks, out).unwrap();
+                    filter.contains_batch_into(&ks, out).unwrap();
                     for (j, &(w, i)) in picked.iter().enumerate() {
                         let after = states[w][i].load(Ordering::Acquire);
                         if before[j] == INSERTED && after == INSERTED && !out[j] {
