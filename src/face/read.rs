@@ -135,12 +135,8 @@ pub trait ReadFilter: Reader {
         out: &mut [bool],
     ) -> Result<usize, LengthMismatch> {
         check_lengths(keys.len(), out.len())?;
-        let seed = self.built().seed;
-        Ok(self.probe_many(
-            keys.len(),
-            |k| StableHasher::hash_bytes(seed, keys[k].as_ref()),
-            out,
-        ))
+        let (seed, hash) = (self.built().seed, self.built().keys);
+        Ok(self.probe_many(keys.len(), |k| hash.hash_bytes(seed, keys[k].as_ref()), out))
     }
 
     /// As [`CuckooFilter::count`].
@@ -170,7 +166,7 @@ pub trait ReadFilter: Reader {
     /// As [`CuckooFilter::hash_bytes`].
     #[inline]
     fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-        StableHasher::hash_bytes(self.built().seed, bytes)
+        self.built().keys.hash_bytes(self.built().seed, bytes)
     }
 
     /// As [`CuckooFilter::len`].
@@ -309,7 +305,7 @@ macro_rules! lookup_methods {
         ///
         #[doc = $setup]
         /// use cuckoo_nest::StableHasher;
-        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_bytes(filter.seed(), b"k"));
+        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_key_bytes(filter.seed(), b"k"));
         /// assert_eq!(filter.hash_item(&7u32), filter.hash_bytes(&7u32.to_le_bytes()));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
@@ -323,7 +319,9 @@ macro_rules! lookup_methods {
         /// the hash to pass to the `*_hash` methods for keys that must answer the
         /// same in every later version of this crate and of Rust. It depends on
         /// the saved format alone (docs/format.md gives it byte by byte):
-        /// [`StableHasher::hash_bytes`](crate::StableHasher::hash_bytes).
+        /// [`StableHasher::hash_key_bytes`](crate::StableHasher::hash_key_bytes),
+        /// or [`StableHasher::hash_bytes`](crate::StableHasher::hash_bytes) in a
+        /// filter loaded from a file of format version 1 to 4.
         ///
         /// `insert(&key)` and friends hash a byte-string or integer key the same
         /// way ([`hash_item`](Self::hash_item) gives the same hash), except in a

@@ -175,7 +175,7 @@ impl CuckooFilter {
     /// As [`insert`](Self::insert).
     #[inline]
     pub fn insert_bytes(&self, key: &[u8]) -> Result<(), InsertError> {
-        self.insert_hash(StableHasher::hash_bytes(self.config.seed, key))
+        self.insert_hash(self.config.keys.hash_bytes(self.config.seed, key))
     }
 
     /// [`insert_unique`](Self::insert_unique) for the byte-string `key`:
@@ -201,7 +201,7 @@ impl CuckooFilter {
     #[inline]
     #[must_use = "Ok(false) means the key was (probably) present and nothing was added"]
     pub fn insert_unique_bytes(&self, key: &[u8]) -> Result<bool, InsertError> {
-        self.insert_unique_hash(StableHasher::hash_bytes(self.config.seed, key))
+        self.insert_unique_hash(self.config.keys.hash_bytes(self.config.seed, key))
     }
 
     /// Removes one copy of the byte-string `key`; returns whether one was
@@ -217,7 +217,7 @@ impl CuckooFilter {
     #[inline]
     #[must_use = "false means no copy was found: the item was not in the filter"]
     pub fn remove_bytes(&self, key: &[u8]) -> bool {
-        self.remove_hash(StableHasher::hash_bytes(self.config.seed, key))
+        self.remove_hash(self.config.keys.hash_bytes(self.config.seed, key))
     }
 
     /// Removes every item. Writers wait for the whole clear, so each write

@@ -77,8 +77,8 @@ impl CuckooFilter {
     /// # Errors
     /// As [`insert_batch`](Self::insert_batch).
     pub fn insert_batch_bytes<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<(), BatchInsertError> {
-        let seed = self.config.seed;
-        let hash_at = |k: usize| StableHasher::hash_bytes(seed, keys[k].as_ref());
+        let (seed, hash) = (self.config.seed, self.config.keys);
+        let hash_at = |k: usize| hash.hash_bytes(seed, keys[k].as_ref());
         self.counted(with_table!(
             &self.inner,
             t => t.insert_many::<DEFAULT_DISTANCE>(keys.len(), hash_at),
@@ -167,8 +167,8 @@ impl CuckooFilter {
         out: &mut [bool],
     ) -> Result<usize, LengthMismatch> {
         check_lengths(keys.len(), out.len())?;
-        let seed = self.config.seed;
-        Ok(self.remove_each(|k| StableHasher::hash_bytes(seed, keys[k].as_ref()), out))
+        let (seed, hash) = (self.config.seed, self.config.keys);
+        Ok(self.remove_each(|k| hash.hash_bytes(seed, keys[k].as_ref()), out))
     }
 
     /// The removes behind every `remove_batch*`: key `k` (one per entry of

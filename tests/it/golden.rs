@@ -5,10 +5,13 @@
 //! filter users have saved: it needs a new format version, not new files.
 //!
 //! The files were written by this test with `CUCKOO_BLESS_GOLDEN=1`
-//! (which refuses to overwrite existing files), before keys were hashed as
-//! bytes: their u64 keys went in through `std::hash::Hash`, which a filter
-//! loaded from a version 1 file keeps using for its generic methods (a
-//! file blessed today would be version 4, its keys hashed as bytes).
+//! (which refuses to overwrite existing files). The first five before
+//! keys were hashed as bytes: their u64 keys went in through
+//! `std::hash::Hash`, which a filter loaded from a version 1 file keeps
+//! using for its generic methods. The `v5-` files were blessed with format
+//! version 5, whose keys (byte strings and u64s) are hashed as bytes in
+//! lanes (`StableHasher::hash_key_bytes`). Version 4 files are pinned by
+//! tests/it/key_paths.rs (`byte-keys-v4*.cnf`).
 
 use cuckoo_nest::{CuckooFilter, FilterView};
 use std::path::PathBuf;
@@ -22,6 +25,8 @@ const GOLDEN: &[(&str, usize, u32, bool, u64)] = &[
     ("b2-f7-packed.cnf", 2, 7, false, 2),
     ("b4-f13-semisorted.cnf", 4, 13, true, 3),
     ("b8-f8.cnf", 8, 8, false, 0xdead_beef),
+    ("v5-b4-f16.cnf", 4, 16, false, 0),
+    ("v5-b4-f13-semisorted.cnf", 4, 13, true, 3),
 ];
 
 fn dir() -> PathBuf {
