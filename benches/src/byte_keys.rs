@@ -231,22 +231,24 @@ pub fn byte_keys(
             .join("; ")
     ));
     for &(_, _, _, where_) in sizes {
+        let csv = where_.replace(' ', "_");
         rates = rates
             .measured(
                 &format!("lookups {where_}"),
-                &format!("lookups_{where_}"),
+                &format!("lookups_{csv}"),
                 Format::Fixed(1),
             )
             .measured(
                 "/ u64",
-                &format!("lookups_{where_}_vs_u64"),
+                &format!("lookups_{csv}_vs_u64"),
                 Format::WithRange(2),
             );
     }
     for &(_, _, _, where_) in sizes {
+        let csv = where_.replace(' ', "_");
         rates = rates.measured(
             &format!("inserts {where_}"),
-            &format!("inserts_{where_}"),
+            &format!("inserts_{csv}"),
             Format::Fixed(1),
         );
     }
@@ -272,16 +274,18 @@ pub fn byte_keys(
          20% more operations per second with the new hash.",
     );
     for &(_, _, _, where_) in sizes {
+        let csv = where_.replace(' ', "_");
         speedup = speedup.measured(
             &format!("lookups {where_}"),
-            &format!("lookups_{where_}"),
+            &format!("lookups_{csv}"),
             Format::WithRange(2),
         );
     }
     for &(_, _, _, where_) in sizes {
+        let csv = where_.replace(' ', "_");
         speedup = speedup.measured(
             &format!("inserts {where_}"),
-            &format!("inserts_{where_}"),
+            &format!("inserts_{csv}"),
             Format::WithRange(2),
         );
     }
