@@ -4,9 +4,11 @@
 //! A key is its bytes: `str`, `[u8]`, `String`, `Vec<u8>`, `[u8; N]` (and
 //! references, boxes and `Cow`s of them) are hashed as their bytes, the
 //! integer types as their little-endian bytes (`usize` and `isize` as 8
-//! bytes), all with [`StableHasher::hash_bytes`]. So `insert("k")`,
-//! `insert(b"k")`, `insert(&b"k"[..])` and `insert(&String::from("k"))`
-//! store one fingerprint in one bucket pair, and each finds what the others stored.
+//! bytes), all with [`StableHasher::hash_key_bytes`] (format version 5;
+//! a filter loaded from a version 4 file keeps that version's
+//! [`StableHasher::hash_bytes`]). So `insert("k")`, `insert(b"k")`,
+//! `insert(&b"k"[..])` and `insert(&String::from("k"))` store one
+//! fingerprint in one bucket pair, and each finds what the others stored.
 //! [`ByHash`] takes any other `T: Hash`; [`PreHashed`] a hash already made.
 //!
 //! Files saved before this trait (format versions 1 to 3) hashed the
@@ -26,13 +28,17 @@ use std::sync::Arc;
 /// (docs/format.md, header byte 13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum KeyHash {
-    /// A key's bytes, through [`StableHasher::hash_bytes`]: every filter
-    /// built by this version, and files of format version 4.
-    Bytes,
     /// A key through its `std::hash::Hash` impl into [`StableHasher`]:
     /// files of format versions 1 to 3, loaded (their generic methods
     /// hashed this way when they were saved).
-    StdHash,
+    StdHash = 0,
+    /// A key's bytes, through [`StableHasher::hash_bytes`] (8 bytes per
+    /// multiply, in a row): files of format version 4, loaded.
+    Bytes = 1,
+    /// A key's bytes, through [`StableHasher::hash_key_bytes`] (16 bytes
+    /// per multiply, in independent lanes): every filter built by this
+    /// version, and files of format version 5.
+    Lanes = 2,
 }
 
 impl KeyHash {
@@ -41,6 +47,7 @@ impl KeyHash {
     #[inline(always)]
     pub(crate) fn hash<K: Key + ?Sized>(self, seeded: &StableHasher, key: &K) -> u64 {
         match self {
+            KeyHash::Lanes => key.hash_lanes(seeded),
             KeyHash::Bytes => key.hash_key(seeded),
             KeyHash::StdHash => key.hash_std(seeded),
         }
@@ -54,7 +61,11 @@ pub(crate) mod sealed {
     /// only, so every [`Key`](super::Key) is one of this module's types
     /// and no two of them disagree on a key's bytes.
     pub trait Encode {
-        /// The key's hash as bytes ([`KeyHash::Bytes`](super::KeyHash)).
+        /// The key's hash as bytes, format version 5
+        /// ([`KeyHash::Lanes`](super::KeyHash)).
+        fn hash_lanes(&self, seeded: &StableHasher) -> u64;
+        /// The key's hash as bytes, format version 4
+        /// ([`KeyHash::Bytes`](super::KeyHash)).
         fn hash_key(&self, seeded: &StableHasher) -> u64;
         /// The key's hash through `std::hash::Hash`
         /// ([`KeyHash::StdHash`](super::KeyHash)).
@@ -99,6 +110,12 @@ fn bytes_from(seeded: &StableHasher, bytes: &[u8]) -> u64 {
     h.finish()
 }
 
+/// Hashes `bytes` with version 5's hash: `StableHasher::hash_key_bytes`.
+#[inline(always)]
+fn lanes_from(seeded: &StableHasher, bytes: &[u8]) -> u64 {
+    crate::hash::lanes_hash(seeded.lanes_state(), bytes)
+}
+
 /// Hashes `item` through its `Hash` impl with a seeded hasher:
 /// `StableHasher::hash_one`.
 #[inline(always)]
@@ -112,6 +129,11 @@ fn std_from<T: Hash + ?Sized>(seeded: &StableHasher, item: &T) -> u64 {
 macro_rules! byte_keys {
     ($($t:ty),* $(,)?) => {$(
         impl sealed::Encode for $t {
+            #[inline(always)]
+            fn hash_lanes(&self, seeded: &StableHasher) -> u64 {
+                let bytes: &[u8] = self.as_ref();
+                lanes_from(seeded, bytes)
+            }
             #[inline(always)]
             fn hash_key(&self, seeded: &StableHasher) -> u64 {
                 let bytes: &[u8] = self.as_ref();
@@ -129,6 +151,10 @@ macro_rules! byte_keys {
 byte_keys!(str, [u8], String, Vec<u8>);
 
 impl<const N: usize> sealed::Encode for [u8; N] {
+    #[inline(always)]
+    fn hash_lanes(&self, seeded: &StableHasher) -> u64 {
+        lanes_from(seeded, self)
+    }
     #[inline(always)]
     fn hash_key(&self, seeded: &StableHasher) -> u64 {
         bytes_from(seeded, self)
@@ -155,6 +181,10 @@ fn isize_le_bytes(x: isize) -> [u8; 8] {
 macro_rules! int_keys {
     ($($t:ty => $bytes:path),* $(,)?) => {$(
         impl sealed::Encode for $t {
+            #[inline(always)]
+            fn hash_lanes(&self, seeded: &StableHasher) -> u64 {
+                lanes_from(seeded, &$bytes(*self))
+            }
             #[inline(always)]
             fn hash_key(&self, seeded: &StableHasher) -> u64 {
                 bytes_from(seeded, &$bytes(*self))
@@ -189,6 +219,10 @@ macro_rules! pointer_keys {
     ($($p:ident),* $(,)?) => {$(
         impl<K: Key + ?Sized> sealed::Encode for $p<K> {
             #[inline(always)]
+            fn hash_lanes(&self, seeded: &StableHasher) -> u64 {
+                (**self).hash_lanes(seeded)
+            }
+            #[inline(always)]
             fn hash_key(&self, seeded: &StableHasher) -> u64 {
                 (**self).hash_key(seeded)
             }
@@ -205,6 +239,10 @@ pointer_keys!(Box, Rc, Arc);
 
 impl<K: Key + ?Sized> sealed::Encode for &K {
     #[inline(always)]
+    fn hash_lanes(&self, seeded: &StableHasher) -> u64 {
+        (**self).hash_lanes(seeded)
+    }
+    #[inline(always)]
     fn hash_key(&self, seeded: &StableHasher) -> u64 {
         (**self).hash_key(seeded)
     }
@@ -216,6 +254,10 @@ impl<K: Key + ?Sized> sealed::Encode for &K {
 impl<K: Key + ?Sized> Key for &K {}
 
 impl<K: Key + ToOwned + ?Sized> sealed::Encode for Cow<'_, K> {
+    #[inline(always)]
+    fn hash_lanes(&self, seeded: &StableHasher) -> u64 {
+        (**self).hash_lanes(seeded)
+    }
     #[inline(always)]
     fn hash_key(&self, seeded: &StableHasher) -> u64 {
         (**self).hash_key(seeded)
@@ -253,6 +295,10 @@ pub struct ByHash<T>(pub T);
 
 impl<T: Hash> sealed::Encode for ByHash<T> {
     #[inline(always)]
+    fn hash_lanes(&self, seeded: &StableHasher) -> u64 {
+        std_from(seeded, &self.0)
+    }
+    #[inline(always)]
     fn hash_key(&self, seeded: &StableHasher) -> u64 {
         std_from(seeded, &self.0)
     }
@@ -285,6 +331,10 @@ impl<T: Hash> Key for ByHash<T> {}
 pub struct PreHashed(pub u64);
 
 impl sealed::Encode for PreHashed {
+    #[inline(always)]
+    fn hash_lanes(&self, _seeded: &StableHasher) -> u64 {
+        self.0
+    }
     #[inline(always)]
     fn hash_key(&self, _seeded: &StableHasher) -> u64 {
         self.0
@@ -367,6 +417,42 @@ mod tests {
             StableHasher::hash_bytes(0, &42u64.to_le_bytes())
         );
         assert_eq!(bytes(9, &PreHashed(0x1234)), 0x1234);
+    }
+
+    fn lanes(seed: u64, k: &(impl Key + ?Sized)) -> u64 {
+        KeyHash::Lanes.hash(&StableHasher::with_seed(seed), k)
+    }
+
+    #[test]
+    fn every_key_form_is_its_bytes_in_version_5() {
+        let want = StableHasher::hash_key_bytes(3, b"user:1");
+        let forms = [
+            lanes(3, "user:1"),
+            lanes(3, &b"user:1"[..]),
+            lanes(3, b"user:1"),
+            lanes(3, &String::from("user:1")),
+            lanes(3, &b"user:1".to_vec()),
+            lanes(3, &&"user:1"),
+            lanes(3, &Box::<str>::from("user:1")),
+            lanes(3, &Arc::<[u8]>::from(&b"user:1"[..])),
+            lanes(3, &Rc::<str>::from("user:1")),
+            lanes(3, &Cow::<str>::Borrowed("user:1")),
+        ];
+        assert!(forms.iter().all(|&h| h == want), "{forms:x?} vs {want:x}");
+        let le = |seed, b: &[u8]| StableHasher::hash_key_bytes(seed, b);
+        assert_eq!(lanes(0, &42u64), le(0, &42u64.to_le_bytes()));
+        assert_eq!(lanes(0, &42usize), lanes(0, &42u64));
+        assert_eq!(lanes(0, &-1isize), le(0, &[0xff; 8]));
+        assert_eq!(lanes(5, &7u8), le(5, &[7]));
+        assert_eq!(lanes(5, &7u32), le(5, &[7, 0, 0, 0]));
+        assert_eq!(lanes(5, &-2i128), le(5, &(-2i128).to_le_bytes()));
+        assert_eq!(lanes(5, &[9u8; 32]), le(5, &[9; 32]));
+        assert_ne!(lanes(0, &42u32), lanes(0, &42u64));
+        // Pinned (src/hash.rs pins more); docs/format.md quotes it.
+        assert_eq!(lanes(0, "cuckoo"), 0x6155_89dd_0db2_8f6a);
+        assert_eq!(lanes(9, &PreHashed(0x1234)), 0x1234);
+        let by = ByHash(("a", 1u64));
+        assert_eq!(lanes(1, &by), StableHasher::hash_one(1, &("a", 1u64)));
     }
 
     #[test]

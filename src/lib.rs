@@ -73,8 +73,9 @@
 //! **One key path.** `insert`, `contains`, `remove`, `count` and their
 //! batch forms take any [`Key`]: a key is its bytes, however it is passed
 //! (`"k"`, `b"k"`, `&b"k"[..]`, `String`, `Vec<u8>`; an integer as its
-//! little-endian bytes), hashed with the format's own byte hash, so
-//! every way of passing one key finds what any other stored. Its output is the same on every run, process and
+//! little-endian bytes), hashed with [`StableHasher::hash_key_bytes`]
+//! (16 bytes per multiply, format version 5), so every way of passing one
+//! key finds what any other stored. Its output is the same on every run, process and
 //! platform (seed 0 by default; set one with [`Builder::seed`]) and part
 //! of the saved format (docs/format.md, "Keys"). Other types go through
 //! [`ByHash`] (their `std::hash::Hash` impl, which the standard library

@@ -90,16 +90,19 @@ pub enum Part {
     Growth,
     /// The cache-line rate and out-of-cache lookups.
     Memory,
+    /// Lookups and inserts of 8- to 64-byte keys beside u64 keys.
+    ByteKeys,
 }
 
 impl Part {
-    pub const ALL: [Part; 6] = [
+    pub const ALL: [Part; 7] = [
         Part::Single,
         Part::Space,
         Part::Lookups,
         Part::Threads,
         Part::Growth,
         Part::Memory,
+        Part::ByteKeys,
     ];
 
     pub fn name(self) -> &'static str {
@@ -110,6 +113,7 @@ impl Part {
             Part::Threads => "threads",
             Part::Growth => "growth",
             Part::Memory => "memory",
+            Part::ByteKeys => "byte-keys",
         }
     }
 }

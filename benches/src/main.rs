@@ -11,6 +11,7 @@
 //! stdout; CSV files (median, min, max), SVG plots (with min-max error bars) and report.md to
 //! the output folder; `--only` runs some parts alone.
 
+mod byte_keys;
 mod cli;
 mod env;
 mod figures;
@@ -82,6 +83,9 @@ struct Sizes {
     growth_lookups: usize,
     /// Absent keys for the growing filters' false-positive rate.
     growth_absent: usize,
+    /// Byte keys: (items, lookups) in cache, and out of cache (`None`: skipped).
+    byte_keys_in_cache: (usize, usize),
+    byte_keys_out_of_cache: Option<(usize, usize)>,
 }
 
 impl Sizes {
@@ -97,6 +101,8 @@ impl Sizes {
                 growth_first: 100_000,
                 growth_lookups: 1 << 18,
                 growth_absent: 500_000,
+                byte_keys_in_cache: (50_000, 1 << 20),
+                byte_keys_out_of_cache: Some((20 << 20, 1 << 20)),
             },
             Mode::Quick => Sizes {
                 loads: 8_000_000,
@@ -108,6 +114,8 @@ impl Sizes {
                 growth_first: 15_625,
                 growth_lookups: 1 << 16,
                 growth_absent: 200_000,
+                byte_keys_in_cache: (50_000, 1 << 19),
+                byte_keys_out_of_cache: None,
             },
             Mode::Tiny => Sizes {
                 loads: 64_000,
@@ -119,6 +127,8 @@ impl Sizes {
                 growth_first: 1000,
                 growth_lookups: 1 << 12,
                 growth_absent: 20_000,
+                byte_keys_in_cache: (2_000, 4_000),
+                byte_keys_out_of_cache: Some((20_000, 4_000)),
             },
         }
     }
@@ -195,6 +205,16 @@ fn run(o: &Options) -> Result<(), String> {
     }
     if o.runs(Part::Memory) {
         out_of_cache(o, &sizes, &mut out)?;
+    }
+    if o.runs(Part::ByteKeys) {
+        // Out of cache every round refills 25 filters of 20M keys: --reps rounds there.
+        let (n, l) = sizes.byte_keys_in_cache;
+        let mut at = vec![(n, l, 2 * o.reps + 1, "in cache")];
+        if let Some((n, l)) = sizes.byte_keys_out_of_cache {
+            at.push((n, l, o.reps.max(1), "out of cache"));
+        }
+        let tables = byte_keys::byte_keys(&at, fpr_target, o.seed ^ 0xB7E5)?;
+        out.tables.extend(tables);
     }
 
     let after = Busy::now();

@@ -125,8 +125,8 @@ impl Builder {
             huge_pages: !self.no_huge_pages,
             semi_sorted: self.semi_sorted,
             growth,
-            // Every filter built now hashes its keys as bytes.
-            keys: KeyHash::Bytes,
+            // Every filter built now hashes its keys as bytes, format version 5.
+            keys: KeyHash::Lanes,
         })
     }
 

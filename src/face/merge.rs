@@ -4,7 +4,6 @@
 use super::CuckooFilter;
 use crate::config::Config;
 use crate::error::MergeError;
-use crate::key::KeyHash;
 use crate::persist::FilterView;
 use crate::shape::with_table;
 use crate::table::{Copies, Nested};
@@ -127,14 +126,11 @@ fn merge_mismatch(a: &Config, b: &Config) -> Option<(&'static str, u64, u64)> {
         ("bucket size", a.bucket_size as u64, b.bucket_size as u64),
         ("layout", a.semi_sorted as u64, b.semi_sorted as u64),
         ("hash seed", a.seed, b.seed),
-        // The same key's fingerprints in the two differ when one hashes
-        // generic keys as bytes and the other (loaded from a file of format
-        // version 1 to 3) through `std::hash::Hash`.
-        (
-            "key hash",
-            (a.keys == KeyHash::Bytes) as u64,
-            (b.keys == KeyHash::Bytes) as u64,
-        ),
+        // The same key's fingerprints in the two differ when they hash
+        // generic keys differently: through `std::hash::Hash` (0, loaded
+        // from a file of format version 1 to 3), as bytes 8 at a time (1,
+        // version 4) or in lanes (2, version 5).
+        ("key hash", a.keys as u64, b.keys as u64),
     ];
     match (a.growth, b.growth) {
         (Some(ga), Some(gb)) => checks.extend([

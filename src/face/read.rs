@@ -270,7 +270,7 @@ macro_rules! lookup_methods {
         ///
         #[doc = $setup]
         /// use cuckoo_nest::StableHasher;
-        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_bytes(filter.shape().seed, b"k"));
+        /// assert_eq!(filter.hash_item("k"), StableHasher::hash_key_bytes(filter.shape().seed, b"k"));
         /// assert_eq!(filter.hash_item(&7u32), filter.hash_item(&7u32.to_le_bytes()));
         /// // A pre-hashed key is its hash.
         /// let h = filter.hash_item("k");

@@ -110,3 +110,22 @@ pub fn debug_fail_barriers(membarrier: bool, page: bool) -> bool {
     FAIL.store(bits, crate::sync::process::Ordering::Relaxed);
     crate::grow::barrier::is_light()
 }
+
+impl CuckooFilter {
+    /// A copy of this (empty) filter that hashes its generic methods'
+    /// byte and integer keys as a filter loaded from a
+    /// format version 4 file does ([`StableHasher::hash_bytes`](crate::StableHasher::hash_bytes),
+    /// 8 bytes per multiply): for the report, which times the two key
+    /// hashes side by side in one filter shape, and for tests of version 4
+    /// behaviour. Goes through a save and a load; a fixed filter only.
+    pub fn debug_with_v4_key_hash(&self) -> CuckooFilter {
+        use crate::persist::header::{Header, HEADER_LEN};
+        assert!(self.max_capacity().is_none(), "a fixed filter only");
+        let mut bytes = self.to_bytes();
+        let mut header = Header::decode(&bytes).expect("a filter's own bytes");
+        header.config.keys = crate::key::KeyHash::Bytes;
+        let encoded = Header::encode(&header.config, header.items, header.table_checksum, &[]);
+        bytes[..HEADER_LEN].copy_from_slice(&encoded[..HEADER_LEN]);
+        CuckooFilter::from_bytes(&bytes).expect("the same filter, version 4")
+    }
+}

@@ -20,7 +20,11 @@ pub(crate) const MAGIC: [u8; 8] = *b"CUCKNEST";
 /// those versions still open it. Every filter built by this version hashes
 /// its keys as bytes and is written as version 4, which older readers
 /// refuse (they would hash `contains(&key)` the old way and miss keys).
-pub(crate) const FORMAT_VERSION: u16 = 4;
+/// 5 hashes keys' bytes 16 at a time in lanes ([`HASH_LANES_V1`],
+/// [`HASH_LANES_NESTED_V1`]): every filter built by this version is
+/// written as version 5; one loaded from a version 4 file keeps version
+/// 4's byte hash and is written as version 4, byte for byte.
+pub(crate) const FORMAT_VERSION: u16 = 5;
 /// Bytes of caller metadata a saved filter can carry.
 pub const MAX_METADATA: usize = 1024;
 /// Bytes before the table (the table starts 64-byte aligned).
@@ -42,6 +46,13 @@ pub(crate) const HASH_BYTES_V1: u8 = 3;
 /// Hash algorithm 4 (version 4, growable filters): keys as in algorithm
 /// 3, then the nested mapping of algorithm 2.
 pub(crate) const HASH_BYTES_NESTED_V1: u8 = 4;
+/// Hash algorithm 5 (version 5): a generic method's key hashed as its
+/// bytes in lanes ([`StableHasher::hash_key_bytes`](crate::StableHasher::hash_key_bytes),
+/// `KeyHash::Lanes`), then the mapping of algorithm 1.
+pub(crate) const HASH_LANES_V1: u8 = 5;
+/// Hash algorithm 6 (version 5, growable filters): keys as in algorithm
+/// 5, then the nested mapping of algorithm 2.
+pub(crate) const HASH_LANES_NESTED_V1: u8 = 6;
 /// Flag bit 0: semi-sorted buckets.
 const FLAG_SEMI_SORTED: u8 = 1;
 
@@ -92,7 +103,8 @@ impl Header {
     /// The header, then the metadata block, of a filter in `config`
     /// holding `items`, whose table bytes have checksum `table_checksum`:
     /// version 1 without metadata, version 2 with, 3 growable (keys through
-    /// `std::hash::Hash`); version 4 for keys hashed as bytes. The caller checked
+    /// `std::hash::Hash`); version 4 for keys hashed as bytes 8 at a time,
+    /// 5 for keys hashed as bytes in lanes. The caller checked
     /// `metadata.len() <= MAX_METADATA`.
     pub(crate) fn encode(
         config: &Config,
@@ -104,6 +116,8 @@ impl Header {
         let mut h = vec![0u8; HEADER_LEN + block_len(metadata.len())];
         h[0..8].copy_from_slice(&MAGIC);
         let (version, hash): (u16, u8) = match (config.keys, config.growth, metadata.is_empty()) {
+            (KeyHash::Lanes, None, _) => (5, HASH_LANES_V1),
+            (KeyHash::Lanes, Some(_), _) => (5, HASH_LANES_NESTED_V1),
             (KeyHash::Bytes, None, _) => (4, HASH_BYTES_V1),
             (KeyHash::Bytes, Some(_), _) => (4, HASH_BYTES_NESTED_V1),
             (KeyHash::StdHash, Some(_), _) => (3, HASH_NESTED_V1),
@@ -119,12 +133,12 @@ impl Header {
             0
         };
         h[13] = hash;
-        // 14..16: the metadata's length (versions 2 to 4), zero in version 1.
+        // 14..16: the metadata's length (versions 2 to 5), zero in version 1.
         h[14..16].copy_from_slice(&(metadata.len() as u16).to_le_bytes());
         h[16..24].copy_from_slice(&config.seed.to_le_bytes());
         h[24..32].copy_from_slice(&(config.buckets as u64).to_le_bytes());
         if let Some(g) = config.growth {
-            // Versions 3 and 4: the bucket count in 48 bits (at most 2^48 - 1),
+            // Versions 3 to 5: the bucket count in 48 bits (at most 2^48 - 1),
             // then the key width and the depth.
             h[30] = g.key_bits as u8;
             h[31] = g.depth as u8;
@@ -182,11 +196,14 @@ impl Header {
             (3, HASH_NESTED_V1) => (KeyHash::StdHash, true),
             (4, HASH_BYTES_V1) => (KeyHash::Bytes, false),
             (4, HASH_BYTES_NESTED_V1) => (KeyHash::Bytes, true),
+            (5, HASH_LANES_V1) => (KeyHash::Lanes, false),
+            (5, HASH_LANES_NESTED_V1) => (KeyHash::Lanes, true),
             _ => {
                 let want = match version {
                     1 | 2 => format!("{HASH_STABLE_V1}"),
                     3 => format!("{HASH_NESTED_V1}"),
-                    _ => format!("{HASH_BYTES_V1} or {HASH_BYTES_NESTED_V1}"),
+                    4 => format!("{HASH_BYTES_V1} or {HASH_BYTES_NESTED_V1}"),
+                    _ => format!("{HASH_LANES_V1} or {HASH_LANES_NESTED_V1}"),
                 };
                 return Err(invalid(format!(
                     "hash algorithm {hash} in a version {version} header (which has {want})"
@@ -206,7 +223,7 @@ impl Header {
                     "{metadata_len} bytes of metadata (version 2 carries 1 to {MAX_METADATA})"
                 )));
             }
-            3 | 4 if metadata_len > MAX_METADATA => {
+            3..=5 if metadata_len > MAX_METADATA => {
                 return Err(invalid(format!(
                     "{metadata_len} bytes of metadata (at most {MAX_METADATA})"
                 )));
@@ -345,7 +362,7 @@ impl Header {
     }
 }
 
-/// A version 3 (or nested version 4) header's growth: key width (byte 30) and depth (byte 31),
+/// A version 3 (or nested version 4 or 5) header's growth: key width (byte 30) and depth (byte 31),
 /// checked against the stored width `f` and the bucket count as a writer
 /// makes them (docs/format.md).
 fn decode_growth(h: &[u8], f: u32, semi_sorted: bool, buckets: u64) -> Result<Growth, DecodeError> {

@@ -15,7 +15,7 @@
 //! owned table, `filter_view.rs` reads in place.
 
 mod filter_view;
-mod header;
+pub(crate) mod header;
 mod load;
 mod options;
 mod path;

@@ -5,20 +5,28 @@
 //! filter users have saved: it needs a new format version, not new files.
 //!
 //! The files were written by this test with `CUCKOO_BLESS_GOLDEN=1`
-//! (which refuses to overwrite existing files), before keys were hashed as
-//! bytes: their u64 keys went in through `std::hash::Hash`, which a filter
-//! loaded from a version 1 file keeps using for its generic methods (a
-//! file blessed today would be version 4, its keys hashed as bytes).
+//! (which refuses to overwrite existing files). The first five before
+//! keys were hashed as bytes: their u64 keys went in through
+//! `std::hash::Hash`, which a filter loaded from a version 1 file keeps
+//! using for its generic methods. The `v5-` files were blessed with format
+//! version 5, whose keys (byte strings and u64s) are hashed as bytes in
+//! lanes (`StableHasher::hash_key_bytes`). Version 4 files are pinned by
+//! tests/it/key_paths.rs (`byte-keys-v4*.cnf`).
 
 use cuckoo_nest::{CuckooFilter, FilterView, PreHashed, ReadFilter, StableHasher};
 use std::path::PathBuf;
 
-/// The hash these files' byte keys were stored under: the format's bytes
-/// hash with the filter's seed (the removed `hash_bytes` method's, which a
-/// file of format version 1 keeps for them; its generic methods hash
-/// through `std::hash::Hash`).
-fn bytes_hash(f: &impl ReadFilter, key: &[u8]) -> u64 {
-    StableHasher::hash_bytes(f.shape().seed, key)
+/// The hash a file of format `version` stored its byte keys under (what
+/// the removed `hash_bytes` method gave): in version 5, what every method
+/// hashes a byte key to (`hash_key_bytes`); in version 1, the bytes hash
+/// of its day (`StableHasher::hash_bytes`), while its generic methods
+/// hash through `std::hash::Hash`.
+fn bytes_hash(version: u8, f: &impl ReadFilter, key: &[u8]) -> u64 {
+    if version >= 5 {
+        f.hash_item(key)
+    } else {
+        StableHasher::hash_bytes(f.shape().seed, key)
+    }
 }
 
 /// (file, bucket size, width, semi-sorted, seed): a fixed-width default,
@@ -30,6 +38,8 @@ const GOLDEN: &[(&str, usize, u32, bool, u64)] = &[
     ("b2-f7-packed.cnf", 2, 7, false, 2),
     ("b4-f13-semisorted.cnf", 4, 13, true, 3),
     ("b8-f8.cnf", 8, 8, false, 0xdead_beef),
+    ("v5-b4-f16.cnf", 4, 16, false, 0),
+    ("v5-b4-f13-semisorted.cnf", 4, 13, true, 3),
 ];
 
 fn dir() -> PathBuf {
@@ -62,13 +72,11 @@ fn build(b: usize, f: u32, semi: bool, seed: u64) -> CuckooFilter {
         .build()
         .unwrap();
     for k in 0..KEYS {
-        filter
-            .insert(&PreHashed(bytes_hash(&filter, present(k).as_bytes())))
-            .unwrap();
+        filter.insert(present(k).as_bytes()).unwrap();
         filter.insert(&(1_000_000u64 + k as u64)).unwrap();
     }
     for k in (0..KEYS).filter(|&k| !expected_present(k)) {
-        assert!(filter.remove(&PreHashed(bytes_hash(&filter, present(k).as_bytes()))));
+        assert!(filter.remove(present(k).as_bytes()));
     }
     filter
 }
@@ -91,10 +99,7 @@ fn golden_files_load_and_answer_as_when_saved() {
             let filter = build(b, f, semi, seed);
             std::fs::create_dir_all(dir()).unwrap();
             std::fs::write(&path, filter.to_bytes()).unwrap();
-            let fps = false_positives(
-                |h| filter.contains(&PreHashed(h)),
-                |k| bytes_hash(&filter, k),
-            );
+            let fps = false_positives(|h| filter.contains(&PreHashed(h)), |k| filter.hash_item(k));
             let text: Vec<String> = fps.iter().map(|k| k.to_string()).collect();
             std::fs::write(&fp_path, text.join("\n") + "\n").unwrap();
         }
@@ -125,7 +130,7 @@ fn golden_files_load_and_answer_as_when_saved() {
         assert_eq!(filter.len(), items, "{name}");
         assert_eq!(view.len(), items, "{name}");
         for k in 0..KEYS {
-            let h = bytes_hash(&filter, present(k).as_bytes());
+            let h = bytes_hash(bytes[8], &filter, present(k).as_bytes());
             if expected_present(k) {
                 assert!(filter.contains(&PreHashed(h)), "{name}: present-{k}");
                 assert!(view.contains(&PreHashed(h)), "{name}: present-{k}");
@@ -135,10 +140,13 @@ fn golden_files_load_and_answer_as_when_saved() {
         }
         let got = false_positives(
             |h| filter.contains(&PreHashed(h)),
-            |k| bytes_hash(&filter, k),
+            |k| bytes_hash(bytes[8], &filter, k),
         );
         assert_eq!(got, recorded, "{name}: absent keys answer differently");
-        let got = false_positives(|h| view.contains(&PreHashed(h)), |k| bytes_hash(&view, k));
+        let got = false_positives(
+            |h| view.contains(&PreHashed(h)),
+            |k| bytes_hash(bytes[8], &view, k),
+        );
         assert_eq!(
             got, recorded,
             "{name}: absent keys answer differently in the view"

@@ -1,6 +1,6 @@
 //! The public face of a growable filter (`Builder::growable(true)`): every
 //! method on a filter that has grown, the builder's refusals, and the
-//! saved format (version 4; version 3 before keys were hashed as bytes)
+//! saved format (version 5; 4 before keys were hashed in lanes, 3 before keys were hashed as bytes)
 //! through every way in and out. The concurrent contract (threads
 //! inserting through growth while others remove and look up) is
 //! tests/it/growth.rs's; the interleavings are loom-tests/tests/growth.rs's.
@@ -207,9 +207,10 @@ fn a_grown_filter_saves_loads_views_and_clones() {
         .unwrap();
     let depth_bits = filter.shape().fingerprint_bits;
     let bytes = filter.to_bytes();
-    // Version 4, hash algorithm 4: a growable filter of byte-hashed keys.
-    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
-    assert_eq!(bytes[13], 4);
+    // Version 5, hash algorithm 6: a growable filter of keys hashed as
+    // bytes in lanes.
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 5);
+    assert_eq!(bytes[13], 6);
 
     let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
     let read = CuckooFilter::load(&bytes[..], &LoadOptions::default())
@@ -288,7 +289,7 @@ fn a_damaged_growth_header_is_refused() {
     }
 }
 
-/// Every key width and depth a version 4 header (or 3) can state, on one table:
+/// Every key width and depth a version 5 header (or 4, or 3) can state, on one table:
 /// what loads is a configuration a builder makes (keys of 4 bits or more),
 /// and once it has grown it still saves to bytes that load, clones and
 /// merges without a panic. Keys of 1 to 3 bits used to load, then fail

@@ -352,11 +352,11 @@ fn data(name: &str) -> Vec<u8> {
 //         f.insert(format!("slice:{k}").as_bytes()).unwrap(); // [u8], std Hash
 //         f.insert(&(u64::from(k) + 1_000)).unwrap(); // u64
 //         f.insert(&(k + 5_000)).unwrap(); // u32
-//         f.insert_bytes(format!("bytes:{k}").as_bytes()).unwrap();
-//         f.insert_hash(0x5eed_0000_0000_0000 | u64::from(k)).unwrap();
+//         f.insert(format!("bytes:{k}").as_bytes()).unwrap();
+//         f.insert(&PreHashed(0x5eed_0000_0000_0000 | u64::from(k))).unwrap();
 //     }
 //     f.insert_batch(&(0..40).map(|k| format!("batch:{k}")).collect::<Vec<_>>()).unwrap();
-//     f.insert_batch_bytes(&(0..40).map(|k| format!("batch-bytes:{k}")).collect::<Vec<_>>()).unwrap();
+//     f.insert_batch(&(0..40).map(|k| format!("batch-bytes:{k}")).collect::<Vec<_>>()).unwrap();
 
 /// A key the removed `insert_bytes` stored in a file of format version 1
 /// to 3: its `StableHasher::hash_bytes` with the filter's seed (what
@@ -486,7 +486,7 @@ fn filters_of_the_two_key_hashes_do_not_merge_or_compare_equal() {
         new.merge(&old),
         Err(MergeError::Mismatch {
             what: "key hash",
-            ours: 1,
+            ours: 2,
             theirs: 0
         })
     ));
@@ -498,6 +498,160 @@ fn filters_of_the_two_key_hashes_do_not_merge_or_compare_equal() {
     let twin = CuckooFilter::from_bytes(&data("legacy-keys-v1.cnf")).unwrap();
     old.merge(&twin).unwrap();
     assert_eq!(legacy_missing(&old), Vec::<String>::new());
+}
+
+// The version 4 fixtures' writer (cuckoo-nest at 07276ed, before format
+// version 5's key hash), for the record: `byte-keys-v4.cnf` (capacity
+// 1000, seed 11) and `byte-keys-v4-growable.cnf` (growable, capacity 200,
+// seed 12, grown once, then `finish_growth`), each saved with `to_bytes`
+// after `v4_fill`, which is that program's fill.
+
+/// The keys of the version 4 fixtures: byte strings of 5 to 64 bytes,
+/// integers, pre-hashed keys and a batch.
+fn v4_keys(k: u32) -> (String, String, Vec<u8>, [Vec<u8>; 3]) {
+    (
+        format!("str:{k}"),
+        format!("string:{k}"),
+        format!("slice:{k}").into_bytes(),
+        [16, 32, 64].map(|w| format!("{k:0>w$}").into_bytes()),
+    )
+}
+
+fn v4_fill(f: &CuckooFilter) {
+    for k in 0..40u32 {
+        let (s, string, slice, wide) = v4_keys(k);
+        f.insert(&s[..]).unwrap();
+        f.insert(&string).unwrap();
+        f.insert(&slice[..]).unwrap();
+        f.insert(&(u64::from(k) + 1_000)).unwrap();
+        f.insert(&(k + 5_000)).unwrap();
+        for w in &wide {
+            f.insert(w).unwrap();
+        }
+        f.insert(&PreHashed(0x5eed_0000_0000_0000 | u64::from(k)))
+            .unwrap();
+    }
+    f.insert_batch((0..40).map(|k| format!("batch:{k}")))
+        .unwrap();
+}
+
+/// The version 4 fixtures' keys a filter misses, looked up the way they
+/// were inserted, one by one and in batches.
+fn v4_missing(f: &impl ReadFilter) -> Vec<String> {
+    let mut missed = Vec::new();
+    for k in 0..40u32 {
+        let (s, string, slice, wide) = v4_keys(k);
+        let found = [
+            f.contains(&s[..]),
+            f.contains(&string),
+            f.contains(&slice[..]),
+            f.contains(&(u64::from(k) + 1_000)),
+            f.contains(&(k + 5_000)),
+            f.contains(&wide[0]),
+            f.contains(&wide[1]),
+            f.contains(&wide[2]),
+            f.contains(&PreHashed(0x5eed_0000_0000_0000 | u64::from(k))),
+            f.contains(&format!("batch:{k}")),
+        ];
+        missed.extend(
+            found
+                .iter()
+                .enumerate()
+                .filter(|(_, ok)| !**ok)
+                .map(|(i, _)| format!("key {i} of {k}")),
+        );
+    }
+    let wide: Vec<Vec<u8>> = (0..40).map(|k| v4_keys(k).3[1].clone()).collect();
+    let mut found = vec![false; 40];
+    if f.contains_batch_into(&wide, &mut found) != Ok(40) {
+        missed.push("contains_batch of 32-byte keys".into());
+    }
+    missed
+}
+
+/// Files of format version 4 (keys hashed as bytes 8 at a time, before
+/// version 5's lanes) keep that hash: their keys are found, keys added
+/// after loading too, and they save back as version 4, byte for byte.
+#[test]
+fn files_of_version_4_keep_their_byte_hash() {
+    for (name, growable) in [
+        ("byte-keys-v4.cnf", false),
+        ("byte-keys-v4-growable.cnf", true),
+    ] {
+        let bytes = data(name);
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4, "{name}");
+        let filter = CuckooFilter::from_bytes(&bytes).unwrap();
+        assert_eq!(
+            (filter.len(), filter.max_capacity().is_some()),
+            (400, growable)
+        );
+        let streamed = CuckooFilter::load(&bytes[..], &LoadOptions::default())
+            .map(|(f, _)| f)
+            .unwrap();
+        let view = FilterView::new(&bytes[..]).unwrap();
+        for (how, missing) in [
+            ("from_bytes", v4_missing(&filter)),
+            ("read_from", v4_missing(&streamed)),
+            ("view", v4_missing(&view)),
+        ] {
+            assert_eq!(missing, Vec::<String>::new(), "{name}, {how}");
+        }
+        assert_eq!(filter.to_bytes(), bytes, "{name}: re-saved");
+        // Its generic methods hash with version 4's byte hash.
+        let seed = filter.shape().seed;
+        assert_eq!(
+            filter.hash_item("k"),
+            cuckoo_nest::StableHasher::hash_bytes(seed, b"k")
+        );
+        assert_ne!(
+            filter.hash_item("k"),
+            cuckoo_nest::StableHasher::hash_key_bytes(seed, b"k")
+        );
+        // Keys added after loading hash as the file's did and survive a
+        // save (still version 4) and load of their own.
+        for k in 0..20u64 {
+            filter.insert(&format!("later:{k}")).unwrap();
+            filter.insert(&[k as u8; 32]).unwrap();
+        }
+        let resaved = filter.to_bytes();
+        assert_eq!(u16::from_le_bytes([resaved[8], resaved[9]]), 4);
+        let again = CuckooFilter::from_bytes(&resaved).unwrap();
+        for f in [&filter, &again] {
+            assert_eq!(v4_missing(f), Vec::<String>::new(), "{name}, later");
+            assert!(
+                (0..20u64).all(|k| f.contains(&format!("later:{k}")) && f.contains(&[k as u8; 32]))
+            );
+        }
+    }
+    // A filter built today merges with neither, nor compares equal.
+    let v4 = CuckooFilter::from_bytes(&data("byte-keys-v4.cnf")).unwrap();
+    let today = CuckooFilter::builder()
+        .capacity(1000)
+        .seed(11)
+        .build()
+        .unwrap();
+    assert_eq!(today.shape().buckets, v4.shape().buckets);
+    assert!(matches!(
+        today.merge(&v4),
+        Err(MergeError::Mismatch {
+            what: "key hash",
+            ours: 2,
+            theirs: 1
+        })
+    ));
+    v4.clear();
+    assert_ne!(v4, today);
+    // The report's version 4 filter (a test hook) is the fixture's writer:
+    // the same fill gives the fixture, byte for byte.
+    let hooked = today.debug_with_v4_key_hash();
+    v4_fill(&hooked);
+    assert_eq!(hooked.to_bytes(), data("byte-keys-v4.cnf"));
+    // And the same fill in a filter of today is found, saved as version 5.
+    v4_fill(&today);
+    let bytes = today.to_bytes();
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 5);
+    let loaded = CuckooFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(v4_missing(&loaded), Vec::<String>::new());
 }
 
 /// `ByHash` is the other encoding, on purpose: the key through its `Hash`

@@ -219,12 +219,12 @@ fn errors_say_what_is_wrong() {
         DecodeError::SizeMismatch { .. }
     ));
     let mut future = bytes.clone();
-    future[8] = 5;
+    future[8] = 6;
     assert!(matches!(
-        check(&future, "unsupported format version 5"),
+        check(&future, "unsupported format version 6"),
         DecodeError::UnsupportedVersion {
-            version: 5,
-            supported: 4
+            version: 6,
+            supported: 5
         }
     ));
     let mut flipped = bytes.clone();
@@ -266,12 +266,16 @@ fn xxh3(b: &[u8]) -> u64 {
 
 #[test]
 fn headers_with_valid_checksums_but_bad_configurations_are_refused() {
-    // A filter saved today (version 4), and one saved before keys were
-    // hashed as bytes (version 1, a golden file of the same shape).
+    // A filter saved today (version 5), one whose keys were hashed as
+    // bytes 8 at a time (version 4), and one saved before keys were hashed
+    // as bytes (version 1, a golden file of the same shape).
     let filter = build(4, 12, false, 1000, 1);
-    let golden =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/b4-f12-packed.cnf");
-    for (bytes, version) in [(filter.to_bytes(), 4), (std::fs::read(golden).unwrap(), 1)] {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for (bytes, version) in [
+        (filter.to_bytes(), 5),
+        (std::fs::read(data.join("byte-keys-v4.cnf")).unwrap(), 4),
+        (std::fs::read(data.join("b4-f12-packed.cnf")).unwrap(), 1),
+    ] {
         assert_eq!(bytes[8], version);
         bad_configurations_are_refused(&bytes, version);
     }
@@ -309,11 +313,21 @@ fn bad_configurations_are_refused(bytes: &[u8], version: u8) {
             "hash algorithm 3 in a version 1 header",
             Box::new(|h| h[13] = 3),
         ));
-    } else {
+    } else if version == 4 {
         // Version 4 keys are hashed as bytes: algorithms 3 and 4 only.
         cases.push((
             "hash algorithm 1 in a version 4 header",
             Box::new(|h| h[13] = 1),
+        ));
+        cases.push((
+            "hash algorithm 5 in a version 4 header",
+            Box::new(|h| h[13] = 5),
+        ));
+    } else {
+        // Version 5 keys are hashed as bytes in lanes: algorithms 5 and 6.
+        cases.push((
+            "hash algorithm 3 in a version 5 header",
+            Box::new(|h| h[13] = 3),
         ));
     }
     for (want, edit) in cases {
@@ -407,9 +421,9 @@ fn snapshots_under_load_hold_every_completed_insert() {
     assert!(snapshots > 0);
 }
 
-/// The caller's metadata (format version 2, and 4): read back every way
-/// without the table, its own checksum, its limits. A filter built today
-/// is written as version 4 with or without metadata; one loaded from a
+/// The caller's metadata (format version 2, and 4 and 5): read back every
+/// way without the table, its own checksum, its limits. A filter built
+/// today is written as version 5 with or without metadata; one loaded from a
 /// version 1 file as version 1 without and 2 with (tests/it/golden.rs and
 /// tests/it/key_paths.rs check that byte for byte).
 #[test]
@@ -421,7 +435,7 @@ fn metadata_round_trips_and_is_checked() {
     }
     assert_eq!(
         u16::from_le_bytes([filter.to_bytes()[8], filter.to_bytes()[9]]),
-        4
+        5
     );
     for meta in [
         &b"x"[..],
@@ -431,7 +445,7 @@ fn metadata_round_trips_and_is_checked() {
         &[1u8; MAX_METADATA],
     ] {
         let bytes = crate::common::saved_with(&filter, meta);
-        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 4);
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 5);
         // The table stays 64-byte aligned in the file.
         assert_eq!((bytes.len() - 64) % 64, 0);
         assert_eq!(CuckooFilter::read_metadata(&bytes).unwrap(), meta);
@@ -520,7 +534,7 @@ fn metadata_round_trips_and_is_checked() {
             DecodeError::InvalidConfiguration { .. }
         ));
     }
-    // Version 4 carries 0 to MAX_METADATA bytes: more is refused.
+    // Version 5 carries 0 to MAX_METADATA bytes: more is refused.
     let mut b = crate::common::saved_with(&filter, b"m");
     b[14..16].copy_from_slice(&(MAX_METADATA as u16 + 1).to_le_bytes());
     let sum = xxhash_rust::xxh3::xxh3_64(&b[..56]);

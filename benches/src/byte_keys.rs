@@ -1,0 +1,304 @@
+//! Byte keys (issue 42): single lookups and inserts of 8-, 16-, 32- and 64-byte keys beside
+//! u64 keys, in one filter shape, in cache and out of cache. cuckoo-nest's default filter
+//! (format version 5: keys hashed 16 bytes per multiply in lanes) runs beside the same shape
+//! hashing with format version 4's byte hash (what a filter loaded from a version 4 file uses;
+//! built through the `internals` hook `debug_with_v4_key_hash`), and beside the peers that
+//! take `Hash` keys (cuckoofilter, fastbloom, qfilter), each through its own API. xorf is
+//! built over a set of u64 hashes, not keys, so it is not here.
+//!
+//! Byte keys are passed as `&[u8]` slices of a flat buffer (their length known at run time,
+//! as a caller's keys usually are), u64 keys as `&u64`. Lookups: hits drawn uniformly from the
+//! inserted keys and misses never inserted, half and half, shuffled together. Every round
+//! builds every filter afresh for each width and times its fill (inserts) and then its lookups,
+//! subjects in a rotated order.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hint::black_box;
+use std::time::Instant;
+
+use cuckoo_nest::CuckooFilter as Nest;
+use cuckoo_nest_bench::keys::{mix64, present_key, SplitMix64};
+use cuckoo_nest_bench::stats::{of_medians, rotated, Samples};
+
+use crate::progress::Phase;
+use crate::table::{Format, Table};
+
+/// Key widths in bytes; 0 is the u64 key.
+const WIDTHS: [usize; 5] = [0, 8, 16, 32, 64];
+const SUBJECTS: [&str; 5] = [
+    "cuckoo-nest default (4x16), v5 lanes hash",
+    "cuckoo-nest default (4x16), v4 byte hash",
+    "cuckoofilter 0.5 (4x8, SipHash)",
+    "fastbloom 0.17 (Bloom)",
+    "qfilter 0.3 (quotient)",
+];
+
+fn width_label(w: usize) -> String {
+    if w == 0 {
+        "u64".into()
+    } else {
+        format!("{w} B")
+    }
+}
+
+/// Keys of one width, laid out in the order they are used (so the timed loops read them
+/// sequentially, as a caller holding its key does, and only the filter is accessed at random):
+/// u64 keys in `ints`, byte keys back to back in `bytes`.
+struct Flat {
+    width: usize,
+    ints: Vec<u64>,
+    bytes: Vec<u8>,
+}
+
+impl Flat {
+    /// The keys numbered `ids` (key `i`: `present_key(seed, i)`, or `width / 8` mixes of it).
+    fn new(width: usize, ids: &[u32], seed: u64) -> Flat {
+        let ints: Vec<u64> = ids
+            .iter()
+            .map(|&i| present_key(seed, u64::from(i)))
+            .collect();
+        let bytes = ints
+            .iter()
+            .flat_map(|&k| (0..width as u64 / 8).flat_map(move |j| mix64(k ^ j).to_le_bytes()))
+            .collect();
+        let ints = if width == 0 { ints } else { Vec::new() };
+        Flat { width, ints, bytes }
+    }
+}
+
+/// Runs `$body` with `$k` bound to each key of `$keys` in turn (`&u64` or `&[u8]`): one
+/// monomorphic loop per key type, so no subject pays a dispatch per key.
+macro_rules! each_key {
+    ($keys:expr, |$k:ident| $body:expr) => {{
+        let (keys, mut hits): (&Flat, usize) = ($keys, 0);
+        if keys.width == 0 {
+            for $k in &keys.ints {
+                hits += usize::from($body);
+            }
+        } else {
+            for $k in keys.bytes.chunks_exact(keys.width) {
+                hits += usize::from($body);
+            }
+        }
+        hits
+    }};
+}
+
+enum Subject {
+    Nest(Nest),
+    Cuckoo(cuckoofilter::CuckooFilter<DefaultHasher>),
+    Bloom(fastbloom::BloomFilter),
+    Quotient(qfilter::Filter),
+}
+
+impl Subject {
+    fn build(s: usize, n: usize, fpr: f64, seed: u64) -> Result<Subject, String> {
+        Ok(match s {
+            0 => Subject::Nest(Nest::with_capacity(n)),
+            1 => Subject::Nest(Nest::with_capacity(n).debug_with_v4_key_hash()),
+            2 => Subject::Cuckoo(cuckoofilter::CuckooFilter::with_capacity(n)),
+            3 => Subject::Bloom(
+                fastbloom::BloomFilter::with_false_pos(fpr)
+                    .seed(&u128::from(seed))
+                    .expected_items(n),
+            ),
+            _ => Subject::Quotient(
+                qfilter::Filter::new(n as u64, fpr).map_err(|e| format!("qfilter: {e}"))?,
+            ),
+        })
+    }
+
+    /// Inserts `keys`; how many went in.
+    fn insert(&mut self, keys: &Flat) -> usize {
+        match self {
+            Subject::Nest(f) => each_key!(keys, |k| f.insert(k).is_ok()),
+            Subject::Cuckoo(f) => each_key!(keys, |k| f.add(k).is_ok()),
+            Subject::Bloom(f) => each_key!(keys, |k| {
+                f.insert(k);
+                true
+            }),
+            Subject::Quotient(f) => each_key!(keys, |k| f.insert_duplicated(k).is_ok()),
+        }
+    }
+
+    /// Counts the `keys` the filter says are present.
+    fn hits(&self, keys: &Flat) -> usize {
+        match self {
+            Subject::Nest(f) => each_key!(keys, |k| f.contains(k)),
+            Subject::Cuckoo(f) => each_key!(keys, |k| f.contains(k)),
+            Subject::Bloom(f) => each_key!(keys, |k| f.contains(k)),
+            Subject::Quotient(f) => each_key!(keys, |k| f.contains(k)),
+        }
+    }
+}
+
+fn rate(ops: usize, t: Instant) -> Option<f64> {
+    Some(ops as f64 / t.elapsed().as_secs_f64() / 1e6).filter(|r| r.is_finite())
+}
+
+/// Samples of one size: `[subject][width]` lookups and inserts.
+struct Measured {
+    lookups: Vec<Vec<Samples>>,
+    inserts: Vec<Vec<Samples>>,
+}
+
+fn measure(
+    n: usize,
+    lookups: usize,
+    rounds: usize,
+    fpr: f64,
+    seed: u64,
+    phase: &Phase,
+) -> Result<Measured, String> {
+    let blank = || vec![vec![Samples::default(); WIDTHS.len()]; SUBJECTS.len()];
+    let mut m = Measured {
+        lookups: blank(),
+        inserts: blank(),
+    };
+    // Keys 0..n go in (random keys: their order is already shuffled), keys n..2n never do;
+    // the queries: half drawn from each, shuffled together.
+    let mut rng = SplitMix64::new(seed ^ 0xB17E);
+    let fill: Vec<u32> = (0..n as u32).collect();
+    let mut queries: Vec<u32> = (0..lookups)
+        .map(|j| (rng.below(n) + if j % 2 == 0 { 0 } else { n }) as u32)
+        .collect();
+    rng.shuffle(&mut queries);
+    // Every width's keys first, so that one round measures every width and subject close
+    // together in time (the "/ u64" ratios are per round).
+    let keys: Vec<(Flat, Flat)> = WIDTHS
+        .iter()
+        .map(|&w| (Flat::new(w, &fill, seed), Flat::new(w, &queries, seed)))
+        .collect();
+    for r in 0..rounds {
+        for (wi, &width) in WIDTHS.iter().enumerate() {
+            phase.message(format!(
+                "{n} items, round {}, keys {}",
+                r + 1,
+                width_label(width)
+            ));
+            let (fill, queries) = &keys[wi];
+            let mut filters = Vec::new();
+            for s in rotated(r + wi, SUBJECTS.len()) {
+                let mut f = Subject::build(s, n, fpr, seed)?;
+                let t = Instant::now();
+                black_box(f.insert(fill));
+                m.inserts[s][wi].push(r, rate(n, t));
+                filters.push((s, f));
+            }
+            filters.sort_by_key(|(s, _)| *s);
+            for s in rotated(r + wi, SUBJECTS.len()) {
+                let t = Instant::now();
+                black_box(filters[s].1.hits(black_box(queries)));
+                m.lookups[s][wi].push(r, rate(lookups, t));
+            }
+        }
+        phase.inc();
+    }
+    Ok(m)
+}
+
+/// The byte-key tables: rates by subject and key width at `sizes` (items, lookups, where), and
+/// the new hash against the old one.
+pub fn byte_keys(
+    sizes: &[(usize, usize, usize, &str)],
+    fpr: f64,
+    seed: u64,
+) -> Result<Vec<Table>, String> {
+    let phase = Phase::start("byte keys", sizes.iter().map(|s| s.2 as u64).sum());
+    let runs: Vec<Measured> = sizes
+        .iter()
+        .map(|&(n, lookups, rounds, _)| measure(n, lookups, rounds, fpr, seed, &phase))
+        .collect::<Result<_, _>>()?;
+    phase.finish("byte keys beside u64 keys");
+    let mut rates = Table::new(
+        "byte_keys",
+        "Byte keys: single lookups and inserts by key width (M ops/s)",
+        "filter, key",
+    )
+    .note(format!(
+        "One thread. Sizes: {}. Every filter sized for its n (Bloom and quotient for a \
+         false-positive rate of {fpr:.2e}; cuckoofilter's table is a power of two) and filled \
+         with n keys; byte keys passed as `&[u8]` slices, u64 keys as `&u64`, read in order \
+         from a buffer of the keys as used (only the filter is read at random); lookups half \
+         hits, half misses, shuffled. Every round builds and fills every filter afresh, then \
+         times its lookups, subjects in a rotated order. \"/ u64\": the rate over the same \
+         filter's u64 rate, per round (range). Inserts: n attempted per second, into an empty \
+         filter.",
+        sizes
+            .iter()
+            .map(|(n, l, r, w)| format!("{w}: n = {n}, {l} lookups per measurement, {r} rounds"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    ));
+    for &(_, _, _, where_) in sizes {
+        let csv = where_.replace(' ', "_");
+        rates = rates
+            .measured(
+                &format!("lookups {where_}"),
+                &format!("lookups_{csv}"),
+                Format::Fixed(1),
+            )
+            .measured(
+                "/ u64",
+                &format!("lookups_{csv}_vs_u64"),
+                Format::WithRange(2),
+            );
+    }
+    for &(_, _, _, where_) in sizes {
+        let csv = where_.replace(' ', "_");
+        rates = rates.measured(
+            &format!("inserts {where_}"),
+            &format!("inserts_{csv}"),
+            Format::Fixed(1),
+        );
+    }
+    let ratio = |a: &Samples, b: &Samples| of_medians(&[a, b], |v| v[0] / v[1]);
+    for (s, name) in SUBJECTS.iter().enumerate() {
+        for (wi, &w) in WIDTHS.iter().enumerate() {
+            let mut row = Vec::new();
+            for m in &runs {
+                row.push(m.lookups[s][wi].spread());
+                row.push(ratio(&m.lookups[s][wi], &m.lookups[s][0]));
+            }
+            row.extend(runs.iter().map(|m| m.inserts[s][wi].spread()));
+            rates.row(format!("{name}, {}", width_label(w)), row);
+        }
+    }
+    let mut speedup = Table::new(
+        "byte_keys_v5_vs_v4",
+        "Byte keys: format version 5's lanes hash over version 4's byte hash (same filter shape)",
+        "key",
+    )
+    .note(
+        "The v5 row's rate over the v4 row's, per round (range), from the table above: 1.20 = \
+         20% more operations per second with the new hash.",
+    );
+    for &(_, _, _, where_) in sizes {
+        let csv = where_.replace(' ', "_");
+        speedup = speedup.measured(
+            &format!("lookups {where_}"),
+            &format!("lookups_{csv}"),
+            Format::WithRange(2),
+        );
+    }
+    for &(_, _, _, where_) in sizes {
+        let csv = where_.replace(' ', "_");
+        speedup = speedup.measured(
+            &format!("inserts {where_}"),
+            &format!("inserts_{csv}"),
+            Format::WithRange(2),
+        );
+    }
+    for (wi, &w) in WIDTHS.iter().enumerate() {
+        let mut row: Vec<_> = runs
+            .iter()
+            .map(|m| ratio(&m.lookups[0][wi], &m.lookups[1][wi]))
+            .collect();
+        row.extend(
+            runs.iter()
+                .map(|m| ratio(&m.inserts[0][wi], &m.inserts[1][wi])),
+        );
+        speedup.row(width_label(w), row);
+    }
+    Ok(vec![rates, speedup])
+}
