@@ -5,9 +5,8 @@
 //! share a word, so neither loses the other's bits, a load and a store
 //! where the word is one stripe's.
 
-use super::fixed::{change_word, Change};
-use super::WordSource;
-use super::{Bucket, Mask};
+use super::access::{change_word, Change, Mask, WordSource};
+use super::Bucket;
 use crate::broken;
 use crate::sync::{AtomicU64, Ordering};
 
@@ -161,97 +160,6 @@ pub(super) enum WordOp {
 #[inline(always)]
 pub(super) fn load_bits<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
     words.bits(first, len)
-}
-
-/// Up to 64 bits at table bit `first` as two word loads: the word holding
-/// the first bit and the one holding bit `first + len - 1` (the same word
-/// if the range does not straddle; the next word from a source with
-/// slack), shifted together. Bits above `len` are left for the caller to
-/// mask.
-#[inline(always)]
-pub(super) fn two_word_bits<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
-    let w = first / 64;
-    // With slack, the next word whether or not the range reaches it: three
-    // instructions fewer per bucket, and the word is zero or another
-    // bucket's bits, above what the caller keeps.
-    let last = if W::SLACK {
-        w + 1
-    } else {
-        (first + len - 1) / 64
-    };
-    let lo = words.word(w);
-    let hi = words.word(last);
-    funnel(lo, hi, (first % 64) as u32)
-}
-
-/// Bits `shift..shift + 64` of `hi:lo` (`shift` in 0..64). With `hi == lo`
-/// (no straddle) the bits brought in from `hi` land at positions
-/// `>= 64 - shift`, above what a caller loading at most `64 - shift` bits
-/// keeps. Written with two plain shifts rather than a 128-bit shift, which
-/// compiles to `shrd` by `cl`: several micro-ops on AMD cores.
-#[inline(always)]
-pub(super) fn funnel(lo: u64, hi: u64, shift: u32) -> u64 {
-    // `(hi << 1) << (63 - shift)` is `hi << (64 - shift)` without the
-    // undefined shift by 64 when `shift` is 0.
-    (lo >> shift) | ((hi << 1) << (63 - shift))
-}
-
-/// The 8 bytes of `words` from byte `at`, in one unaligned load.
-///
-/// # Safety
-///
-/// `at / 8 + 1` is below `words.len()`: the bytes lie in words `at / 8`
-/// and `at / 8 + 1`.
-///
-/// The read races with writers' atomic read-modify-writes of those words,
-/// which the language does not see: the block is opaque to it, and at the
-/// machine's level (x86_64) each byte is read single-copy atomically, as a
-/// relaxed atomic load of that byte would read it; docs/verification.md
-/// (section 1, "Packed buckets in one load") argues why the lookup's answer
-/// stands on that alone. No stack, no flags, no write; not `pure`, so it is
-/// neither dropped nor merged, and it stays between the version reads
-/// that order it (an asm block that reads memory is not moved across an
-/// acquire load or fence).
-#[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
-#[inline(always)]
-pub(super) unsafe fn load_at(words: &[AtomicU64], at: usize) -> u64 {
-    debug_assert!(
-        at / 8 + 1 < words.len(),
-        "byte {at} of {} words",
-        words.len()
-    );
-    let value: u64;
-    // SAFETY: the bytes `at..at + 8` lie in the allocation of `words` (the
-    // caller's contract), which outlives this call; the read is not a Rust
-    // access (see above).
-    unsafe {
-        core::arch::asm!(
-            "mov {value}, qword ptr [{base} + {at}]",
-            base = in(reg) words.as_ptr().cast::<u8>(),
-            at = in(reg) at,
-            value = lateout(reg) value,
-            options(readonly, nostack, preserves_flags)
-        );
-    }
-    value
-}
-
-/// What the one load reads, where it is not compiled (Miri, cuckoo_nest_loom, other
-/// targets): the two words it touches, each one relaxed load. Under loom
-/// the higher word is read first: the load's two parts, where it crosses a
-/// word, may be read in either order, and the portable two-word path
-/// ([`two_word_bits`]) reads the lower first.
-#[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
-#[inline(always)]
-pub(super) fn one_load_model<W: WordSource + ?Sized>(words: &W, first: usize, len: usize) -> u64 {
-    if cfg!(cuckoo_nest_loom) {
-        let w = first / 64;
-        let hi = words.word(w + 1);
-        let lo = words.word(w);
-        funnel(lo, hi, (first % 64) as u32)
-    } else {
-        two_word_bits(words, first, len)
-    }
 }
 
 /// Fresh zeroed words, for the layouts' unit tests.

@@ -26,14 +26,14 @@
 //! lookup answer a false "no" (for semi-sorted buckets, whose every write
 //! re-encodes the bucket, only because those writes are versioned).
 
+mod access;
 mod bits;
 mod fixed;
 mod packed;
 mod semi_sorted;
 
-pub(crate) use fixed::{
-    prefetch_bucket, Fixed, InBounds, LeBytes, Mask, WordSource, ONE_LOAD_BITS,
-};
+pub(crate) use access::{prefetch_bucket, InBounds, LeBytes, Mask, WordSource, ONE_LOAD_BITS};
+pub(crate) use fixed::Fixed;
 
 /// How a lock-free claim of a slot went ([`Layout::claim`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
