@@ -114,32 +114,6 @@ pub(crate) const SECTION_LEAVE_STORE: bool = cfg!(cuckoo_broken_section_leave_st
 /// saw inside to leave.
 pub(crate) const RECLAIM_NO_WAIT: bool = cfg!(cuckoo_broken_reclaim_no_wait);
 
-/// Why a write opens a versioned section.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Section {
-    /// A displacement hop moving a fingerprint between its buckets.
-    Move,
-    /// A remove that leaves another copy of its fingerprint in the pair.
-    CollidingRemove,
-    /// A semi-sorted bucket re-encoded by an insert or a remove.
-    SemiSortedRewrite,
-    /// A chunk of `clear`.
-    Clear,
-}
-
-impl Section {
-    /// True unless a broken variant leaves this section out.
-    #[inline(always)]
-    pub(crate) const fn kept(self) -> bool {
-        !match self {
-            Section::Move => NO_MOVE_VERSION,
-            Section::CollidingRemove => REMOVE_UNVERSIONED,
-            Section::SemiSortedRewrite => SEMI_UNVERSIONED,
-            Section::Clear => CLEAR_UNVERSIONED,
-        }
-    }
-}
-
 /// A broken variant's verdict on a lookup's version re-check (stamps `t`
 /// read before the loads, versions `now` after), or `None`: the real check
 /// decides.

@@ -23,9 +23,10 @@
 //! into one it has (save.rs): the search leaves such hops out, and an
 //! insert whose every path needs one copies its buckets ahead of the save.
 
-use crate::broken::{self, Section};
+use crate::broken;
 use crate::error::InsertError;
 use crate::layout::{prefetch_bucket, Bucket, Layout, Mask};
+use crate::table::stripes::Section;
 use crate::table::{Addressing, Table};
 
 /// The most hops a displacement path of `b`-slot buckets may have: two-slot

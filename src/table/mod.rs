@@ -30,14 +30,14 @@ pub(crate) use insert::Copies;
 pub(crate) use nested::{Nested, NestedItem};
 pub(crate) use view::ViewTable;
 
-use crate::broken::{self, Section};
+use crate::broken;
 use crate::error::{BuildError, DecodeError};
 pub(crate) use crate::hash::{Addressing, Plain};
 use crate::layout::{audit_table, InBounds, Layout, Mask};
 use crate::sync::{Ordering, Spin};
 use cuckoo_nest_simd::Native;
 use save::SaveState;
-use stripes::Stripes;
+use stripes::{Section, Stripes};
 use words::Words;
 
 /// Words of a table of `buckets` buckets of `bucket_bits` bits: whole cache

@@ -27,8 +27,35 @@
 //! in ascending stripe order, so writers cannot deadlock.
 
 use super::counts::{self, Counter};
-use crate::broken::{self, Section};
+use crate::broken;
 use crate::sync::{fence, AtomicU64, Ordering, Spin};
+
+/// Why a write opens a versioned section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Section {
+    /// A displacement hop moving a fingerprint between its buckets.
+    Move,
+    /// A remove that leaves another copy of its fingerprint in the pair.
+    CollidingRemove,
+    /// A semi-sorted bucket re-encoded by an insert or a remove.
+    SemiSortedRewrite,
+    /// A chunk of `clear`.
+    Clear,
+}
+
+impl Section {
+    /// True unless a broken variant leaves this section out (the seam of
+    /// `broken.rs`'s unversioned variants).
+    #[inline(always)]
+    const fn kept(self) -> bool {
+        !match self {
+            Section::Move => broken::NO_MOVE_VERSION,
+            Section::CollidingRemove => broken::REMOVE_UNVERSIONED,
+            Section::SemiSortedRewrite => broken::SEMI_UNVERSIONED,
+            Section::Clear => broken::CLEAR_UNVERSIONED,
+        }
+    }
+}
 
 const LOCKED: u64 = 1;
 /// A version step. Versions are even at rest and odd while a move runs.
