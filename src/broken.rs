@@ -14,7 +14,7 @@
 //! ([`hop_holds`]) and its write into a slot taken since
 //! ([`hop_overwrites`]), the
 //! save's check of its marks (`SAVE_IGNORES_MARKS`, `Marks::hides` in
-//! table/save.rs). In growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
+//! table/snapshot.rs). In growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
 //! generation's lookup (`GROW_LOOKUP_SKIPS_FROZEN`,
 //! `Migration::frozen_contains`), the moment a chunk counts as copied
 //! (`GROW_PUBLISH_EARLY`, `Growable::count_done_when`), the save's growth

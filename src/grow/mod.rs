@@ -61,10 +61,10 @@
 
 pub(crate) mod barrier;
 mod gate;
+mod persist;
 mod read;
 mod reclaim;
 mod regrow;
-mod save;
 mod step;
 mod write;
 

@@ -10,23 +10,23 @@
 
 //!
 //! Functions over a table ([`Inner`](crate::shape::Inner)) and its
-//! configuration: the public face (`face/`) calls them. `save.rs` writes,
+//! configuration: the public face (`face/`) calls them. `encode.rs` writes,
 //! `path.rs` saves to a file crash-safely, `load.rs` reads back into an
 //! owned table, `filter_view.rs` reads in place.
 
+mod encode;
 mod filter_view;
 pub(crate) mod header;
 mod load;
 mod options;
 mod path;
-mod save;
 
+pub(crate) use encode::{snapshot, to_bytes, write_to, write_to_seekable};
 pub use filter_view::FilterView;
 pub use header::MAX_METADATA;
 pub(crate) use load::{from_bytes, read_from, read_metadata, read_metadata_from};
 pub use options::{LoadOptions, SaveOptions};
 pub(crate) use path::save_to_path;
-pub(crate) use save::{snapshot, to_bytes, write_to, write_to_seekable};
 
 use crate::error::{DecodeError, MetadataTooLong};
 use header::{Header, HEADER_LEN};

@@ -3,7 +3,7 @@
 //! path, and the directory flushed.
 
 use super::check_metadata;
-use super::save::write_to_seekable;
+use super::encode::write_to_seekable;
 use crate::config::Config;
 use crate::shape::Inner;
 use std::fs;

@@ -20,7 +20,7 @@
 //! gives up (no path within the search budget) has moved nothing. If a hop's
 //! check fails, another writer changed the table: search again. While a
 //! save runs, no hop moves a fingerprint from a bucket it has not copied
-//! into one it has (save.rs): the search leaves such hops out, and an
+//! into one it has (snapshot.rs): the search leaves such hops out, and an
 //! insert whose every path needs one copies its buckets ahead of the save.
 
 use crate::broken;

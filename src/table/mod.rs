@@ -20,7 +20,7 @@ mod claim;
 mod counts;
 pub(crate) mod insert;
 mod nested;
-mod save;
+mod snapshot;
 mod stripes;
 mod view;
 mod words;
@@ -36,7 +36,7 @@ pub(crate) use crate::hash::{Addressing, Plain};
 use crate::layout::{audit_table, InBounds, Layout, Mask};
 use crate::sync::{Ordering, Spin};
 use cuckoo_nest_simd::Native;
-use save::SaveState;
+use snapshot::SaveState;
 use stripes::{Section, Stripes};
 use words::Words;
 
@@ -131,7 +131,7 @@ pub(crate) struct Table<const B: usize, L, A = Plain> {
     saved_words: usize,
     buckets: usize,
     stripes: Stripes,
-    /// What a running save has copied (save.rs): hops must not hide a
+    /// What a running save has copied (snapshot.rs): hops must not hide a
     /// fingerprint from it. Boxed (see [`SaveState::new`]).
     save: Box<SaveState>,
 }

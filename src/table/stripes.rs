@@ -2,7 +2,7 @@
 //!
 //! A stripe is a run of `2^shift` consecutive buckets: bucket `i` belongs to
 //! stripe `i >> shift`. (Runs, not every `n`-th bucket: a save copies the
-//! table a stripe at a time, holding that stripe's lock only, see save.rs.)
+//! table a stripe at a time, holding that stripe's lock only, see snapshot.rs.)
 //! A stripe has two halves, kept in separate arrays so that they never share
 //! a cache line:
 //!

@@ -5,7 +5,7 @@ use super::*;
 
 impl<const B: usize> Growable<B> {
     /// Saves the current generation a chunk at a time, as a fixed table
-    /// saves (`table/save.rs`: writers keep writing), and returns its item
+    /// saves (`table/snapshot.rs`: writers keep writing), and returns its item
     /// count and `config` as of that generation. Under the growth lock, so
     /// no growth step starts meanwhile; one under way is finished first.
     /// While the save runs, an insert that finds the generation at the

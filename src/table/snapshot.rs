@@ -119,7 +119,7 @@ pub(crate) struct SaveState {
     pub(super) longest: AtomicU64,
 }
 
-// What an insert asks of a running save (save.rs copies and marks the
+// What an insert asks of a running save (snapshot.rs copies and marks the
 // chunks): whether one runs, and whether a hop would hide its fingerprint
 // from it; and where it records the longest path it carried out.
 impl SaveState {
@@ -387,7 +387,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     }
 }
 
-/// A saved table loaded back (`persist/load.rs`, `grow/save.rs`).
+/// A saved table loaded back (`persist/load.rs`, `grow/persist.rs`).
 impl<const B: usize, L: Layout<B>> Table<B, L> {
     /// A table of `buckets` buckets whose words are `parts`, one after
     /// another (little-endian, exactly [`table_words`] words in all: the

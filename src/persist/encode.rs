@@ -1,5 +1,5 @@
 //! Saving a table: its words copied a chunk (about 16 KiB) at a time, each
-//! under its stripe's lock and handed on with none held (`table/save.rs`),
+//! under its stripe's lock and handed on with none held (`table/snapshot.rs`),
 //! behind a header that carries their checksum and item count.
 
 use super::check_metadata;
