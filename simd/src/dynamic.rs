@@ -1,4 +1,6 @@
 //! Run-time kernel choice: detect the CPU once, dispatch on every call.
+//! The one place the CPU is inspected: the filter asks
+//! [`Dynamic::detect`] whether to run its AVX-512 batch loop.
 //!
 //! [`Dynamic`] wraps one concrete kernel in a small enum. Each method is a
 //! `match` on a value that never changes after start-up, which the branch
@@ -83,6 +85,27 @@ impl Dynamic {
                 Portable.into()
             }
         })
+    }
+}
+
+impl Dynamic {
+    /// True if this is the AVX-512 kernel (F, BW, VL and DQ all present).
+    /// The filter asks it of [`Dynamic::detect`] before running its batch
+    /// loop compiled for AVX-512, so the CPU is inspected in one place.
+    ///
+    /// ```
+    /// use cuckoo_nest_simd::{Dynamic, Kernel};
+    /// let best = Dynamic::detect();
+    /// assert_eq!(best.is_avx512(), best.name() == "avx512");
+    /// ```
+    #[inline]
+    pub fn is_avx512(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            matches!(self.0, Choice::Avx512(_))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
     }
 }
 

@@ -57,14 +57,15 @@ pub(crate) trait Probe {
 }
 
 /// Whether the running CPU has the AVX-512 subsets a wide batch is compiled
-/// for (F, BW, VL, DQ): the kernel crate's check, which the standard
-/// library's feature detection caches after the first call. Never under
-/// Miri or loom (no run-time features there: the batch runs as compiled).
+/// for (F, BW, VL, DQ): asked of the kernel crate's one dispatcher,
+/// [`Dynamic::detect`](cuckoo_nest_simd::Dynamic::detect), which inspects
+/// the CPU on its first call and caches its choice. Never under Miri or
+/// loom (no run-time features there: the batch runs as compiled).
 #[inline]
 fn avx512() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
     {
-        cuckoo_nest_simd::Avx512::new().is_some()
+        cuckoo_nest_simd::Dynamic::detect().is_avx512()
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom))))]
     false
