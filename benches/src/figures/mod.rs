@@ -2,11 +2,26 @@
 //! where it is plotted. The measuring code fills a [`Figure`] with one [`Line`] per subject
 //! (each carrying its own colour) and one [`Samples`] per x value; the markdown table, the CSV
 //! (median, min, max) and the plot panel all come from that one value.
+//!
+//! The figures themselves, one file per family: [`paper`] (Figures 5 to 8), [`lookups`],
+//! [`threads`] and [`growth`].
 
 use cuckoo_nest_bench::stats::{of_medians, Samples, Spread};
 
 use crate::plot::{Panel, Rgb, Series};
 use crate::table::{Format, Table};
+
+mod growth;
+mod lookups;
+mod paper;
+mod threads;
+
+pub use growth::{GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
+pub use lookups::{BESIDE_WRITER, SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
+pub use paper::{FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
+pub use threads::{
+    THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS, THREADS_MIXED_50, THREADS_MIXED_90,
+};
 
 /// Where on the x axis a ratio reads its cells.
 #[derive(Clone, Copy, Debug)]
@@ -309,283 +324,6 @@ impl Figure {
         })
     }
 }
-
-// --- the figures -------------------------------------------------------------------------------
-
-const OCCUPANCY: &str = "occupancy (% of n)";
-
-pub static FIG5: FigureSpec = FigureSpec {
-    name: "fig5_lookup_vs_positive_share",
-    title: "Figure 5: lookups (M lookups/s, one thread) by share of queries that hit",
-    unit: "M lookups/s",
-    label: "filter",
-    ratios: &[Ratio::VsLine {
-        line: "cuckoofilter",
-        at: At::Value(0.5),
-    }],
-    plot: Some(PlotSpec {
-        file: "fig5_lookup_vs_positive_share.svg",
-        title: "Figure 5: lookup throughput vs share of positive queries",
-        panel: "one thread",
-        x_label: "positive lookups (%)",
-    }),
-};
-
-pub static FIG6_POSITIVE: FigureSpec = FigureSpec {
-    name: "fig6_positive_lookup_vs_occupancy",
-    title: "Figure 6a: positive lookups (M lookups/s, one thread) by occupancy",
-    unit: "M lookups/s",
-    label: "filter",
-    ratios: &[],
-    plot: Some(PlotSpec {
-        file: "fig6_lookup_vs_occupancy.svg",
-        title: "Figure 6: lookup throughput vs occupancy",
-        panel: "positive lookups",
-        x_label: OCCUPANCY,
-    }),
-};
-
-pub static FIG6_NEGATIVE: FigureSpec = FigureSpec {
-    name: "fig6_negative_lookup_vs_occupancy",
-    title: "Figure 6b: negative lookups (M lookups/s, one thread) by occupancy",
-    unit: "M lookups/s",
-    label: "filter",
-    ratios: &[],
-    plot: Some(PlotSpec {
-        file: "fig6_lookup_vs_occupancy.svg",
-        title: "Figure 6: lookup throughput vs occupancy",
-        panel: "negative lookups",
-        x_label: OCCUPANCY,
-    }),
-};
-
-pub static FIG7: FigureSpec = FigureSpec {
-    name: "fig7_insert_vs_occupancy",
-    title: "Figure 7: inserts (M inserts/s, one thread) by occupancy",
-    unit: "M inserts/s",
-    label: "filter",
-    ratios: &[],
-    plot: Some(PlotSpec {
-        file: "fig7_insert_vs_occupancy.svg",
-        title: "Figure 7: insert throughput vs occupancy",
-        panel: "one thread",
-        x_label: OCCUPANCY,
-    }),
-};
-
-pub static FIG8: FigureSpec = FigureSpec {
-    name: "fig8_delete_vs_occupancy",
-    title: "Figure 8: delete until empty (M deletes/s, one thread) by occupancy",
-    unit: "M deletes/s",
-    label: "filter",
-    ratios: &[],
-    plot: Some(PlotSpec {
-        file: "fig8_delete_vs_occupancy.svg",
-        title: "Figure 8: delete-until-empty throughput vs occupancy",
-        panel: "one thread",
-        x_label: OCCUPANCY,
-    }),
-};
-
-pub static SHUFFLED_IN_CACHE: FigureSpec = FigureSpec {
-    name: "lookups_shuffled_in_cache",
-    title: "Shuffled lookups in cache (M lookups/s, one thread): hits and misses mixed",
-    unit: "M lookups/s",
-    label: "filter",
-    ratios: &[
-        Ratio::VsLine {
-            line: "cuckoofilter",
-            at: At::Value(0.0),
-        },
-        Ratio::VsLine {
-            line: "cuckoofilter",
-            at: At::Value(0.5),
-        },
-        Ratio::VsLine {
-            line: "cuckoofilter",
-            at: At::Value(1.0),
-        },
-        Ratio::MidVsEnds {
-            mid: At::Value(0.5),
-        },
-    ],
-    plot: None,
-};
-
-pub static SHUFFLED_OUT_OF_L3: FigureSpec = FigureSpec {
-    name: "lookups_shuffled_out_of_l3",
-    title: "Shuffled lookups out of L3 (M lookups/s, one thread)",
-    unit: "M lookups/s",
-    label: "filter",
-    ratios: &[Ratio::VsLine {
-        line: "cuckoofilter",
-        at: At::Value(0.5),
-    }],
-    plot: None,
-};
-
-pub static BESIDE_WRITER: FigureSpec = FigureSpec {
-    name: "lookups_beside_writer",
-    title: "Lookups beside a writer (M lookups/s, the looking-up thread)",
-    unit: "M lookups/s",
-    label: "lookups",
-    ratios: &[Ratio::Within {
-        name: "slowdown",
-        num: At::First,
-        den: At::Last,
-    }],
-    plot: None,
-};
-
-/// Ratio columns of every thread-scaling table.
-const SCALING: &[Ratio] = &[
-    Ratio::Within {
-        name: "speedup",
-        num: At::Last,
-        den: At::First,
-    },
-    Ratio::ScalingVs { line: "machine" },
-];
-
-const THREADS_PLOT: &str = "threads_scaling.svg";
-const THREADS_TITLE: &str = "Thread scaling: aggregate throughput";
-
-pub static THREADS_LOOKUPS: FigureSpec = FigureSpec {
-    name: "threads_lookups",
-    title: "Thread scaling: lookups (M ops/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: Some(PlotSpec {
-        file: THREADS_PLOT,
-        title: THREADS_TITLE,
-        panel: "lookups",
-        x_label: "threads",
-    }),
-};
-
-pub static THREADS_INSERTS: FigureSpec = FigureSpec {
-    name: "threads_inserts",
-    title: "Thread scaling: inserts (M ops/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: Some(PlotSpec {
-        file: THREADS_PLOT,
-        title: THREADS_TITLE,
-        panel: "inserts",
-        x_label: "threads",
-    }),
-};
-
-pub static THREADS_MIXED_90: FigureSpec = FigureSpec {
-    name: "threads_mixed_90_10",
-    title: "Thread scaling: mixed 90% lookups / 10% inserts (M ops/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: Some(PlotSpec {
-        file: THREADS_PLOT,
-        title: THREADS_TITLE,
-        panel: "mixed 90% lookups / 10% inserts",
-        x_label: "threads",
-    }),
-};
-
-pub static THREADS_MIXED_50: FigureSpec = FigureSpec {
-    name: "threads_mixed_50_50",
-    title: "Thread scaling: mixed 50% lookups / 50% inserts (M ops/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: Some(PlotSpec {
-        file: THREADS_PLOT,
-        title: THREADS_TITLE,
-        panel: "mixed 50% lookups / 50% inserts",
-        x_label: "threads",
-    }),
-};
-
-pub static THREADS_FILL: FigureSpec = FigureSpec {
-    name: "threads_fill_large",
-    title: "Writers scaling: filling one large filter (M inserts/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: None,
-};
-
-/// The fixed filter the growth figures compare with, by the start of its line's label.
-pub const GROWTH_BASE: &str = "cuckoo-nest fixed";
-
-const GROWTH_PLOT: &str = "growth.svg";
-const GROWTH_TITLE: &str = "Growth: from C to 64C items, against a filter built for the count";
-const GROWTH_X: &str = "k (items = 2^k C)";
-
-/// Ratios against the fixed filter at 8x (x = 3, where the growth issue sets its targets) and
-/// at 64x.
-const GROWTH_TIME: &[Ratio] = &[
-    Ratio::TimeVsLine {
-        line: GROWTH_BASE,
-        at: At::Value(3.0),
-    },
-    Ratio::TimeVsLine {
-        line: GROWTH_BASE,
-        at: At::Last,
-    },
-];
-
-pub static GROWTH_LOOKUPS: FigureSpec = FigureSpec {
-    name: "growth_lookups",
-    title: "Growth: shuffled lookups (M lookups/s, one thread, 50% hits) by items inserted",
-    unit: "M lookups/s",
-    label: "filter",
-    ratios: GROWTH_TIME,
-    plot: Some(PlotSpec {
-        file: GROWTH_PLOT,
-        title: GROWTH_TITLE,
-        panel: "lookups, 50% hits shuffled",
-        x_label: GROWTH_X,
-    }),
-};
-
-pub static GROWTH_BITS: FigureSpec = FigureSpec {
-    name: "growth_bits_per_item",
-    title: "Growth: memory (bits per item) by items inserted",
-    unit: "bits/item",
-    label: "filter",
-    ratios: &[
-        Ratio::VsLine {
-            line: GROWTH_BASE,
-            at: At::Value(3.0),
-        },
-        Ratio::VsLine {
-            line: GROWTH_BASE,
-            at: At::Last,
-        },
-    ],
-    plot: Some(PlotSpec {
-        file: GROWTH_PLOT,
-        title: GROWTH_TITLE,
-        panel: "bits per item (all memory / items)",
-        x_label: GROWTH_X,
-    }),
-};
-
-pub static GROWTH_INSERTS: FigureSpec = FigureSpec {
-    name: "growth_inserts",
-    title:
-        "Growth: inserts from empty (M inserts/s, one thread, growth included) by items inserted",
-    unit: "M inserts/s",
-    label: "filter",
-    ratios: GROWTH_TIME,
-    plot: Some(PlotSpec {
-        file: GROWTH_PLOT,
-        title: GROWTH_TITLE,
-        panel: "inserts from empty",
-        x_label: GROWTH_X,
-    }),
-};
 
 /// Groups the figures' panels by plot file, in the order the figures come.
 pub fn plots(figures: &[&Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>)> {

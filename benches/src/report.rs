@@ -1,0 +1,130 @@
+//! What the run writes: the report's header, the tables and figures the parts produce (in
+//! report order), and their markdown on stdout, CSV files, SVG plots and report.md.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::cli::{Mode, Options, Part};
+use crate::env::{self, Busy};
+use crate::figures::{self, Figure};
+use crate::parts::FILL_SETS;
+use crate::plot;
+use crate::progress::Phase;
+use crate::table::{self, Format, Table};
+
+/// Everything the run produces, in report order.
+pub struct Output {
+    pub tables: Vec<Table>,
+    pub figures: Vec<Figure>,
+    /// Plots drawn from data that is not a timed figure: (file, title, panel).
+    pub extra_plots: Vec<(&'static str, &'static str, plot::Panel)>,
+}
+
+impl Output {
+    pub fn figure(&mut self, f: Figure) {
+        self.tables.push(f.table());
+        self.figures.push(f);
+    }
+}
+
+pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String {
+    let m = env::machine();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = ["cargo run --release -p cuckoo-nest-bench".to_string()]
+        .into_iter()
+        .chain((!args.is_empty()).then(|| format!("-- {}", args.join(" "))))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut h = String::new();
+    let _ = writeln!(h, "# cuckoo-nest throughput report\n");
+    let _ = writeln!(h, "- command: `{command}`");
+    let _ = writeln!(
+        h,
+        "- machine: {}, {} cores available; transparent huge pages: {}",
+        m.cpu, m.cores, m.thp
+    );
+    let _ = writeln!(h, "- before the run: {}", before.describe());
+    if o.parts != Part::ALL {
+        let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
+        let _ = writeln!(h, "- parts run (`--only`): {}", parts.join(", "));
+    }
+    // n, the peers' target and the single-thread rounds are those parts' settings; the growth
+    // and memory figures give their own sizes.
+    if [Part::Single, Part::Space, Part::Lookups, Part::Threads]
+        .iter()
+        .any(|&p| o.runs(p))
+    {
+        let _ = writeln!(
+            h,
+            "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed \
+             {}), hashed by each filter through its own `&T: Hash` API",
+            table::format_value(o.items as f64, Format::Count),
+            o.seed
+        );
+        let _ = writeln!(
+            h,
+            "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% \
+             false-positive target, the rate cuckoo-nest's default (4x16) expects",
+            fpr_target * 100.0
+        );
+    }
+    if o.runs(Part::Single) {
+        let _ = writeln!(
+            h,
+            "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled \
+             for Figures 7 and 8 and Table 3's construction rate); M ops/s = million \
+             operations per second",
+            table::format_value(lookups as f64, Format::Count),
+            o.reps,
+            o.reps.min(FILL_SETS),
+        );
+    } else {
+        let _ = writeln!(
+            h,
+            "- {} interleaved rounds; M ops/s = million operations per second",
+            o.reps
+        );
+    }
+    if o.mode == Mode::Tiny {
+        let _ = writeln!(h, "- TINY MODE: a smoke test, the numbers mean nothing");
+    }
+    h
+}
+
+pub fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> Result<(), String> {
+    let phase = Phase::start("tables and plots", 1);
+    let mut report = format!("{header}\n");
+    for t in &out.tables {
+        let md = t.markdown();
+        println!("{md}");
+        report.push_str(&md);
+        report.push('\n');
+        write_file(&o.out.join(format!("{}.csv", t.name)), &t.csv())?;
+    }
+    println!("{footer}");
+    let figs: Vec<&Figure> = out.figures.iter().collect();
+    let plots = figures::plots(&figs);
+    report.push_str("### Plots\n\nError bars: the slowest and the fastest round.\n\n");
+    for (file, title, panels) in &plots {
+        plot::draw(&o.out.join(file), title, panels)?;
+        let _ = writeln!(report, "![{file}]({file})\n");
+    }
+    for (file, title, panel) in &out.extra_plots {
+        plot::draw(&o.out.join(file), title, std::slice::from_ref(panel))?;
+        let _ = writeln!(report, "![{file}]({file})\n");
+    }
+    let _ = writeln!(report, "{footer}");
+    write_file(&o.out.join("report.md"), &report)?;
+    phase.inc();
+    phase.finish(&format!(
+        "{} CSV files, {} SVG plots and report.md in {}",
+        out.tables.len(),
+        plots.len() + out.extra_plots.len(),
+        o.out.display()
+    ));
+    Ok(())
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

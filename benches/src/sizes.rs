@@ -1,0 +1,75 @@
+//! The sizes of the measurements that do not follow `--items` (line loads, out-of-cache
+//! and shuffled lookups, the growth and byte-key filters), for each mode of the run.
+
+use crate::cli::Mode;
+
+/// Sizes of the measurements that do not follow `--items`, by mode.
+pub struct Sizes {
+    /// Random line loads per line-rate measurement.
+    pub loads: usize,
+    /// Lookups per out-of-cache measurement.
+    pub oc_lookups: usize,
+    /// Items of the in-cache shuffled-lookup filters (the 1M).
+    pub shuffled_items: usize,
+    /// Items of the out-of-L3 shuffled-lookup filters; `None`: skipped.
+    pub out_of_l3_items: Option<usize>,
+    /// Lookups per shuffled (and beside-a-writer) measurement.
+    pub shuffled_lookups: usize,
+    /// Capacity of the filter of the writers' scaling fill.
+    pub large_fill_items: usize,
+    /// First capacity C of the growing filters (filled to 64C).
+    pub growth_first: usize,
+    /// Lookups per growth measurement.
+    pub growth_lookups: usize,
+    /// Absent keys for the growing filters' false-positive rate.
+    pub growth_absent: usize,
+    /// Byte keys: (items, lookups) in cache, and out of cache (`None`: skipped).
+    pub byte_keys_in_cache: (usize, usize),
+    pub byte_keys_out_of_cache: Option<(usize, usize)>,
+}
+
+impl Sizes {
+    pub fn of(mode: Mode) -> Sizes {
+        match mode {
+            Mode::Default => Sizes {
+                loads: 16_000_000,
+                oc_lookups: 4_000_000,
+                shuffled_items: 1_000_000,
+                out_of_l3_items: Some(64_000_000),
+                shuffled_lookups: 1 << 20,
+                large_fill_items: 8 << 20,
+                growth_first: 100_000,
+                growth_lookups: 1 << 18,
+                growth_absent: 500_000,
+                byte_keys_in_cache: (50_000, 1 << 20),
+                byte_keys_out_of_cache: Some((20 << 20, 1 << 20)),
+            },
+            Mode::Quick => Sizes {
+                loads: 8_000_000,
+                oc_lookups: 2_000_000,
+                shuffled_items: 1_000_000,
+                out_of_l3_items: None,
+                shuffled_lookups: 1 << 19,
+                large_fill_items: 2 << 20,
+                growth_first: 15_625,
+                growth_lookups: 1 << 16,
+                growth_absent: 200_000,
+                byte_keys_in_cache: (50_000, 1 << 19),
+                byte_keys_out_of_cache: None,
+            },
+            Mode::Tiny => Sizes {
+                loads: 64_000,
+                oc_lookups: 20_000,
+                shuffled_items: 20_000,
+                out_of_l3_items: Some(40_000),
+                shuffled_lookups: 20_000,
+                large_fill_items: 40_000,
+                growth_first: 1000,
+                growth_lookups: 1 << 12,
+                growth_absent: 20_000,
+                byte_keys_in_cache: (2_000, 4_000),
+                byte_keys_out_of_cache: Some((20_000, 4_000)),
+            },
+        }
+    }
+}
