@@ -25,7 +25,7 @@
 
 use crate::broken;
 use crate::error::InsertError;
-use crate::layout::{prefetch_bucket, Bucket, Layout, Mask};
+use crate::layout::Layout;
 use crate::table::stripes::Section;
 use crate::table::{Addressing, Table};
 
@@ -136,67 +136,6 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// Two-slot buckets branch little, so they get deeper paths.
     const SEARCH_NODES: usize = if B == 2 { 8192 } else { 2048 };
     const MAX_DEPTH: u8 = max_path_depth(B);
-
-    // A bucket's address and contents as writers (and the table's scans)
-    // ask for them: the addressing (`hash.rs`) and the layout (`layout/`)
-    // over this table's words, here on the insert's own path.
-
-    /// The primary bucket and the fingerprint of `hash`.
-    #[inline(always)]
-    pub(crate) fn locate(&self, hash: u64) -> (usize, u32) {
-        self.addressing
-            .locate(hash, self.buckets, self.layout.fp_max())
-    }
-
-    /// The other bucket of fingerprint `fp` stored in bucket `i`.
-    #[inline(always)]
-    pub(crate) fn alt(&self, i: usize, fp: u32) -> usize {
-        self.addressing.alt(i, fp, self.buckets)
-    }
-
-    /// Hints the CPU to fetch the line(s) a load of bucket `i` reads
-    /// ([`prefetch_bucket`]; the table's words have slack).
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, i: usize) {
-        prefetch_bucket(&self.layout, self.words.as_ptr().cast(), i, true);
-    }
-
-    /// True if each table word is written under one stripe's lock only:
-    /// a slot write under that lock then loads and stores its words
-    /// instead of a locked read-modify-write ([`Layout::set`]). Only in a
-    /// table that claims no slot without a lock (semi-sorted), and there
-    /// where no word holds buckets of two stripes.
-    #[inline(always)]
-    pub(crate) fn own_words(&self) -> bool {
-        broken::own_words(
-            !Self::CLAIMS && self.stripes.runs_end_on_words(self.layout.bucket_bits()),
-        )
-    }
-
-    /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
-    #[inline(always)]
-    pub(crate) fn load_bucket(&self, i: usize) -> Bucket {
-        self.layout.load(&self.words[..], i)
-    }
-
-    /// Slot `j` of a loaded bucket.
-    #[inline(always)]
-    pub(crate) fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
-        self.layout.lane(bucket, j)
-    }
-
-    /// Which slots of buckets `a` and `b` equal `value` (0 asks for empty
-    /// slots).
-    #[inline(always)]
-    pub(crate) fn match_pair(&self, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
-        self.layout.matches(self.kernel, a, b, value)
-    }
-
-    /// The first empty slot of bucket `a`, if any.
-    #[inline(always)]
-    pub(crate) fn first_free(&self, a: &Bucket) -> Option<usize> {
-        self.layout.first_match(self.kernel, a, 0)
-    }
 
     /// Inserts `fp` with primary bucket `i1`; returns whether it stored a
     /// copy. With [`Copies::Unique`], does nothing and returns `Ok(false)`

@@ -1,11 +1,12 @@
-//! The concurrent bucket table: its lookup, count, remove and clear.
+//! The concurrent bucket table: the type, its accessors, the lookup and
+//! clear (count and remove are in `copies.rs`, inserts in `insert.rs`).
 //!
 //! `m` buckets of `B` fingerprints, laid out in `AtomicU64` words by a
 //! [`Layout`] (`layout/`: 8/16/32-bit slots for the SIMD kernels, packed
 //! slots of any width from 4 to 32 bits, or semi-sorted 4-slot buckets).
 //! Every access is atomic: readers load whole words with `Relaxed` loads
 //! (ordered by the stripe versions, `stripes.rs`), writers change words
-//! with read-modify-writes (`insert.rs`; `remove` and `clear` here), so two writers holding different
+//! with read-modify-writes (`insert.rs`, `copies.rs`; `clear` here), so two writers holding different
 //! stripes may share a word without losing each other's bits.
 //!
 //! A lookup: read both stripes' versions (a few KiB that stay in cache),
@@ -17,6 +18,7 @@
 
 mod batch;
 mod claim;
+mod copies;
 mod counts;
 pub(crate) mod insert;
 mod nested;
@@ -33,11 +35,11 @@ pub(crate) use view::ViewTable;
 use crate::broken;
 use crate::error::{BuildError, DecodeError};
 pub(crate) use crate::hash::{Addressing, Plain};
-use crate::layout::{audit_table, InBounds, Layout, Mask};
+use crate::layout::{audit_table, prefetch_bucket, Bucket, InBounds, Layout, Mask};
 use crate::sync::{Ordering, Spin};
 use cuckoo_nest_simd::Native;
 use snapshot::SaveState;
-use stripes::{Section, Stripes};
+use stripes::Stripes;
 use words::Words;
 
 /// Words of a table of `buckets` buckets of `bucket_bits` bits: whole cache
@@ -250,6 +252,67 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         crate::hash::unsplit(i1, fp, self.buckets, self.layout.fp_max(), k)
     }
 
+    // A bucket's address and contents as writers (and the table's scans)
+    // ask for them: the addressing (`hash.rs`) and the layout (`layout/`)
+    // over this table's words.
+
+    /// The primary bucket and the fingerprint of `hash`.
+    #[inline(always)]
+    pub(crate) fn locate(&self, hash: u64) -> (usize, u32) {
+        self.addressing
+            .locate(hash, self.buckets, self.layout.fp_max())
+    }
+
+    /// The other bucket of fingerprint `fp` stored in bucket `i`.
+    #[inline(always)]
+    pub(crate) fn alt(&self, i: usize, fp: u32) -> usize {
+        self.addressing.alt(i, fp, self.buckets)
+    }
+
+    /// Hints the CPU to fetch the line(s) a load of bucket `i` reads
+    /// ([`prefetch_bucket`]; the table's words have slack).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, i: usize) {
+        prefetch_bucket(&self.layout, self.words.as_ptr().cast(), i, true);
+    }
+
+    /// True if each table word is written under one stripe's lock only:
+    /// a slot write under that lock then loads and stores its words
+    /// instead of a locked read-modify-write ([`Layout::set`]). Only in a
+    /// table that claims no slot without a lock (semi-sorted), and there
+    /// where no word holds buckets of two stripes.
+    #[inline(always)]
+    pub(crate) fn own_words(&self) -> bool {
+        broken::own_words(
+            !Self::CLAIMS && self.stripes.runs_end_on_words(self.layout.bucket_bits()),
+        )
+    }
+
+    /// Loads bucket `i` (relaxed: the caller orders it with the stripes).
+    #[inline(always)]
+    pub(crate) fn load_bucket(&self, i: usize) -> Bucket {
+        self.layout.load(&self.words[..], i)
+    }
+
+    /// Slot `j` of a loaded bucket.
+    #[inline(always)]
+    pub(crate) fn lane(&self, bucket: &Bucket, j: usize) -> u32 {
+        self.layout.lane(bucket, j)
+    }
+
+    /// Which slots of buckets `a` and `b` equal `value` (0 asks for empty
+    /// slots).
+    #[inline(always)]
+    pub(crate) fn match_pair(&self, a: &Bucket, b: &Bucket, value: u32) -> (Mask, Mask) {
+        self.layout.matches(self.kernel, a, b, value)
+    }
+
+    /// The first empty slot of bucket `a`, if any.
+    #[inline(always)]
+    pub(crate) fn first_free(&self, a: &Bucket) -> Option<usize> {
+        self.layout.first_match(self.kernel, a, 0)
+    }
+
     /// A whole lookup of a hash: what each table shape compiles for
     /// [`CuckooFilter::contains`](crate::CuckooFilter::contains).
     /// Lock-free, writes no shared memory. Inlined into the caller, whose
@@ -335,75 +398,6 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             opaque(valid | found)
         };
         settled.then_some(found)
-    }
-
-    /// How many copies of `fp` bucket `i1` and its alternate hold (once,
-    /// if they are the same bucket): a consistent read of both buckets,
-    /// lock-free like a lookup, taken again while a versioned write
-    /// overlaps it.
-    pub(crate) fn count(&self, i1: usize, fp: u32) -> usize {
-        let i2 = self.alt(i1, fp);
-        let (s1, s2) = (self.stripes.reader(i1), self.stripes.reader(i2));
-        let spin = Spin::new();
-        loop {
-            let (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
-            let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-            Stripes::read_fence();
-            if self.stripes.read_valid_pair(s1, t1, s2, t2) {
-                let (in1, in2) = self.match_pair(&a, &b, fp);
-                let in2 = if i2 == i1 { 0 } else { in2.count() };
-                return (in1.count() + in2) as usize;
-            }
-            spin.wait();
-        }
-    }
-
-    /// Removes one copy of `fp` from bucket `i1` or its alternate.
-    ///
-    /// The table knows copies of a fingerprint in a bucket pair, not items:
-    /// items with the same fingerprint and pair share them. If another copy
-    /// stays in the pair, clearing this one can change which bucket holds
-    /// the copy that answers for some other item (it was in the bucket
-    /// cleared here; the one left is in the other bucket, perhaps put there
-    /// a moment ago). A lookup that read the other bucket before that copy
-    /// arrived and this one after the clear would miss it, so such a remove
-    /// is versioned like a move. A remove that leaves no copy in the pair
-    /// answered for no one else, and stays unversioned: readers of other
-    /// items in these buckets need not retry.
-    pub(crate) fn remove(&self, i1: usize, fp: u32) -> bool {
-        let i2 = self.alt(i1, fp);
-        let guard = self.stripes.lock_pair(i1, i2);
-        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-        let (in1, in2) = self.match_pair(&a, &b, fp);
-        // A single-bucket pair (i1 == i2) has its copies counted once.
-        let in2 = if i2 == i1 { Mask(0) } else { in2 };
-        let (bucket, slot, current) = match (in1.lowest_set_bit(), in2.lowest_set_bit()) {
-            // Copies in both buckets: taking the one in `i1` hands the
-            // answer (for an item colliding with this one) to the copy in
-            // `i2`, as a hop from `i1` to `i2` would. While a save runs,
-            // that hides the answer from it if `i1` is not copied yet and
-            // `i2` is (the copy in `i2` arrived after `i2` was saved, the
-            // one in `i1` is gone before `i1` is): take `i2`'s copy instead,
-            // so the one left is saved with `i1`.
-            (Some(_), Some(k)) if !broken::REMOVE_IGNORES_SAVE && self.save.hides(i1, i2) => {
-                (i2, k, &b)
-            }
-            (Some(j), _) => (i1, j, &a),
-            (None, Some(j)) => (i2, j, &b),
-            (None, None) => return false,
-        };
-        let others_stay = in1.count() + in2.count() > 1;
-        let _section = if others_stay {
-            guard.versioned(Section::CollidingRemove)
-        } else if L::WRITES_VERSIONED {
-            guard.versioned(Section::SemiSortedRewrite)
-        } else {
-            None
-        };
-        self.layout
-            .clear(&self.words, bucket, slot, current, self.own_words());
-        self.stripes.count_add(-1, bucket);
-        true
     }
 
     /// The probe repeated, with backoff, until a round is final.

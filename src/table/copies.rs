@@ -1,0 +1,80 @@
+//! One fingerprint's copies in its bucket pair, besides the insert: how
+//! many there are ([`Table::count`], a lock-free read like a lookup) and
+//! taking one away ([`Table::remove`], under both buckets' locks).
+
+use super::stripes::{Section, Stripes};
+use super::{Addressing, Table};
+use crate::broken;
+use crate::layout::{Layout, Mask};
+use crate::sync::Spin;
+
+impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// How many copies of `fp` bucket `i1` and its alternate hold (once,
+    /// if they are the same bucket): a consistent read of both buckets,
+    /// lock-free like a lookup, taken again while a versioned write
+    /// overlaps it.
+    pub(crate) fn count(&self, i1: usize, fp: u32) -> usize {
+        let i2 = self.alt(i1, fp);
+        let (s1, s2) = (self.stripes.reader(i1), self.stripes.reader(i2));
+        let spin = Spin::new();
+        loop {
+            let (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
+            let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+            Stripes::read_fence();
+            if self.stripes.read_valid_pair(s1, t1, s2, t2) {
+                let (in1, in2) = self.match_pair(&a, &b, fp);
+                let in2 = if i2 == i1 { 0 } else { in2.count() };
+                return (in1.count() + in2) as usize;
+            }
+            spin.wait();
+        }
+    }
+
+    /// Removes one copy of `fp` from bucket `i1` or its alternate.
+    ///
+    /// The table knows copies of a fingerprint in a bucket pair, not items:
+    /// items with the same fingerprint and pair share them. If another copy
+    /// stays in the pair, clearing this one can change which bucket holds
+    /// the copy that answers for some other item (it was in the bucket
+    /// cleared here; the one left is in the other bucket, perhaps put there
+    /// a moment ago). A lookup that read the other bucket before that copy
+    /// arrived and this one after the clear would miss it, so such a remove
+    /// is versioned like a move. A remove that leaves no copy in the pair
+    /// answered for no one else, and stays unversioned: readers of other
+    /// items in these buckets need not retry.
+    pub(crate) fn remove(&self, i1: usize, fp: u32) -> bool {
+        let i2 = self.alt(i1, fp);
+        let guard = self.stripes.lock_pair(i1, i2);
+        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+        let (in1, in2) = self.match_pair(&a, &b, fp);
+        // A single-bucket pair (i1 == i2) has its copies counted once.
+        let in2 = if i2 == i1 { Mask(0) } else { in2 };
+        let (bucket, slot, current) = match (in1.lowest_set_bit(), in2.lowest_set_bit()) {
+            // Copies in both buckets: taking the one in `i1` hands the
+            // answer (for an item colliding with this one) to the copy in
+            // `i2`, as a hop from `i1` to `i2` would. While a save runs,
+            // that hides the answer from it if `i1` is not copied yet and
+            // `i2` is (the copy in `i2` arrived after `i2` was saved, the
+            // one in `i1` is gone before `i1` is): take `i2`'s copy instead,
+            // so the one left is saved with `i1`.
+            (Some(_), Some(k)) if !broken::REMOVE_IGNORES_SAVE && self.save.hides(i1, i2) => {
+                (i2, k, &b)
+            }
+            (Some(j), _) => (i1, j, &a),
+            (None, Some(j)) => (i2, j, &b),
+            (None, None) => return false,
+        };
+        let others_stay = in1.count() + in2.count() > 1;
+        let _section = if others_stay {
+            guard.versioned(Section::CollidingRemove)
+        } else if L::WRITES_VERSIONED {
+            guard.versioned(Section::SemiSortedRewrite)
+        } else {
+            None
+        };
+        self.layout
+            .clear(&self.words, bucket, slot, current, self.own_words());
+        self.stripes.count_add(-1, bucket);
+        true
+    }
+}
