@@ -10,7 +10,7 @@ use crate::figures::{self, SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
 use crate::progress::Phase;
 use crate::report::Output;
 use crate::single::{self, Workload};
-use crate::sizes::Sizes;
+use crate::sizes::{Sizes, FILL_SETS};
 use crate::{growth, lookups, memory, subjects, threads};
 
 pub fn shared_keys(o: &Options) -> keys::Keys {
@@ -25,9 +25,6 @@ pub fn shared_keys(o: &Options) -> keys::Keys {
     ));
     keys
 }
-
-/// Sets of single-thread filters filled and emptied at most (the rounds of Figures 7 and 8).
-pub const FILL_SETS: usize = 3;
 
 pub fn single_thread(
     o: &Options,

@@ -7,9 +7,9 @@ use std::path::Path;
 use crate::cli::{Mode, Options, Part};
 use crate::env::{self, Busy};
 use crate::figures::{self, Figure};
-use crate::parts::FILL_SETS;
 use crate::plot;
 use crate::progress::Phase;
+use crate::sizes::FILL_SETS;
 use crate::table::{self, Format, Table};
 
 /// Everything the run produces, in report order.

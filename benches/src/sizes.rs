@@ -3,6 +3,9 @@
 
 use crate::cli::Mode;
 
+/// Sets of single-thread filters filled and emptied at most (the rounds of Figures 7 and 8).
+pub const FILL_SETS: usize = 3;
+
 /// Sizes of the measurements that do not follow `--items`, by mode.
 pub struct Sizes {
     /// Random line loads per line-rate measurement.
