@@ -8,8 +8,8 @@
 //! protocol reads as the protocol. In the table: the guard that opens a
 //! versioned section ([`Section::kept`]), the version re-check
 //! ([`validation`]) and the read fence (`Stripes`), the lock order
-//! ([`lock_order`]), how slot writes change a word (`PLAIN_STORE`, in
-//! `layout::claim_word`; [`packed_own`], [`own_words`]), the order of a
+//! ([`lock_order`]), how slot writes change a word ([`packed_own`],
+//! [`own_words`]), the order of a
 //! move's two writes ([`copy_then_clear`]), a hop's re-check
 //! ([`hop_holds`]) and its write into a slot taken since
 //! ([`hop_overwrites`]), the
@@ -18,16 +18,21 @@
 //! generation's lookup (`GROW_LOOKUP_SKIPS_FROZEN`,
 //! `Migration::frozen_contains`), the moment a chunk counts as copied
 //! (`GROW_PUBLISH_EARLY`, `Growable::count_done_when`), the save's growth
-//! lock (`GROW_SAVE_UNLOCKED`, `Growable::save_chunks`), and a section's
+//! lock (`GROW_SAVE_UNLOCKED`, [`save_growth_lock`]), and a section's
 //! mark and exit (`SECTION_NO_FENCE`, `SECTION_LEAVE_STORE`: `Slot::enter`,
 //! `Slot::leave`), the reclaimer's wait (`RECLAIM_NO_WAIT`, `all_left`).
-//! Five change the protocol's logic rather than a mechanism and stay one
-//! test at their sites: `UNIQUE_UNLOCKED` (table/insert.rs, the unique
-//! insert's check), `PROBE_STAMP_AFTER_LOAD` and `ONE_LOAD_UNVALIDATED`
-//! (table/mod.rs), `REMOVE_IGNORES_SAVE` (table/mod.rs, the remove's
-//! choice of copy) and `GROW_REMOVE_SKIPS_COPY` (grow/write.rs, a remove
-//! during a step); `REGROW_SKIPS_LEFT_OVER` (grow/step.rs, a rebuild's
-//! sources) is one test too.
+//! The switches that change the protocol's logic rather than a mechanism
+//! have seams of their own here, at the end of this file, which take the
+//! real step as a closure: the unique insert's check ([`unique_check`],
+//! `UNIQUE_UNLOCKED`), the lookup's re-check ([`skips_recheck`],
+//! [`stamps_to_check`]: `ONE_LOAD_UNVALIDATED`, `PROBE_STAMP_AFTER_LOAD`),
+//! the remove's choice of copy ([`remove_heeds_save`],
+//! `REMOVE_IGNORES_SAVE`), a remove during a growth step
+//! ([`copy_before_remove`], `GROW_REMOVE_SKIPS_COPY`), a rebuilt step's
+//! sources ([`left_over_put`], `REGROW_SKIPS_LEFT_OVER`) and a claim's
+//! write ([`claim_write`], `PLAIN_STORE`).
+
+use crate::sync::{AtomicU64, Ordering};
 
 /// A lookup never re-checks the versions after loading the buckets.
 pub(crate) const NO_RECHECK: bool = cfg!(cuckoo_broken_no_recheck);
@@ -191,4 +196,78 @@ pub(crate) fn hop_overwrites(claimed: bool, overwrite: impl FnOnce()) -> bool {
 #[inline(always)]
 pub(crate) fn hop_holds(holds: bool) -> bool {
     holds || NO_HOP_CHECK
+}
+
+// The seams of the switches that change the protocol's logic: each takes
+// the real step as a closure (or its inputs) and runs it, moved or left
+// out where its switch is on. The callers read as the protocol.
+
+/// The unique insert's duplicate check, run at `under_locks` (true: the
+/// placement under both stripes' locks, where the protocol puts it;
+/// false: before them, where `UNIQUE_UNLOCKED` moves it): `check()`'s
+/// answer there, false at the other place, which runs nothing.
+#[inline(always)]
+pub(crate) fn unique_check(under_locks: bool, check: impl FnOnce() -> bool) -> bool {
+    under_locks != UNIQUE_UNLOCKED && check()
+}
+
+/// Whether a lookup takes its answer without the version re-check: never,
+/// but under `ONE_LOAD_UNVALIDATED` where both buckets came in one load.
+#[inline(always)]
+pub(crate) fn skips_recheck(one_load: bool) -> bool {
+    ONE_LOAD_UNVALIDATED && one_load
+}
+
+/// The versions a lookup re-checks: those it read before its loads, or
+/// under `PROBE_STAMP_AFTER_LOAD` the ones `read_again()` reads after them.
+#[inline(always)]
+pub(crate) fn stamps_to_check<T>(before: T, read_again: impl FnOnce() -> T) -> T {
+    if PROBE_STAMP_AFTER_LOAD {
+        read_again()
+    } else {
+        before
+    }
+}
+
+/// Whether a remove with copies in both buckets heeds the running save
+/// (`hides()`: taking the first bucket's copy would hide the other item's
+/// answer from it); `REMOVE_IGNORES_SAVE` never asks.
+#[inline(always)]
+pub(crate) fn remove_heeds_save(hides: impl FnOnce() -> bool) -> bool {
+    !REMOVE_IGNORES_SAVE && hides()
+}
+
+/// Runs `copy` (a remove during a growth step copying its item's chunks
+/// first), unless `GROW_REMOVE_SKIPS_COPY` leaves it out.
+#[inline(always)]
+pub(crate) fn copy_before_remove(copy: impl FnOnce()) {
+    if !GROW_REMOVE_SKIPS_COPY {
+        copy()
+    }
+}
+
+/// Whether a rebuilt growth step holds what the failed copy left over:
+/// `put_all()` puts it back; `REGROW_SKIPS_LEFT_OVER` skips it and says yes.
+#[inline(always)]
+pub(crate) fn left_over_put(put_all: impl FnOnce() -> bool) -> bool {
+    REGROW_SKIPS_LEFT_OVER || put_all()
+}
+
+/// A growable filter's save takes the growth lock (`lock()`), unless
+/// `GROW_SAVE_UNLOCKED` leaves it out: `None`.
+#[inline(always)]
+pub(crate) fn save_growth_lock<G>(lock: impl FnOnce() -> G) -> Option<G> {
+    (!GROW_SAVE_UNLOCKED).then(lock)
+}
+
+/// A claim's write into `word`: a compare-and-swap from `now` to `new`,
+/// or under `PLAIN_STORE` a store (which loses a racing claim's bits).
+#[inline(always)]
+pub(crate) fn claim_write(word: &AtomicU64, now: u64, new: u64) -> Result<u64, u64> {
+    if PLAIN_STORE {
+        word.store(new, Ordering::Relaxed);
+        Ok(now)
+    } else {
+        word.compare_exchange_weak(now, new, Ordering::Relaxed, Ordering::Relaxed)
+    }
 }

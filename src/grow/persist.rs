@@ -36,8 +36,8 @@ impl<const B: usize> Growable<B> {
         let _saving = Saving(&self.saving);
         // Under the growth lock, a step under way finished: the save then
         // sees one generation, which no step replaces until it is done.
-        let lock = (!broken::GROW_SAVE_UNLOCKED)
-            .then(|| self.grow_lock.lock().unwrap_or_else(|e| e.into_inner()));
+        let lock =
+            broken::save_growth_lock(|| self.grow_lock.lock().unwrap_or_else(|e| e.into_inner()));
         if lock.is_some() {
             let guard = pin();
             let state = self.state.load(&guard);

@@ -193,9 +193,10 @@ impl<const B: usize> Growable<B> {
                         c * CHUNK_BUCKETS..((c + 1) * CHUNK_BUCKETS).min(frozen),
                     )
             })
-            && (broken::REGROW_SKIPS_LEFT_OVER
-                || left_over
+            && broken::left_over_put(|| {
+                left_over
                     .iter()
-                    .all(|(_, rest)| rest.iter().all(|&(i, fp)| put(&state.cur.addr, i, fp))))
+                    .all(|(_, rest)| rest.iter().all(|&(i, fp)| put(&state.cur.addr, i, fp)))
+            })
     }
 }

@@ -220,9 +220,9 @@ impl<const B: usize> Growable<B> {
             // If the copy stopped for lack of room (see `copy_chunk`), the
             // item may still be only in the frozen generation: the remove
             // then finds nothing here and says so; nothing is lost.
-            if !broken::GROW_REMOVE_SKIPS_COPY {
+            broken::copy_before_remove(|| {
                 let _ = self.copy_chunks_of(state, m, item, &guard);
-            }
+            });
         }
         let (i1, _, fp) = state.cur.addr.place(item);
         let removed = state.cur.table.remove(i1, fp);

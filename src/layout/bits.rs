@@ -136,11 +136,7 @@ pub(super) fn claim_word(word: &AtomicU64, slot: u64, bits: u64) -> bool {
         if now & slot != 0 {
             return false;
         }
-        if broken::PLAIN_STORE {
-            word.store(now | bits, relaxed);
-            return true;
-        }
-        match word.compare_exchange_weak(now, now | bits, relaxed, relaxed) {
+        match broken::claim_write(word, now, now | bits) {
             Ok(_) => return true,
             Err(seen) => now = seen,
         }

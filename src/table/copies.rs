@@ -57,7 +57,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             // `i2` is (the copy in `i2` arrived after `i2` was saved, the
             // one in `i1` is gone before `i1` is): take `i2`'s copy instead,
             // so the one left is saved with `i1`.
-            (Some(_), Some(k)) if !broken::REMOVE_IGNORES_SAVE && self.save.hides(i1, i2) => {
+            (Some(_), Some(k)) if broken::remove_heeds_save(|| self.save.hides(i1, i2)) => {
                 (i2, k, &b)
             }
             (Some(j), _) => (i1, j, &a),

@@ -157,12 +157,14 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         if copies == Copies::Any && self.claim_free(i1, i2, fp) {
             return Ok(true);
         }
-        if copies == Copies::Unique && broken::UNIQUE_UNLOCKED {
-            let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-            let (ma, mb) = self.match_pair(&a, &b, fp);
-            if ma.any() || mb.any() {
-                return Ok(false);
-            }
+        if copies == Copies::Unique
+            && broken::unique_check(false, || {
+                let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
+                let (ma, mb) = self.match_pair(&a, &b, fp);
+                ma.any() || mb.any()
+            })
+        {
+            return Ok(false);
         }
         match self.place(i1, i2, fp, copies)? {
             Placed::Stored => Ok(true),
@@ -186,11 +188,13 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         let guard = self.stripes.lock_pair(i1, i2);
         let (a, b) = loop {
             let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-            if copies == Copies::Unique && !broken::UNIQUE_UNLOCKED {
-                let (ma, mb) = self.match_pair(&a, &b, fp);
-                if ma.any() || mb.any() {
-                    return Ok(Placed::Duplicate);
-                }
+            if copies == Copies::Unique
+                && broken::unique_check(true, || {
+                    let (ma, mb) = self.match_pair(&a, &b, fp);
+                    ma.any() || mb.any()
+                })
+            {
+                return Ok(Placed::Duplicate);
             }
             let spot = match self.first_free(&a) {
                 Some(j) => Some((i1, j, &a)),

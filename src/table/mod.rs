@@ -358,7 +358,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     #[inline(always)]
     fn try_contains_at(&self, i1: usize, i2: usize, fp: u32) -> Option<bool> {
         let (s1, s2) = (self.stripes.reader(i1), self.stripes.reader(i2));
-        let (mut t1, mut t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
+        let (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
         debug_assert!(
             i1 < self.buckets && i2 < self.buckets,
             "bucket out of range"
@@ -378,12 +378,12 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         // span of every bucket, then `PADDING_WORDS` more.
         let words = unsafe { InBounds::new(&self.words) };
         let found = self.layout.probe(self.kernel, &words, i1, i2, fp);
-        if broken::ONE_LOAD_UNVALIDATED && self.layout.probes_in_one_load() {
+        if broken::skips_recheck(self.layout.probes_in_one_load()) {
             return Some(found);
         }
-        if broken::PROBE_STAMP_AFTER_LOAD {
-            (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
-        }
+        let (t1, t2) = broken::stamps_to_check((t1, t2), || {
+            (self.stripes.read_begin(s1), self.stripes.read_begin(s2))
+        });
         Stripes::read_fence();
         let valid = self.stripes.read_valid_pair(s1, t1, s2, t2);
         // Hidden from the optimizer, or it splits this one test back into
