@@ -6,7 +6,7 @@
 //!
 //! Each switch is read in one place, a seam of the protocol, so the
 //! protocol reads as the protocol. In the table: the guard that opens a
-//! versioned section ([`Section::kept`]), the version re-check
+//! versioned section (`Section::kept`, table/stripes.rs), the version re-check
 //! ([`validation`]) and the read fence (`Stripes`), the lock order
 //! ([`lock_order`]), how slot writes change a word ([`packed_own`],
 //! [`own_words`]), the order of a
