@@ -500,7 +500,16 @@ mod tests {
         0x11c2_b33a_2fe7_2c8b,
     ];
 
+    // Not under Miri: 20,000 hashes of up to 200 bytes took 730 s there,
+    // and lanes_hash is safe code (slice reads, multiplies) with nothing
+    // for Miri to find that a native run does not; lanes_hash_is_pinned
+    // runs every branch of it under Miri (under 8 bytes, 8 to 16, 17 to
+    // 32 in two lanes, 33 to 64 in four, the loop over longer keys).
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "20,000 hashes: minutes under Miri; safe code, every branch in lanes_hash_is_pinned"
+    )]
     fn lanes_hash_tells_every_length_and_byte_apart() {
         // Zero padding, overlapping reads and lanes: every prefix of one
         // buffer (lengths 0 to 200), and every one-byte change of each,
@@ -743,7 +752,15 @@ mod tests {
         }
     }
 
+    // Not under Miri (40 s there): a statistic over 4096 calls of split,
+    // safe arithmetic; under Miri split_ranges checks what the unsafe
+    // Addressing contract needs of it (a bucket below the count, a
+    // fingerprint in 1..=fp_max) and unsplit_inverts_split runs it too.
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "a statistic over safe arithmetic; split runs in split_ranges"
+    )]
     fn sequential_hashes_spread_over_buckets_and_fingerprints() {
         // What a user passing ids as "hashes" gets: 64 buckets all used,
         // fingerprints all distinct.
