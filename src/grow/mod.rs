@@ -17,12 +17,15 @@
 //!
 //! A growth step, while other threads go on:
 //!
-//! 0. The first insert that finds its two buckets full in a generation
-//!    past 80% of the load it grows at allocates the next one (not yet
+//! 0. If the next generation's table will be on huge pages (4 MiB or
+//!    more), the first insert that finds its two buckets full in a
+//!    generation past 80% of the load it grows at allocates it (not yet
 //!    backed by memory) and starts a thread that backs it, a huge page at
 //!    a time, so the step finds it ready and no insert pays for backing a
 //!    table (where no thread can start, the inserts back it a piece at a
-//!    time instead).
+//!    time instead). A smaller table is allocated by the step itself and
+//!    backed 4 KiB at a time by the writes that touch it: held ahead, it
+//!    would double the small filter's memory for a fifth of its growth.
 //! 1. An insert finds its two buckets full in a generation at the load it
 //!    grows at ([`crate::config::growth_load`]: 95% of the design load).
 //!    Outside its read-side section ([`reclaim`]), under the growth
@@ -280,6 +283,20 @@ impl<const B: usize> Generation<B> {
 
     fn buckets(&self) -> usize {
         self.table.buckets()
+    }
+
+    /// Bytes [`Generation::new`] would allocate for the table of a
+    /// generation addressed by `addr`, padding included (`usize::MAX` for
+    /// one too large to allocate).
+    fn table_bytes_at(addr: Nested) -> usize {
+        let layout = Packed::new(B, addr.width());
+        let bits = <Packed as crate::layout::Layout<B>>::bucket_bits(&layout);
+        addr.local
+            .checked_mul(1 << addr.depth)
+            .and_then(|buckets| crate::table::table_words(buckets, bits))
+            .map_or(usize::MAX, |words| {
+                (words + crate::table::PADDING_WORDS).saturating_mul(8)
+            })
     }
 }
 

@@ -31,6 +31,7 @@ pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
 pub(crate) use insert::Copies;
 pub(crate) use nested::{Nested, NestedItem};
 pub(crate) use view::ViewTable;
+pub(crate) use words::takes_huge_pages;
 
 use crate::broken;
 use crate::error::{BuildError, DecodeError};

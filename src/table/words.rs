@@ -60,6 +60,19 @@ unsafe impl Sync for Words {}
 /// Tables at least this large get 2 MiB alignment and huge pages.
 #[cfg(not(cuckoo_nest_loom))]
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+
+/// True if a table of `bytes` bytes is given huge pages when the filter
+/// asks for them (`huge_pages`): one at least [`HUGE_PAGE_THRESHOLD`] long.
+/// Never under loom, whose tables are heap memory.
+pub(crate) fn takes_huge_pages(bytes: usize, huge_pages: bool) -> bool {
+    #[cfg(not(cuckoo_nest_loom))]
+    return huge_pages && bytes >= HUGE_PAGE_THRESHOLD;
+    #[cfg(cuckoo_nest_loom)]
+    {
+        let _ = (bytes, huge_pages);
+        false
+    }
+}
 #[cfg(not(cuckoo_nest_loom))]
 const HUGE_PAGE: usize = 2 << 20;
 /// The alignment up to which the global allocator's `alloc_zeroed` is
@@ -97,7 +110,7 @@ impl Words {
     ) -> Result<Self, BuildError> {
         let len = len.max(8);
         let bytes = len * 8;
-        let huge = huge_pages && bytes >= HUGE_PAGE_THRESHOLD;
+        let huge = takes_huge_pages(bytes, huge_pages);
         // A table backed on first touch comes from its own mapping at any
         // size past a few pages: `alloc_zeroed` may take it from the heap
         // and write every zero at once. Not with `huge_pages(false)`, which

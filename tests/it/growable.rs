@@ -657,3 +657,46 @@ fn statistics_longest_displacement() {
     }
     assert_eq!(roomy.statistics().longest_displacement, 0);
 }
+
+/// A growable filter whose next table would be under 4 MiB holds only its
+/// current one up to the step (docs/design.md, "Growth", step 0): holding
+/// the next one from 80% of the growth load on doubled what a small filter
+/// reports for the last fifth of each generation. After the step it holds
+/// the new table alone.
+#[test]
+fn a_small_filter_holds_no_next_table_before_its_step() {
+    let filter = growable(10_000);
+    let (memory, buckets) = (filter.memory_usage(), filter.shape().buckets);
+    let keys = hashes(40_000, 11);
+    let mut inserted = 0;
+    for &h in &keys {
+        filter.insert(&PreHashed(h)).unwrap();
+        inserted += 1;
+        if filter.shape().buckets != buckets {
+            break;
+        }
+        assert_eq!(
+            filter.memory_usage(),
+            memory,
+            "memory grew before the step, at {inserted} items"
+        );
+    }
+    assert!(
+        inserted > 9_000,
+        "the first generation took {inserted} items"
+    );
+    assert_eq!(filter.shape().buckets, 2 * buckets, "one step taken");
+    // Past the step (the copy finished by the writes or by `len`'s
+    // quiescent reads), the filter holds about twice the first table.
+    for &h in &keys[inserted..inserted + 5_000] {
+        filter.insert(&PreHashed(h)).unwrap();
+    }
+    assert!(
+        filter.memory_usage() < 3 * memory,
+        "{} after the step against {memory} before",
+        filter.memory_usage()
+    );
+    assert!(keys[..inserted + 5_000]
+        .iter()
+        .all(|&h| filter.contains(&PreHashed(h))));
+}
