@@ -263,12 +263,16 @@ fn lookups_beside_writer(filter: &CuckooFilter, writes: &[u64], warm: &[u64]) ->
         let reader = s.spawn(|| {
             let mut times = Vec::with_capacity(1 << 22);
             let mut i = 0;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            // At least one lookup, even when the writer is done before this thread starts.
+            loop {
                 let k = warm[i % warm.len()];
                 let t = Instant::now();
                 black_box(filter.contains(&PreHashed(k)));
                 times.push(t.elapsed().as_nanos() as u64);
                 i += 1;
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
             }
             times
         });
