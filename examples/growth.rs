@@ -78,31 +78,12 @@ fn batch_ns(f: &CuckooFilter, probe: &[u64]) -> f64 {
     ns_per(probe.len(), start)
 }
 
-fn growable_round(c: usize, present: &[u64], probe: &[u64]) -> Round {
-    let g = growable(c);
+/// Fills `f` (built, untimed) with `present`, then times lookups of `probe`.
+fn round(f: CuckooFilter, present: &[u64], probe: &[u64]) -> Round {
     let start = Instant::now();
     for &k in present {
-        g.insert(&PreHashed(k))
-            .expect("a growable filter takes every insert");
-    }
-    let insert_ns = ns_per(present.len(), start);
-    let start = Instant::now();
-    let hits = probe.iter().filter(|&&k| g.contains(&PreHashed(k))).count();
-    let lookup_ns = ns_per(probe.len(), start);
-    black_box(hits);
-    Round {
-        insert_ns,
-        lookup_ns,
-        batch_ns: batch_ns(&g, probe),
-        bits_per_item: bits_per_item(&g),
-    }
-}
-
-fn fixed_round(n: usize, present: &[u64], probe: &[u64]) -> Round {
-    let f = builder(n).build().expect("fixed filter");
-    let start = Instant::now();
-    for &k in present {
-        f.insert(&PreHashed(k)).expect("sized for the final count");
+        f.insert(&PreHashed(k))
+            .expect("sized for the final count, or growable");
     }
     let insert_ns = ns_per(present.len(), start);
     let start = Instant::now();
@@ -185,12 +166,12 @@ fn main() {
     let (mut gi, mut gl, mut gt, mut gb) = (vec![], vec![], vec![], vec![]);
     let (mut fi, mut fl, mut ft, mut fb) = (vec![], vec![], vec![], vec![]);
     for _ in 0..rounds {
-        let r = growable_round(c, present, &probe);
+        let r = round(growable(c), present, &probe);
         gi.push(r.insert_ns);
         gl.push(r.lookup_ns);
         gt.push(r.batch_ns);
         gb.push(r.bits_per_item);
-        let r = fixed_round(n, present, &probe);
+        let r = round(builder(n).build().expect("fixed filter"), present, &probe);
         fi.push(r.insert_ns);
         fl.push(r.lookup_ns);
         ft.push(r.batch_ns);
@@ -282,12 +263,16 @@ fn lookups_beside_writer(filter: &CuckooFilter, writes: &[u64], warm: &[u64]) ->
         let reader = s.spawn(|| {
             let mut times = Vec::with_capacity(1 << 22);
             let mut i = 0;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            // At least one lookup, even when the writer is done before this thread starts.
+            loop {
                 let k = warm[i % warm.len()];
                 let t = Instant::now();
                 black_box(filter.contains(&PreHashed(k)));
                 times.push(t.elapsed().as_nanos() as u64);
                 i += 1;
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
             }
             times
         });

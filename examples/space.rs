@@ -85,13 +85,7 @@ fn space(n: usize) {
     println!("| filter | items | bits/item (all memory) | load | measured rate | expected |");
     println!("|---|---:|---:|---:|---:|---:|");
     for (name, f, semi) in [("CF, f = 12", 12, false), ("ss-CF, f = 13", 13, true)] {
-        let filter = CuckooFilter::builder()
-            .capacity(n)
-            .bucket_size(4)
-            .fingerprint_bits(f)
-            .semi_sorted(semi)
-            .build()
-            .unwrap();
+        let filter = four_slot(n, f, semi);
         // The paper reports Table 3 at 95% load: past the capacity (which
         // keeps a margin below the first failure), short of that failure.
         let items = (filter.shape().slots as f64 * 0.95).ceil() as usize;
@@ -108,6 +102,17 @@ fn space(n: usize) {
     }
 }
 
+/// A filter for `n` items of 4-slot buckets, `f`-bit keys, semi-sorted or not.
+fn four_slot(n: usize, f: u32, semi: bool) -> CuckooFilter {
+    CuckooFilter::builder()
+        .capacity(n)
+        .bucket_size(4)
+        .fingerprint_bits(f)
+        .semi_sorted(semi)
+        .build()
+        .expect("a 4-slot shape of 8 to 16 bits")
+}
+
 struct Subject {
     name: &'static str,
     filter: CuckooFilter,
@@ -122,13 +127,7 @@ fn subjects(n: usize) -> Vec<Subject> {
     ]
     .into_iter()
     .map(|(name, f, semi)| {
-        let filter = CuckooFilter::builder()
-            .capacity(n)
-            .bucket_size(4)
-            .fingerprint_bits(f)
-            .semi_sorted(semi)
-            .build()
-            .unwrap();
+        let filter = four_slot(n, f, semi);
         Subject { name, filter }
     })
     .collect()

@@ -259,49 +259,45 @@ fn inserts(c: &mut Criterion) {
     let mut g = c.benchmark_group("insert_to_95pct");
     g.throughput(Throughput::Elements(n as u64));
     g.sample_size(10);
+    let ours = || CuckooFilter::builder().buckets(buckets).build().unwrap();
     g.bench_function("ours_insert", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let f = CuckooFilter::builder().buckets(buckets).build().unwrap();
-                let t = Instant::now();
-                for k in &ks {
-                    f.insert(k).unwrap();
-                }
-                total += t.elapsed();
+        fills(b, ours, |f| {
+            for k in &ks {
+                f.insert(k).unwrap();
             }
-            total
         })
     });
     g.bench_function("ours_insert_batch", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let f = CuckooFilter::builder().buckets(buckets).build().unwrap();
-                let t = Instant::now();
-                f.insert_batch(&ks).unwrap();
-                total += t.elapsed();
-            }
-            total
-        })
+        fills(b, ours, |f| f.insert_batch(&ks).unwrap())
     });
     g.bench_function("peer_cuckoofilter", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                let mut f = Peer::with_capacity(buckets * 4);
-                let t = Instant::now();
+        fills(
+            b,
+            || Peer::with_capacity(buckets * 4),
+            |f| {
                 for k in &ks {
                     // A failure here evicts a victim (the peer's behaviour);
                     // counted in the time, not checked.
                     let _ = f.add(k);
                 }
-                total += t.elapsed();
-            }
-            total
-        })
+            },
+        )
     });
     g.finish();
+}
+
+/// Times `fill` on a fresh filter from `build` (built untimed), once per iteration.
+fn fills<F>(b: &mut criterion::Bencher, build: impl Fn() -> F, fill: impl Fn(&mut F)) {
+    b.iter_custom(|iters| {
+        let mut total = Duration::ZERO;
+        for _ in 0..iters {
+            let mut f = build();
+            let t = Instant::now();
+            fill(&mut f);
+            total += t.elapsed();
+        }
+        total
+    })
 }
 
 /// Median time per element of a finished bench, from criterion's estimates.

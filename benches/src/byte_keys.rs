@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{mix64, present_key, SplitMix64};
-use cuckoo_nest_bench::stats::{of_medians, rotated, Samples};
+use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples};
 
 use crate::progress::Phase;
 use crate::table::{Format, Table};
@@ -132,10 +132,6 @@ impl Subject {
     }
 }
 
-fn rate(ops: usize, t: Instant) -> Option<f64> {
-    Some(ops as f64 / t.elapsed().as_secs_f64() / 1e6).filter(|r| r.is_finite())
-}
-
 /// Samples of one size: `[subject][width]` lookups and inserts.
 struct Measured {
     lookups: Vec<Vec<Samples>>,
@@ -182,14 +178,14 @@ fn measure(
                 let mut f = Subject::build(s, n, fpr, seed)?;
                 let t = Instant::now();
                 black_box(f.insert(fill));
-                m.inserts[s][wi].push(r, rate(n, t));
+                m.inserts[s][wi].push(r, mops(n, t.elapsed().as_secs_f64()));
                 filters.push((s, f));
             }
             filters.sort_by_key(|(s, _)| *s);
             for s in rotated(r + wi, SUBJECTS.len()) {
                 let t = Instant::now();
                 black_box(filters[s].1.hits(black_box(queries)));
-                m.lookups[s][wi].push(r, rate(lookups, t));
+                m.lookups[s][wi].push(r, mops(lookups, t.elapsed().as_secs_f64()));
             }
         }
         phase.inc();

@@ -46,29 +46,15 @@ impl NestConfig {
         match *self {
             NestConfig::Default => Rgb(0xd6, 0x27, 0x28),
             NestConfig::Shape {
-                bucket_size: 4,
-                fingerprint_bits: 8,
-            } => Rgb(0x8c, 0x56, 0x4b),
-            NestConfig::Shape {
-                bucket_size: 2,
-                fingerprint_bits: 16,
-            } => Rgb(0xe6, 0x9f, 0x00),
-            NestConfig::Shape {
-                bucket_size: 8,
-                fingerprint_bits: 16,
-            } => Rgb(0x99, 0x99, 0x33),
-            NestConfig::Shape {
-                bucket_size: 4,
-                fingerprint_bits: 12,
-            } => Rgb(0x44, 0xaa, 0x99),
-            NestConfig::Shape {
-                bucket_size,
-                fingerprint_bits,
-            } => Rgb(
-                40 + (bucket_size * 53 % 180) as u8,
-                60 + (fingerprint_bits * 29 % 160) as u8,
-                170,
-            ),
+                bucket_size: b,
+                fingerprint_bits: f,
+            } => match (b, f) {
+                (4, 8) => Rgb(0x8c, 0x56, 0x4b),
+                (2, 16) => Rgb(0xe6, 0x9f, 0x00),
+                (8, 16) => Rgb(0x99, 0x99, 0x33),
+                (4, 12) => Rgb(0x44, 0xaa, 0x99),
+                _ => Rgb(40 + (b * 53 % 180) as u8, 60 + (f * 29 % 160) as u8, 170),
+            },
             NestConfig::SemiSorted { .. } => Rgb(0x88, 0x22, 0x55),
             NestConfig::FalsePositiveRate(_) => Rgb(0x17, 0xbe, 0xcf),
         }
@@ -224,13 +210,9 @@ where
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Short('h') | Long("help") => return Ok(Parsed::Help),
-            Long("quick") => {
-                mode = if mode == Mode::Tiny {
-                    mode
-                } else {
-                    Mode::Quick
-                }
-            }
+            // --tiny wins over --quick, in either order.
+            Long("quick") if mode != Mode::Tiny => mode = Mode::Quick,
+            Long("quick") => {}
             Long("tiny") => mode = Mode::Tiny,
             Long("items") => items = Some(number(&mut parser, "--items", 1000, 1 << 32)?),
             Long("threads") => threads = Some(number(&mut parser, "--threads", 1, 1024)?),
@@ -331,6 +313,37 @@ fn parse_parts(list: &str) -> Result<Vec<Part>, String> {
         .collect())
 }
 
+/// One `fpr=P`, `ss4xF` or `BxF` token of `--configs`.
+fn parse_config(token: &str) -> Result<NestConfig, String> {
+    let bad = |why: &str| format!("invalid configuration '{token}' in --configs: {why}");
+    if let Some(p) = token.strip_prefix("fpr=") {
+        let p = p.parse::<f64>().ok().filter(|p| *p > 0.0 && *p < 1.0);
+        return p
+            .map(NestConfig::FalsePositiveRate)
+            .ok_or_else(|| bad("the rate must be a number between 0 and 1"));
+    }
+    if let Some(f) = token.strip_prefix("ss4x") {
+        let f = f.parse::<u32>().ok().filter(|f| (4..=32).contains(f));
+        return f
+            .map(|fingerprint_bits| NestConfig::SemiSorted { fingerprint_bits })
+            .ok_or_else(|| bad("semi-sorted is ss4xF with F in 4..=32"));
+    }
+    let shape = token.split_once('x').and_then(|(b, f)| {
+        let b: usize = b.parse().ok()?;
+        let f: u32 = f.parse().ok()?;
+        ([2, 4, 8].contains(&b) && (4..=32).contains(&f)).then_some(NestConfig::Shape {
+            bucket_size: b,
+            fingerprint_bits: f,
+        })
+    });
+    shape.ok_or_else(|| {
+        bad(
+            "expected `default`, `all`, `fpr=P`, `BxF` with B in 2,4,8 and F in 4..=32 \
+             (e.g. 4x12), or `ss4xF` (semi-sorted)",
+        )
+    })
+}
+
 pub fn parse_configs(list: &str) -> Result<Vec<NestConfig>, String> {
     let mut out: Vec<NestConfig> = Vec::new();
     for token in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
@@ -347,45 +360,8 @@ pub fn parse_configs(list: &str) -> Result<Vec<NestConfig>, String> {
                 }
             }
             all
-        } else if let Some(p) = token.strip_prefix("fpr=") {
-            match p.parse::<f64>() {
-                Ok(p) if p > 0.0 && p < 1.0 => vec![NestConfig::FalsePositiveRate(p)],
-                _ => {
-                    return Err(format!(
-                        "invalid configuration '{token}' in --configs: the rate must be a number between 0 and 1"
-                    ))
-                }
-            }
-        } else if let Some(f) = token.strip_prefix("ss4x") {
-            match f.parse::<u32>() {
-                Ok(f) if (4..=32).contains(&f) => vec![NestConfig::SemiSorted {
-                    fingerprint_bits: f,
-                }],
-                _ => {
-                    return Err(format!(
-                        "invalid configuration '{token}' in --configs: semi-sorted is ss4xF with F in 4..=32"
-                    ))
-                }
-            }
         } else {
-            let shape = token.split_once('x').and_then(|(b, f)| {
-                let b: usize = b.parse().ok()?;
-                let f: u32 = f.parse().ok()?;
-                ([2, 4, 8].contains(&b) && (4..=32).contains(&f)).then_some(NestConfig::Shape {
-                    bucket_size: b,
-                    fingerprint_bits: f,
-                })
-            });
-            match shape {
-                Some(s) => vec![s],
-                None => {
-                    return Err(format!(
-                        "invalid configuration '{token}' in --configs: expected `default`, `all`, \
-                         `fpr=P`, `BxF` with B in 2,4,8 and F in 4..=32 (e.g. 4x12), or `ss4xF` \
-                         (semi-sorted)"
-                    ))
-                }
-            }
+            vec![parse_config(token)?]
         };
         for c in parsed {
             // The default is 4x16; measuring it twice would only cost time.

@@ -5,7 +5,7 @@
 use cuckoo_nest::CuckooFilter as Nest;
 
 use crate::plot::Rgb;
-use crate::subjects::{Growth, NestSubject, Subject};
+use crate::subjects::{NestSubject, Subject};
 
 /// The growable cuckoo-nest: the red every figure gives the cuckoo-nest line to find.
 pub const GROWABLE_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
@@ -66,16 +66,7 @@ impl Subject for ScalableSubject {
         // The crate's own count: its bit-packed buckets and its list of kicked-out items.
         self.filter.bits().div_ceil(8) as usize
     }
-    fn slots(&self) -> Option<usize> {
-        None
-    }
     fn expected_fpr(&self, _items: usize) -> f64 {
         self.filter.false_positive_probability()
-    }
-    fn growth(&self) -> Growth {
-        Growth::Configured
-    }
-    fn can_remove(&self) -> bool {
-        true
     }
 }

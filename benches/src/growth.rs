@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use cuckoo_nest_bench::keys::Keys;
-use cuckoo_nest_bench::stats::rotated;
+use cuckoo_nest_bench::stats::{mops, rotated};
 
 use crate::cli::NestConfig;
 use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
@@ -54,10 +54,6 @@ fn labels() -> [String; SUBJECTS] {
         format!("{GROWTH_BASE}, built for the count, {}%", RATE * 100.0),
         format!("scalable_cuckoo_filter 0.5 from C, {}%", RATE * 100.0),
     ]
-}
-
-fn mops(ops: usize, secs: f64) -> Option<f64> {
-    (ops > 0 && secs > 0.0).then(|| ops as f64 / secs / 1e6)
 }
 
 /// A growing filter being filled across the sizes, with its insert time so far (its

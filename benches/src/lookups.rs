@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{mixed_queries, present_key};
-use cuckoo_nest_bench::stats::rotated;
+use cuckoo_nest_bench::stats::{mops, rotated};
 
 use crate::cli::NestConfig;
 use crate::figures::{percent_axis, Figure, FigureSpec, Line, BESIDE_WRITER};
@@ -25,10 +25,6 @@ pub const WRITER_LOAD: f64 = 0.9;
 const WRITER_LAG: usize = 1000;
 
 type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
-
-fn mops(ops: usize, t: Instant) -> Option<f64> {
-    Some(ops as f64 / t.elapsed().as_secs_f64() / 1e6).filter(|r| r.is_finite())
-}
 
 /// Counts the hits of a slice of queries.
 type CountHits<'a> = Box<dyn Fn(&[u64]) -> usize + 'a>;
@@ -104,7 +100,7 @@ pub fn shuffled(
             for (j, q) in queries.iter().enumerate() {
                 let t = Instant::now();
                 black_box((paths[s].count)(black_box(q)));
-                fig.lines[s].cells[j].push(r, mops(q.len(), t));
+                fig.lines[s].cells[j].push(r, mops(q.len(), t.elapsed().as_secs_f64()));
             }
         }
     }
@@ -173,7 +169,7 @@ pub fn beside_writer(
 fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
     let t = Instant::now();
     black_box(queries.iter().filter(|k| filter.contains(*k)).count());
-    mops(queries.len(), t)
+    mops(queries.len(), t.elapsed().as_secs_f64())
 }
 
 /// Times the lookups while a writer thread runs; returns (lookup rate, the writer's pairs,

@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use cuckoo_nest_bench::keys::Keys;
-use cuckoo_nest_bench::stats::{rotated, Samples};
+use cuckoo_nest_bench::stats::{mops, rotated, Samples};
 
 use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
@@ -101,10 +101,6 @@ struct Live {
     full: bool,
     insert_secs: f64,
     remark: Option<String>,
-}
-
-fn mops(ops: usize, secs: f64) -> Option<f64> {
-    (ops > 0 && secs > 0.0).then(|| ops as f64 / secs / 1e6)
 }
 
 /// One timed pass of `lookups` over `queries`, in M lookups/s.

@@ -113,6 +113,11 @@ pub fn of_medians(cells: &[&Samples], f: impl Fn(&[f64]) -> f64) -> Option<Sprea
     })
 }
 
+/// Million operations per second: `ops` in `secs`; `None` when either is zero.
+pub fn mops(ops: usize, secs: f64) -> Option<f64> {
+    (ops > 0 && secs > 0.0).then(|| ops as f64 / secs / 1e6)
+}
+
 /// The order in which round `round` measures `len` subjects: every subject once, starting one
 /// further along each round, so no subject is always first (or always right after a given one).
 pub fn rotated(round: usize, len: usize) -> impl Iterator<Item = usize> {

@@ -122,14 +122,24 @@ pub enum Growth {
 pub trait Subject {
     fn insert_key(&mut self, key: &u64) -> bool;
     fn contains_key(&self, key: &u64) -> bool;
-    /// `None`: the filter cannot delete (a Bloom filter).
-    fn remove_key(&mut self, key: &u64) -> Option<bool>;
+    /// `None`: the filter cannot delete (a Bloom filter), the default.
+    fn remove_key(&mut self, _key: &u64) -> Option<bool> {
+        None
+    }
     fn memory_bytes(&self) -> usize;
-    /// Table slots, for filters that have them (cuckoo filters).
-    fn slots(&self) -> Option<usize>;
+    /// Table slots, for filters that have them (cuckoo filters); `None` by default.
+    fn slots(&self) -> Option<usize> {
+        None
+    }
     fn expected_fpr(&self, items: usize) -> f64;
-    fn growth(&self) -> Growth;
-    fn can_remove(&self) -> bool;
+    /// `Configured` by default: filled to the capacity it was built for.
+    fn growth(&self) -> Growth {
+        Growth::Configured
+    }
+    /// Whether Figure 8 deletes from it: true by default.
+    fn can_remove(&self) -> bool {
+        true
+    }
 
     /// Inserts `keys` in order; returns how many went in before the first failure.
     fn insert_all(&mut self, keys: &[u64]) -> usize {
@@ -227,9 +237,6 @@ impl Subject for NestSubject {
             Growth::UntilFailure
         }
     }
-    fn can_remove(&self) -> bool {
-        true
-    }
 
     // BATCHED LOOKUPS: cuckoo-nest's `contains_batch`, fed in chunks of `BATCH` keys the way a
     // caller with a stream of keys would use it.
@@ -302,9 +309,6 @@ impl Subject for CuckooFilterSubject {
     fn growth(&self) -> Growth {
         Growth::UntilFailure
     }
-    fn can_remove(&self) -> bool {
-        true
-    }
 }
 
 // --- fastbloom: a classic Bloom filter (k probes over one bit array) sized for a target rate -
@@ -333,20 +337,11 @@ impl Subject for BloomSubject {
     fn contains_key(&self, key: &u64) -> bool {
         self.filter.contains(key)
     }
-    fn remove_key(&mut self, _key: &u64) -> Option<bool> {
-        None
-    }
     fn memory_bytes(&self) -> usize {
         self.filter.num_bits() / 8
     }
-    fn slots(&self) -> Option<usize> {
-        None
-    }
     fn expected_fpr(&self, items: usize) -> f64 {
         self.filter.expected_false_pos(items)
-    }
-    fn growth(&self) -> Growth {
-        Growth::Configured
     }
     fn can_remove(&self) -> bool {
         false
@@ -384,17 +379,8 @@ impl Subject for QuotientSubject {
     fn memory_bytes(&self) -> usize {
         self.filter.memory_usage()
     }
-    fn slots(&self) -> Option<usize> {
-        None
-    }
     fn expected_fpr(&self, _items: usize) -> f64 {
         self.filter.max_error_ratio()
-    }
-    fn growth(&self) -> Growth {
-        Growth::Configured
-    }
-    fn can_remove(&self) -> bool {
-        true
     }
 }
 
@@ -421,21 +407,12 @@ impl Subject for XorSubject {
     fn contains_key(&self, key: &u64) -> bool {
         self.filter.contains(key)
     }
-    fn remove_key(&mut self, _key: &u64) -> Option<bool> {
-        None
-    }
     fn memory_bytes(&self) -> usize {
         std::mem::size_of_val(&*self.filter.fingerprints)
             + std::mem::size_of::<xorf::BinaryFuse16>()
     }
-    fn slots(&self) -> Option<usize> {
-        None
-    }
     fn expected_fpr(&self, _items: usize) -> f64 {
         1.0 / 65536.0
-    }
-    fn growth(&self) -> Growth {
-        Growth::Configured
     }
     fn can_remove(&self) -> bool {
         false

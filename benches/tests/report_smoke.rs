@@ -5,60 +5,46 @@
 //! tables have the machine's reference row; and that `--only` runs only the parts it names.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
-const CSV_FILES: [&str; 22] = [
-    "table3_space_and_construction",
-    "space_bits_per_item",
-    "fig5_lookup_vs_positive_share",
-    "fig6_positive_lookup_vs_occupancy",
-    "fig6_negative_lookup_vs_occupancy",
-    "fig7_insert_vs_occupancy",
-    "fig8_delete_vs_occupancy",
-    "lookups_shuffled_in_cache",
-    "lookups_shuffled_out_of_l3",
-    "lookups_beside_writer",
-    "threads_lookups",
-    "threads_inserts",
-    "threads_mixed_90_10",
-    "threads_mixed_50_50",
-    "threads_fill_large",
-    "growth_lookups",
-    "growth_bits_per_item",
-    "growth_inserts",
-    "growth_false_positive_rate",
-    "cache_line_rate_and_out_of_cache",
-    "byte_keys",
-    "byte_keys_v5_vs_v4",
-];
+/// How a table's cells are checked beyond being numbers.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// Measured in rounds: a min and a max beside its cells.
+    Spread,
+    /// Counted or computed once: no spread.
+    Counted,
+    /// Ratios alone, each with the range of its per-round ratios.
+    Ratios,
+    /// Measured in rounds, with the machine's own scaling as a reference row.
+    Scaling,
+}
+use Kind::{Counted, Ratios, Scaling, Spread};
 
-/// The tables counted or computed once, not measured in rounds: every other CSV has a min and
-/// a max beside its cells.
-const COUNTED_FILES: [&str; 4] = [
-    "table3_space_and_construction",
-    "space_bits_per_item",
-    "growth_false_positive_rate",
-    "cache_line_rate_and_out_of_cache",
-];
-
-/// Tables of ratios alone (each with the range of its per-round ratios, not a min and max).
-const RATIO_FILES: [&str; 1] = ["byte_keys_v5_vs_v4"];
-
-/// What `--only growth` writes.
-const GROWTH_FILES: [&str; 4] = [
-    "growth_lookups",
-    "growth_bits_per_item",
-    "growth_inserts",
-    "growth_false_positive_rate",
-];
-
-/// Tables whose rows include the machine's own scaling as a reference.
-const SCALING_FILES: [&str; 5] = [
-    "threads_lookups",
-    "threads_inserts",
-    "threads_mixed_90_10",
-    "threads_mixed_50_50",
-    "threads_fill_large",
+/// Every table of a full run, in report order; the growth part's tables start with `growth_`.
+const TABLES: [(&str, Kind); 22] = [
+    ("table3_space_and_construction", Counted),
+    ("space_bits_per_item", Counted),
+    ("fig5_lookup_vs_positive_share", Spread),
+    ("fig6_positive_lookup_vs_occupancy", Spread),
+    ("fig6_negative_lookup_vs_occupancy", Spread),
+    ("fig7_insert_vs_occupancy", Spread),
+    ("fig8_delete_vs_occupancy", Spread),
+    ("lookups_shuffled_in_cache", Spread),
+    ("lookups_shuffled_out_of_l3", Spread),
+    ("lookups_beside_writer", Spread),
+    ("threads_lookups", Scaling),
+    ("threads_inserts", Scaling),
+    ("threads_mixed_90_10", Scaling),
+    ("threads_mixed_50_50", Scaling),
+    ("threads_fill_large", Scaling),
+    ("growth_lookups", Spread),
+    ("growth_bits_per_item", Spread),
+    ("growth_inserts", Spread),
+    ("growth_false_positive_rate", Counted),
+    ("cache_line_rate_and_out_of_cache", Counted),
+    ("byte_keys", Spread),
+    ("byte_keys_v5_vs_v4", Ratios),
 ];
 
 const SVG_FILES: [&str; 7] = [
@@ -71,29 +57,105 @@ const SVG_FILES: [&str; 7] = [
     "growth",
 ];
 
-/// Columns that may hold a measured zero: a false-positive rate on a few thousand absent keys,
-/// and the count of lost items (zero is the correct answer for most filters).
-fn may_be_zero(column: &str) -> bool {
-    column.starts_with("fpr_measured") || column == "lost_items"
-}
+/// The summary line of each phase on stderr; `--only growth` prints only the fifth.
+const PHASES: [&str; 7] = [
+    "keys:",
+    "single thread:",
+    "shuffled lookups:",
+    "thread scaling:",
+    "growth:",
+    "cache-line rate:",
+    "out-of-cache lookups:",
+];
 
-/// An empty output directory of the test `name`'s own: the tests run in
-/// parallel in one process, so a directory shared between them (or cleared
-/// by another) loses a running report's files.
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+/// Runs the report with `args` (and `--out` a fresh folder of the test `name`'s own: the tests
+/// run in parallel in one process); its output and the folder.
+fn report(name: &str, args: &[&str]) -> (Output, PathBuf) {
+    let out = std::env::temp_dir().join(format!(
         "cuckoo-nest-report-smoke-{}-{name}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    let _ = std::fs::remove_dir_all(&out);
+    let result = run(&[args, &["--out", out.to_str().unwrap()]].concat());
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "report failed:\n{stderr}");
+    (result, out)
+}
+
+fn run(args: &[&str]) -> Output {
+    let report = Command::new(env!("CARGO_BIN_EXE_report"))
+        .args(args)
+        .output();
+    report.expect("the report binary runs")
+}
+
+/// `got` is `want` but for rounding.
+fn close(got: f64, want: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs(),
+        "{what}: {got}, the cells give {want}"
+    );
+}
+
+/// A CSV file: its name, header and rows (label first).
+struct Csv {
+    name: String,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Csv {
+    fn read(out: &Path, name: &str) -> Csv {
+        let path = out.join(format!("{name}.csv"));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut lines = text.lines().map(fields);
+        let header = lines.next().expect("a header line");
+        Csv {
+            name: name.to_string(),
+            header,
+            rows: lines.collect(),
+        }
+    }
+
+    fn column(&self, column: &str) -> usize {
+        let columns = &self.header;
+        (columns.iter().position(|h| h == column))
+            .unwrap_or_else(|| panic!("{}: no column {column} in {columns:?}", self.name))
+    }
+
+    fn cell(&self, row: &[String], column: &str) -> f64 {
+        let c = &row[self.column(column)];
+        (c.parse()).unwrap_or_else(|_| panic!("{}: {column} = {c:?} in {row:?}", self.name))
+    }
+
+    /// The first row whose label starts with `label`.
+    fn row(&self, label: &str) -> &[String] {
+        (self.rows.iter().find(|r| r[0].starts_with(label)))
+            .unwrap_or_else(|| panic!("{}: no {label} row", self.name))
+    }
+
+    /// In every row of `rows`, `ratio` is `want(row)` and lies within its per-round range.
+    fn check_ratio<'a>(
+        &self,
+        rows: impl IntoIterator<Item = &'a Vec<String>>,
+        ratio: &str,
+        want: impl Fn(&[String]) -> f64,
+    ) {
+        for row in rows {
+            let (got, want) = (self.cell(row, ratio), want(row));
+            let what = format!("{} {}: {ratio}", self.name, row[0]);
+            close(got, want, &what);
+            let lo = self.cell(row, &format!("{ratio}_round_min"));
+            let hi = self.cell(row, &format!("{ratio}_round_max"));
+            assert!(lo <= got && got <= hi, "{what}: {got} outside {lo}-{hi}");
+        }
+    }
 }
 
 /// Splits one CSV line; the report quotes fields that contain commas.
 fn fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -110,277 +172,169 @@ fn fields(line: &str) -> Vec<String> {
     out
 }
 
-/// For every column `c` with `c_min` and `c_max` beside it: min <= median <= max in each row.
-/// Returns how many such columns the file has.
-fn check_spread(path: &Path) -> usize {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header = fields(lines.next().unwrap());
-    let spread: Vec<usize> = (0..header.len())
-        .filter(|&i| {
-            header.get(i + 1) == Some(&format!("{}_min", header[i]))
-                && header.get(i + 2) == Some(&format!("{}_max", header[i]))
-        })
-        .collect();
-    for line in lines {
-        let cells = fields(line);
-        for &i in &spread {
-            if cells[i].is_empty() {
-                continue;
-            }
-            let v: Vec<f64> = cells[i..i + 3].iter().map(|c| c.parse().unwrap()).collect();
-            assert!(
-                v[1] <= v[0] && v[0] <= v[2],
-                "{}: {} not within its min and max: {line}",
-                path.display(),
-                header[i]
-            );
-        }
-    }
-    spread.len()
-}
-
-fn check_csv(path: &Path) -> usize {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let header = fields(lines.next().expect("a header line"));
-    assert!(header.len() >= 2, "{}: too few columns", path.display());
+/// The table's cells are numbers, finite and positive (zero allowed for a false-positive rate
+/// on a few thousand absent keys and for lost items), or empty where the filter cannot do the
+/// operation; measured cells lie within their min and max; the machine's row where promised.
+fn check_table(out: &Path, name: &str, kind: Kind) {
+    let csv = Csv::read(out, name);
+    let h = &csv.header;
+    assert!(
+        h.len() >= 2 && !csv.rows.is_empty(),
+        "{name}: too few columns or no rows"
+    );
     let mut numbers = 0;
-    let mut rows = 0;
-    for line in lines {
-        rows += 1;
-        let cells = fields(line);
-        assert_eq!(
-            cells.len(),
-            header.len(),
-            "{}: ragged row {line:?}",
-            path.display()
-        );
-        assert!(
-            !cells[0].is_empty(),
-            "{}: row without a label",
-            path.display()
-        );
-        for (cell, column) in cells.iter().zip(&header).skip(1) {
-            if cell.is_empty() {
-                continue; // the filter cannot do this operation
-            }
-            let v: f64 = cell.parse().unwrap_or_else(|_| {
-                panic!("{}: {column} = {cell:?} is not a number", path.display())
-            });
+    for row in &csv.rows {
+        assert_eq!(row.len(), h.len(), "{name}: ragged row {row:?}");
+        assert!(!row[0].is_empty(), "{name}: row without a label");
+        for (cell, column) in row.iter().zip(h).skip(1).filter(|(c, _)| !c.is_empty()) {
+            let v: f64 = (cell.parse()).unwrap_or_else(|_| panic!("{name}: {column} = {cell:?}"));
+            let zero_ok = column.starts_with("fpr_measured") || column == "lost_items";
             assert!(
-                v.is_finite(),
-                "{}: {column} = {v} is not finite",
-                path.display()
+                v.is_finite() && (v > 0.0 || zero_ok && v == 0.0),
+                "{name}: {column} = {v}"
             );
-            if may_be_zero(column) {
-                assert!(v >= 0.0, "{}: {column} = {v} is negative", path.display());
-            } else {
-                assert!(
-                    v > 0.0,
-                    "{}: {column} = {v} is not positive",
-                    path.display()
-                );
-            }
             numbers += 1;
         }
     }
-    assert!(rows > 0, "{}: no rows", path.display());
-    numbers
-}
-
-/// Every CSV of `names` with figures, and with their spread unless it is counted once.
-fn check_tables(out: &Path, names: &[&str]) {
-    for name in names {
-        let numbers = check_csv(&out.join(format!("{name}.csv")));
-        assert!(numbers > 0, "{name}.csv has no figures");
-        if RATIO_FILES.contains(name) {
-            let text = std::fs::read_to_string(out.join(format!("{name}.csv"))).unwrap();
-            let header = text.lines().next().unwrap_or_default();
-            assert!(header.contains("_round_min"), "{name}.csv has no ranges");
-        } else if !COUNTED_FILES.contains(name) {
-            let columns = check_spread(&out.join(format!("{name}.csv")));
-            assert!(columns > 0, "{name}.csv has no min/max columns");
+    assert!(numbers > 0, "{name} has no figures");
+    // Columns `c` with `c_min` and `c_max` beside them.
+    let spread: Vec<usize> = (0..h.len())
+        .filter(|&i| {
+            h.get(i + 1) == Some(&format!("{}_min", h[i]))
+                && h.get(i + 2) == Some(&format!("{}_max", h[i]))
+        })
+        .collect();
+    for row in &csv.rows {
+        for &i in spread.iter().filter(|&&i| !row[i].is_empty()) {
+            let v: Vec<f64> = row[i..i + 3].iter().map(|c| c.parse().unwrap()).collect();
+            assert!(
+                v[1] <= v[0] && v[0] <= v[2],
+                "{name}: {} outside its min and max: {row:?}",
+                h[i]
+            );
+        }
+    }
+    match kind {
+        Counted => {}
+        Ratios => assert!(
+            h.iter().any(|c| c.contains("_round_min")),
+            "{name} has no ranges"
+        ),
+        Spread | Scaling => assert!(!spread.is_empty(), "{name} has no min/max columns"),
+    }
+    if kind == Scaling {
+        assert!(
+            csv.rows.iter().any(|r| r[0].starts_with("machine")),
+            "{name}: no machine row"
+        );
+        // The speedup is the last thread count's rate over the first's.
+        let counts: Vec<&String> = h.iter().filter(|c| c.ends_with("thr_m_ops_s")).collect();
+        let speedup = (h
+            .iter()
+            .find(|c| c.starts_with("ratio_speedup") && !c.contains("_round_")))
+        .unwrap_or_else(|| panic!("{name} has no speedup column"));
+        for row in &csv.rows {
+            let want = csv.cell(row, counts[counts.len() - 1]) / csv.cell(row, counts[0]);
+            close(csv.cell(row, speedup), want, &format!("{name} {}", row[0]));
         }
     }
 }
 
 /// An SVG with lines.
 fn check_svg(out: &Path, name: &str) {
-    let path = out.join(format!("{name}.svg"));
-    let svg = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let svg = std::fs::read_to_string(out.join(format!("{name}.svg")))
+        .unwrap_or_else(|e| panic!("{name}.svg: {e}"));
+    let lines = svg.contains("<polyline") || svg.contains("<path");
     assert!(
-        svg.contains("<svg") && svg.contains("</svg>"),
-        "{name}.svg is not an SVG"
+        svg.contains("<svg") && svg.contains("</svg>") && lines,
+        "{name}.svg: no lines"
     );
-    assert!(
-        svg.contains("<polyline") || svg.contains("<path"),
-        "{name}.svg has no lines"
-    );
-}
-
-/// Every CSV with figures (and spread, and the machine's row where promised), every SVG with
-/// lines.
-fn check_files(out: &Path) {
-    check_tables(out, &CSV_FILES);
-    for name in SCALING_FILES {
-        let text = std::fs::read_to_string(out.join(format!("{name}.csv"))).unwrap();
-        assert!(
-            text.lines().any(|l| l.starts_with("machine")),
-            "{name}.csv has no machine reference row"
-        );
-        assert!(
-            text.contains("ratio_speedup"),
-            "{name}.csv has no speedup column"
-        );
-    }
-    for name in SVG_FILES {
-        check_svg(out, name);
-    }
-}
-
-/// A CSV as its header and its rows (label first).
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let header = fields(lines.next().unwrap());
-    (header, lines.map(fields).collect())
-}
-
-fn cell(header: &[String], row: &[String], column: &str) -> f64 {
-    let i = header
-        .iter()
-        .position(|h| h == column)
-        .unwrap_or_else(|| panic!("no column {column} in {header:?}"));
-    row[i]
-        .parse()
-        .unwrap_or_else(|_| panic!("{column} = {:?} in {row:?}", row[i]))
-}
-
-fn assert_close(got: f64, want: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= 1e-9 * want.abs(),
-        "{what}: {got}, but the cells give {want}"
-    );
-}
-
-/// Ratio columns print the ratio of the medians in the row's cells, so a reader can check one
-/// against the other; the per-round range of a two-cell ratio holds that ratio.
-fn check_ratios(out: &Path) {
-    let (h, rows) = read_csv(&out.join("fig5_lookup_vs_positive_share.csv"));
-    let base = rows
-        .iter()
-        .find(|r| r[0].starts_with("cuckoofilter"))
-        .expect("a cuckoofilter row");
-    let ratio = "ratio_vs_cuckoofilter_at_50pct";
-    for row in &rows {
-        let want = cell(&h, row, "50pct_m_lookups_s") / cell(&h, base, "50pct_m_lookups_s");
-        let got = cell(&h, row, ratio);
-        assert_close(got, want, &format!("fig5 {}", row[0]));
-        let (lo, hi) = (
-            cell(&h, row, &format!("{ratio}_round_min")),
-            cell(&h, row, &format!("{ratio}_round_max")),
-        );
-        assert!(
-            lo <= got && got <= hi,
-            "fig5 {}: {got} outside {lo}-{hi}",
-            row[0]
-        );
-    }
-    for name in SCALING_FILES {
-        let (h, rows) = read_csv(&out.join(format!("{name}.csv")));
-        // The thread counts, first and last: `1thr_m_ops_s` .. `2thr_m_ops_s`.
-        let counts: Vec<&String> = h.iter().filter(|c| c.ends_with("thr_m_ops_s")).collect();
-        let (first, last) = (counts[0], counts[counts.len() - 1]);
-        let speedup = h
-            .iter()
-            .find(|c| c.starts_with("ratio_speedup") && !c.contains("_round_"))
-            .expect("a speedup column");
-        for row in &rows {
-            let want = cell(&h, row, last) / cell(&h, row, first);
-            assert_close(cell(&h, row, speedup), want, &format!("{name} {}", row[0]));
-        }
-    }
-    check_growth_ratios(out);
-    let (h, rows) = read_csv(&out.join("cache_line_rate_and_out_of_cache.csv"));
-    let bound = rows
-        .iter()
-        .find(|r| r[0].starts_with("lookup bound"))
-        .expect("a bound row");
-    for row in rows.iter().filter(|r| !r[3].is_empty()) {
-        let want = cell(&h, row, "value") / cell(&h, bound, "value") * 100.0;
-        assert_close(
-            cell(&h, row, "pct_of_bound"),
-            want,
-            &format!("% of bound, {}", row[0]),
-        );
-    }
 }
 
 /// The growth figures' ratios against the fixed filter at 8x and 64x: of times (its rate over
-/// the row's) for lookups and inserts, of bits per item for memory.
+/// the row's) for lookups and inserts, of bits per item for memory; and the 1% target.
 fn check_growth_ratios(out: &Path) {
     for (name, unit, time) in [
         ("growth_lookups", "m_lookups_s", true),
         ("growth_inserts", "m_inserts_s", true),
         ("growth_bits_per_item", "bits_item", false),
     ] {
-        let (h, rows) = read_csv(&out.join(format!("{name}.csv")));
-        let base = rows
-            .iter()
-            .find(|r| r[0].starts_with("cuckoo-nest fixed"))
-            .unwrap_or_else(|| panic!("{name}: no fixed-filter row"));
-        assert_eq!(rows.len(), 3, "{name}: growable, fixed and scalable rows");
+        let csv = Csv::read(out, name);
+        assert_eq!(
+            csv.rows.len(),
+            3,
+            "{name}: growable, fixed and scalable rows"
+        );
+        let base = csv.row("cuckoo-nest fixed");
         for at in ["8x", "64x"] {
             let column = format!("{at}_{unit}");
-            let ratio = if time {
-                format!("ratio_time_vs_cuckoo_nest_fixed_at_{at}")
-            } else {
-                format!("ratio_vs_cuckoo_nest_fixed_at_{at}")
-            };
-            for row in &rows {
-                let (mine, theirs) = (cell(&h, row, &column), cell(&h, base, &column));
-                let want = if time { theirs / mine } else { mine / theirs };
-                let got = cell(&h, row, &ratio);
-                assert_close(got, want, &format!("{name} {} at {at}", row[0]));
-                let (lo, hi) = (
-                    cell(&h, row, &format!("{ratio}_round_min")),
-                    cell(&h, row, &format!("{ratio}_round_max")),
-                );
-                assert!(
-                    lo <= got && got <= hi,
-                    "{name} {}: {got} outside {lo}-{hi}",
-                    row[0]
-                );
-            }
+            let (ratio, theirs) = (
+                format!(
+                    "ratio_{}vs_cuckoo_nest_fixed_at_{at}",
+                    if time { "time_" } else { "" }
+                ),
+                csv.cell(base, &column),
+            );
+            csv.check_ratio(&csv.rows, &ratio, |row| {
+                let mine = csv.cell(row, &column);
+                if time {
+                    theirs / mine
+                } else {
+                    mine / theirs
+                }
+            });
         }
     }
-    let (h, rows) = read_csv(&out.join("growth_false_positive_rate.csv"));
-    for row in &rows {
-        assert_close(cell(&h, row, "fpr_target_pct"), 1.0, "the growth target");
+    let csv = Csv::read(out, "growth_false_positive_rate");
+    for row in &csv.rows {
+        assert_eq!(csv.cell(row, "fpr_target_pct"), 1.0, "the growth target");
     }
 }
 
 #[test]
 fn tiny_report_writes_every_table_and_plot() {
-    let out = out_dir("tiny");
-    let result = Command::new(env!("CARGO_BIN_EXE_report"))
-        .args(["--tiny", "--items", "20000", "--threads", "2", "--out"])
-        .arg(&out)
-        .output()
-        .expect("the report binary runs");
+    let (result, out) = report("tiny", &["--tiny", "--items", "20000", "--threads", "2"]);
     let stdout = String::from_utf8_lossy(&result.stdout);
     let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(result.status.success(), "report failed:\n{stderr}");
+    for (name, kind) in TABLES {
+        check_table(&out, name, kind);
+    }
+    for name in SVG_FILES {
+        check_svg(&out, name);
+    }
+    // Ratio columns print the ratio of the medians in the row's cells.
+    let fig5 = Csv::read(&out, "fig5_lookup_vs_positive_share");
+    let base = fig5.cell(fig5.row("cuckoofilter"), "50pct_m_lookups_s");
+    fig5.check_ratio(&fig5.rows, "ratio_vs_cuckoofilter_at_50pct", |row| {
+        fig5.cell(row, "50pct_m_lookups_s") / base
+    });
+    check_growth_ratios(&out);
+    let lines = Csv::read(&out, "cache_line_rate_and_out_of_cache");
+    let bound = lines.cell(lines.row("lookup bound"), "value");
+    for row in lines.rows.iter().filter(|r| !r[3].is_empty()) {
+        let want = lines.cell(row, "value") / bound * 100.0;
+        close(
+            lines.cell(row, "pct_of_bound"),
+            want,
+            &format!("% of bound, {}", row[0]),
+        );
+    }
+    // Bloom filters cannot delete: an empty cell, not a number.
+    let fig8 = Csv::read(&out, "fig8_delete_vs_occupancy");
+    let bloom = fig8.row("fastbloom");
+    assert!(
+        bloom[1..].iter().all(String::is_empty),
+        "fastbloom deletes: {bloom:?}"
+    );
 
-    check_files(&out);
-    check_ratios(&out);
-    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
-
-    // Every measurement is printed on stdout as a markdown table, and kept in report.md.
-    let tables = stdout.matches("\n### ").count();
-    assert_eq!(tables, CSV_FILES.len(), "tables on stdout:\n{stdout}");
+    // Every table on stdout as markdown, and in report.md with links to every plot.
+    assert_eq!(
+        stdout.matches("\n### ").count(),
+        TABLES.len(),
+        "tables on stdout:\n{stdout}"
+    );
     assert!(stdout.contains("| filter"), "no markdown table on stdout");
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
     assert!(report.contains("### Table 3"));
     for name in SVG_FILES {
         assert!(
@@ -388,34 +342,12 @@ fn tiny_report_writes_every_table_and_plot() {
             "report.md does not link {name}.svg"
         );
     }
-    // Bloom filters cannot delete: an empty cell, not a number.
-    let fig8 = std::fs::read_to_string(out.join("fig8_delete_vs_occupancy.csv")).unwrap();
-    let bloom = fig8
-        .lines()
-        .find(|l| l.starts_with("fastbloom"))
-        .expect("a fastbloom row");
-    assert!(
-        bloom.split(',').skip(1).all(str::is_empty),
-        "fastbloom deletes: {bloom}"
-    );
-    // One summary line per phase on stderr.
-    for phase in [
-        "keys:",
-        "single thread:",
-        "shuffled lookups:",
-        "thread scaling:",
-        "growth:",
-        "cache-line rate:",
-        "out-of-cache lookups:",
-    ] {
-        assert!(stderr.contains(phase), "no summary for {phase}\n{stderr}");
-    }
-    // How busy the machine was, before and after.
-    for moment in [
+    // One summary line per phase, and how busy the machine was before and after.
+    for line in PHASES.iter().chain(&[
         "before the run: load average",
         "after the run: load average",
-    ] {
-        assert!(stderr.contains(moment), "no {moment:?} on stderr\n{stderr}");
+    ]) {
+        assert!(stderr.contains(line), "no {line:?} on stderr\n{stderr}");
     }
     assert!(
         report.contains("steal"),
@@ -427,40 +359,33 @@ fn tiny_report_writes_every_table_and_plot() {
 /// `--only growth`: the growth tables and plot, no other part's, and none of their phases.
 #[test]
 fn only_growth_writes_only_the_growth_figures() {
-    let out = out_dir("only-growth");
-    let result = Command::new(env!("CARGO_BIN_EXE_report"))
-        .args(["--tiny", "--only", "growth", "--out"])
-        .arg(&out)
-        .output()
-        .expect("the report binary runs");
+    let (result, out) = report("only-growth", &["--tiny", "--only", "growth"]);
     let stdout = String::from_utf8_lossy(&result.stdout);
     let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(result.status.success(), "report failed:\n{stderr}");
-    check_tables(&out, &GROWTH_FILES);
+    let growth: Vec<(&str, Kind)> = TABLES
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("growth_"))
+        .collect();
+    for &(name, kind) in &growth {
+        check_table(&out, name, kind);
+    }
     check_growth_ratios(&out);
     check_svg(&out, "growth");
-    let mut written: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
+    let mut written: Vec<String> = (std::fs::read_dir(&out).unwrap())
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    written.sort();
-    let mut want: Vec<String> = GROWTH_FILES.iter().map(|n| format!("{n}.csv")).collect();
+    let mut want: Vec<String> = growth.iter().map(|(n, _)| format!("{n}.csv")).collect();
     want.extend(["growth.svg".to_string(), "report.md".to_string()]);
+    written.sort();
     want.sort();
     assert_eq!(written, want);
-    assert_eq!(
-        stdout.matches("\n### ").count(),
-        GROWTH_FILES.len(),
-        "{stdout}"
-    );
-    assert!(stderr.contains("growth:"), "{stderr}");
-    for phase in [
-        "keys:",
-        "single thread:",
-        "thread scaling:",
-        "cache-line rate:",
-    ] {
-        assert!(!stderr.contains(phase), "{phase} ran\n{stderr}");
+    assert_eq!(stdout.matches("\n### ").count(), growth.len(), "{stdout}");
+    for phase in PHASES {
+        assert_eq!(
+            stderr.contains(phase),
+            phase == "growth:",
+            "{phase}\n{stderr}"
+        );
     }
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -474,39 +399,22 @@ fn bad_options_exit_with_code_2() {
         &["--positive-fraction", "2"],
         &["--only", "everything"],
     ] {
-        let result = Command::new(env!("CARGO_BIN_EXE_report"))
-            .args(args)
-            .output()
-            .expect("the report binary runs");
+        let result = run(args);
         assert_eq!(result.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&result.stderr);
-        assert!(stderr.contains("error:"), "{args:?}: {stderr}");
-        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        let clear = stderr.contains("error:") && !stderr.contains("panicked");
+        assert!(clear, "{args:?}: {stderr}");
     }
 }
 
 #[test]
 fn help_lists_every_option() {
-    let result = Command::new(env!("CARGO_BIN_EXE_report"))
-        .arg("--help")
-        .output()
-        .expect("the report binary runs");
+    let result = run(&["--help"]);
     assert!(result.status.success());
     let help = String::from_utf8_lossy(&result.stdout);
-    for option in [
-        "--items",
-        "--threads",
-        "--positive-fraction",
-        "--configs",
-        "--out",
-        "--quick",
-        "--tiny",
-        "--reps",
-        "--memory-mib",
-        "--seed",
-        "--only",
-        "--help",
-    ] {
+    let options = "--items --threads --positive-fraction --configs --out --quick --tiny --reps \
+                   --memory-mib --seed --only --help";
+    for option in options.split_whitespace() {
         assert!(help.contains(option), "--help does not list {option}");
     }
 }

@@ -3,12 +3,11 @@
 
 use super::{At, FigureSpec, Ratio};
 
-pub static SHUFFLED_IN_CACHE: FigureSpec = FigureSpec {
-    name: "lookups_shuffled_in_cache",
-    title: "Shuffled lookups in cache (M lookups/s, one thread): hits and misses mixed",
-    unit: "M lookups/s",
-    label: "filter",
-    ratios: &[
+pub static SHUFFLED_IN_CACHE: FigureSpec = FigureSpec::new(
+    "lookups_shuffled_in_cache",
+    "Shuffled lookups in cache (M lookups/s, one thread): hits and misses mixed",
+    "M lookups/s",
+    &[
         Ratio::VsLine {
             line: "cuckoofilter",
             at: At::Value(0.0),
@@ -25,20 +24,17 @@ pub static SHUFFLED_IN_CACHE: FigureSpec = FigureSpec {
             mid: At::Value(0.5),
         },
     ],
-    plot: None,
-};
+);
 
-pub static SHUFFLED_OUT_OF_L3: FigureSpec = FigureSpec {
-    name: "lookups_shuffled_out_of_l3",
-    title: "Shuffled lookups out of L3 (M lookups/s, one thread)",
-    unit: "M lookups/s",
-    label: "filter",
-    ratios: &[Ratio::VsLine {
+pub static SHUFFLED_OUT_OF_L3: FigureSpec = FigureSpec::new(
+    "lookups_shuffled_out_of_l3",
+    "Shuffled lookups out of L3 (M lookups/s, one thread)",
+    "M lookups/s",
+    &[Ratio::VsLine {
         line: "cuckoofilter",
         at: At::Value(0.5),
     }],
-    plot: None,
-};
+);
 
 pub static BESIDE_WRITER: FigureSpec = FigureSpec {
     name: "lookups_beside_writer",

@@ -80,6 +80,44 @@ pub struct FigureSpec {
     pub plot: Option<PlotSpec>,
 }
 
+impl FigureSpec {
+    /// A figure with one row per filter, not plotted.
+    pub const fn new(
+        name: &'static str,
+        title: &'static str,
+        unit: &'static str,
+        ratios: &'static [Ratio],
+    ) -> FigureSpec {
+        FigureSpec {
+            name,
+            title,
+            unit,
+            label: "filter",
+            ratios,
+            plot: None,
+        }
+    }
+
+    /// The figure drawn as `panel` of the SVG `file` (titled `title`), x axis `x_label`.
+    pub const fn plotted(
+        self,
+        file: &'static str,
+        title: &'static str,
+        panel: &'static str,
+        x_label: &'static str,
+    ) -> FigureSpec {
+        FigureSpec {
+            plot: Some(PlotSpec {
+                file,
+                title,
+                panel,
+                x_label,
+            }),
+            ..self
+        }
+    }
+}
+
 /// One subject's measured line.
 pub struct Line {
     pub label: String,
@@ -344,23 +382,18 @@ pub fn plots(figures: &[&Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>
 mod tests {
     use super::*;
 
-    static TWO_LINES: FigureSpec = FigureSpec {
-        name: "two_lines",
-        title: "Two lines",
-        unit: "M ops/s",
-        label: "filter",
-        ratios: &[Ratio::VsLine {
+    static TWO_LINES: FigureSpec = FigureSpec::new(
+        "two_lines",
+        "Two lines",
+        "M ops/s",
+        &[Ratio::VsLine {
             line: "base",
             at: At::First,
         }],
-        plot: None,
-    };
+    );
 
-    /// Three rounds where the median of the per-round ratios (10/5, 4/4, 9/3: 2) differs from
-    /// the ratio of the medians (9/4 = 2.25): the column must print the latter, with the
-    /// rounds' range beside it.
-    #[test]
-    fn ratio_column_is_the_ratio_of_the_cells_medians() {
+    /// Three rounds of two lines at one x: "mine" 10, 4, 9 and "base" 5, 4, 3.
+    fn two_lines() -> Figure {
         let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
         let mut a = Line::new("mine", Rgb(0, 0, 0), 1);
         let mut b = Line::new("base", Rgb(0, 0, 0), 1);
@@ -372,6 +405,15 @@ mod tests {
             b.cells[0].push(round, Some(y));
         }
         f.lines = vec![a, b];
+        f
+    }
+
+    /// Three rounds where the median of the per-round ratios (10/5, 4/4, 9/3: 2) differs from
+    /// the ratio of the medians (9/4 = 2.25): the column must print the latter, with the
+    /// rounds' range beside it.
+    #[test]
+    fn ratio_column_is_the_ratio_of_the_cells_medians() {
+        let f = two_lines();
         let r = f.ratio(TWO_LINES.ratios[0], 0).unwrap();
         assert_eq!((r.median, r.min, r.max), (9.0 / 4.0, 1.0, 3.0));
         let t = f.table();
@@ -404,17 +446,7 @@ mod tests {
     /// A ratio of times in a figure of rates: the line's rate over the row's, per round too.
     #[test]
     fn time_ratio_is_the_inverse_rate_ratio() {
-        let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
-        let mut a = Line::new("mine", Rgb(0, 0, 0), 1);
-        let mut b = Line::new("base", Rgb(0, 0, 0), 1);
-        for (round, (x, y)) in [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)]
-            .into_iter()
-            .enumerate()
-        {
-            a.cells[0].push(round, Some(x));
-            b.cells[0].push(round, Some(y));
-        }
-        f.lines = vec![a, b];
+        let f = two_lines();
         let time = Ratio::TimeVsLine {
             line: "base",
             at: At::First,

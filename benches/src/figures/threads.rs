@@ -1,7 +1,7 @@
 //! The thread-scaling figures: lookups, inserts and two mixes by thread count, and writers
 //! filling one large filter, each against the machine's own scaling.
 
-use super::{At, FigureSpec, PlotSpec, Ratio};
+use super::{At, FigureSpec, Ratio};
 
 /// Ratio columns of every thread-scaling table.
 const SCALING: &[Ratio] = &[
@@ -13,70 +13,43 @@ const SCALING: &[Ratio] = &[
     Ratio::ScalingVs { line: "machine" },
 ];
 
-const THREADS_PLOT: &str = "threads_scaling.svg";
-const THREADS_TITLE: &str = "Thread scaling: aggregate throughput";
+/// A thread-scaling figure, drawn as `panel` of threads_scaling.svg.
+const fn scaling(name: &'static str, title: &'static str, panel: &'static str) -> FigureSpec {
+    FigureSpec::new(name, title, "M ops/s", SCALING).plotted(
+        "threads_scaling.svg",
+        "Thread scaling: aggregate throughput",
+        panel,
+        "threads",
+    )
+}
 
-pub static THREADS_LOOKUPS: FigureSpec = FigureSpec {
-    name: "threads_lookups",
-    title: "Thread scaling: lookups (M ops/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: Some(PlotSpec {
-        file: THREADS_PLOT,
-        title: THREADS_TITLE,
-        panel: "lookups",
-        x_label: "threads",
-    }),
-};
+pub static THREADS_LOOKUPS: FigureSpec = scaling(
+    "threads_lookups",
+    "Thread scaling: lookups (M ops/s, all threads)",
+    "lookups",
+);
 
-pub static THREADS_INSERTS: FigureSpec = FigureSpec {
-    name: "threads_inserts",
-    title: "Thread scaling: inserts (M ops/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: Some(PlotSpec {
-        file: THREADS_PLOT,
-        title: THREADS_TITLE,
-        panel: "inserts",
-        x_label: "threads",
-    }),
-};
+pub static THREADS_INSERTS: FigureSpec = scaling(
+    "threads_inserts",
+    "Thread scaling: inserts (M ops/s, all threads)",
+    "inserts",
+);
 
-pub static THREADS_MIXED_90: FigureSpec = FigureSpec {
-    name: "threads_mixed_90_10",
-    title: "Thread scaling: mixed 90% lookups / 10% inserts (M ops/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: Some(PlotSpec {
-        file: THREADS_PLOT,
-        title: THREADS_TITLE,
-        panel: "mixed 90% lookups / 10% inserts",
-        x_label: "threads",
-    }),
-};
+pub static THREADS_MIXED_90: FigureSpec = scaling(
+    "threads_mixed_90_10",
+    "Thread scaling: mixed 90% lookups / 10% inserts (M ops/s, all threads)",
+    "mixed 90% lookups / 10% inserts",
+);
 
-pub static THREADS_MIXED_50: FigureSpec = FigureSpec {
-    name: "threads_mixed_50_50",
-    title: "Thread scaling: mixed 50% lookups / 50% inserts (M ops/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: Some(PlotSpec {
-        file: THREADS_PLOT,
-        title: THREADS_TITLE,
-        panel: "mixed 50% lookups / 50% inserts",
-        x_label: "threads",
-    }),
-};
+pub static THREADS_MIXED_50: FigureSpec = scaling(
+    "threads_mixed_50_50",
+    "Thread scaling: mixed 50% lookups / 50% inserts (M ops/s, all threads)",
+    "mixed 50% lookups / 50% inserts",
+);
 
-pub static THREADS_FILL: FigureSpec = FigureSpec {
-    name: "threads_fill_large",
-    title: "Writers scaling: filling one large filter (M inserts/s, all threads)",
-    unit: "M ops/s",
-    label: "filter",
-    ratios: SCALING,
-    plot: None,
-};
+pub static THREADS_FILL: FigureSpec = FigureSpec::new(
+    "threads_fill_large",
+    "Writers scaling: filling one large filter (M inserts/s, all threads)",
+    "M ops/s",
+    SCALING,
+);
