@@ -18,7 +18,11 @@
 //! and largest of the rounds, in million operations per second over all
 //! threads, and, where 1 is among the thread counts, each count's speedup
 //! over one thread as a fraction of the machine's own (medians of the
-//! rounds' ratios: 1.0 scales as well as one atomic per key does).
+//! rounds' ratios: 1.0 scales as well as one atomic per key does). Last,
+//! the fill *apart*: each thread fills a filter of its own, of the same
+//! size, with all of the fill's keys (one thread's whole fill each, no
+//! line shared), and the shared fill's rate over it, round by round: the
+//! share of the unshared rate that sharing one table's lines keeps.
 
 #[path = "common/mod.rs"]
 mod common;
@@ -140,6 +144,27 @@ fn fill(items: usize, present: &[u64], threads: usize) -> f64 {
     keys.len() as f64 / secs / 1e6
 }
 
+/// The fill without sharing: each thread fills a filter of its own with
+/// every key of the fill, so each does one thread's whole fill, on a table
+/// of the same size and load, with no line any other thread writes: M
+/// inserts/s over all threads. What the shared fill loses against it is
+/// the price of sharing the table's lines.
+fn fill_apart(items: usize, present: &[u64], threads: usize) -> f64 {
+    let filters: Vec<CuckooFilter> = (0..threads).map(|_| filter(items)).collect();
+    let keys = &present[..items * 4 / 5];
+    let one_each: Vec<u64> = (0..threads as u64).collect();
+    let secs = timed(&one_each, threads, |t, _| {
+        for k in keys {
+            let _ = filters[t].insert(k);
+        }
+    });
+    assert!(
+        filters.iter().all(|f| f.len() >= keys.len() * 99 / 100),
+        "a fill lost inserts"
+    );
+    (threads * keys.len()) as f64 / secs / 1e6
+}
+
 /// The machine's reference for the fill: one relaxed `fetch_or` per key of
 /// the fill at a random word of an array of the filter's size: M ops/s.
 fn machine(items: usize, present: &[u64], threads: usize) -> f64 {
@@ -203,19 +228,20 @@ fn main() {
         "{} items, threads {threads:?}, {rounds} interleaved rounds, M ops/s over all threads: median (min-max)",
         items
     );
-    // Per thread count: fill, mix, machine, one entry per round.
-    let mut rates = vec![[Vec::new(), Vec::new(), Vec::new()]; threads.len()];
+    // Per thread count: fill, mix, machine, fill apart, one entry per round.
+    let mut rates = vec![[Vec::new(), Vec::new(), Vec::new(), Vec::new()]; threads.len()];
     for r in 0..rounds {
         for j in 0..threads.len() {
             let i = (j + r) % threads.len();
             rates[i][0].push(fill(items, &present, threads[i]));
             rates[i][1].push(mixed(items, &present, &absent, threads[i]));
             rates[i][2].push(machine(items, &present, threads[i]));
+            rates[i][3].push(fill_apart(items, &present, threads[i]));
         }
     }
     let one = threads.iter().position(|&t| t == 1);
     println!(
-        "threads  fill to 80%              mixed 50/50              machine: fetch_or        fill / machine's scaling  mix / machine's"
+        "threads  fill to 80%              mixed 50/50              machine: fetch_or        fill / machine's scaling  mix / machine's         fill apart               shared fill / apart"
     );
     for (k, t) in threads.iter().enumerate() {
         let show = |v: &[f64]| {
@@ -236,13 +262,21 @@ fn main() {
             }
             None => "-".to_string(),
         };
+        // Round by round: the shared fill's rate over the unshared one's.
+        let mut kept: Vec<f64> = (0..rounds)
+            .map(|r| rates[k][0][r] / rates[k][3][r])
+            .collect();
+        let m = median(&mut kept);
         println!(
-            "{t:7}  {:22}  {:22}  {:22}  {:24}  {}",
+            "{t:7}  {:22}  {:22}  {:22}  {:24}  {:22}  {:22}  {m:5.2} ({:.2}-{:.2})",
             show(&rates[k][0]),
             show(&rates[k][1]),
             show(&rates[k][2]),
             scaled(0),
-            scaled(1)
+            scaled(1),
+            show(&rates[k][3]),
+            kept[0],
+            kept[kept.len() - 1]
         );
     }
 }
