@@ -102,6 +102,8 @@ struct Table {
     key_bits: u32,
     /// Block bits older chains spent (refined chains), 0 otherwise.
     base: u32,
+    /// Spare bits the table started with (nested mode).
+    spare: u32,
     depth: u32,
     local: usize,
     slots: Vec<u32>,
@@ -109,11 +111,12 @@ struct Table {
 }
 
 impl Table {
-    fn new(mode: Mode, key_bits: u32, base: u32, local: usize) -> Self {
+    fn new(mode: Mode, key_bits: u32, base: u32, spare: u32, local: usize) -> Self {
         Table {
             mode,
             key_bits,
             base,
+            spare,
             depth: 0,
             local,
             slots: vec![0; (local << base) * B],
@@ -123,7 +126,7 @@ impl Table {
 
     fn width(&self) -> u32 {
         match self.mode {
-            Mode::Nested => self.key_bits + SPARE - self.depth,
+            Mode::Nested => self.key_bits + self.spare - self.depth,
             Mode::Aged(s) => self.key_bits + s + 1,
         }
     }
@@ -133,7 +136,7 @@ impl Table {
     }
 
     fn can_grow(&self) -> bool {
-        self.mode != Mode::Nested || self.depth < SPARE
+        self.mode != Mode::Nested || self.depth < self.spare
     }
 
     fn key_of(&self, v: u32) -> u32 {
@@ -161,7 +164,7 @@ impl Table {
         let at = self.base + self.depth;
         match self.mode {
             Mode::Nested => {
-                let left = SPARE - self.depth;
+                let left = self.spare - self.depth;
                 let spare = ((it.x >> at) & ((1u64 << left) - 1)) as u32;
                 it.key | spare << self.key_bits
             }
@@ -185,7 +188,7 @@ impl Table {
 
     fn spare_left(&self, v: u32) -> u32 {
         match self.mode {
-            Mode::Nested => SPARE - self.depth,
+            Mode::Nested => self.spare - self.depth,
             Mode::Aged(s) => s - v.trailing_zeros(),
         }
     }
@@ -291,6 +294,10 @@ struct Scheme {
     /// Key bits a new chain adds; `None`: no chains.
     chain_step: Option<u32>,
     refined: bool,
+    /// A refined chain's first table holds `2^k` times fewer blocks than
+    /// the table it follows, its entries keeping the `k` block bits it
+    /// lacks as `k` more spare bits.
+    start_smaller: u32,
 }
 
 struct Filter {
@@ -310,7 +317,7 @@ impl Filter {
             ((c / (B as f64 * 0.95)).ceil() + 1.0 + (c.sqrt().ceil() / B as f64).ceil()) as usize;
         Filter {
             scheme,
-            tables: vec![Table::new(scheme.mode, KEY_BITS, 0, local)],
+            tables: vec![Table::new(scheme.mode, KEY_BITS, 0, SPARE, local)],
             len: 0,
             refused: HashSet::new(),
             lost: 0,
@@ -350,9 +357,10 @@ impl Filter {
             };
             let key_bits = t.key_bits + step;
             let next = if self.scheme.refined {
-                Table::new(t.mode, key_bits, t.base + t.depth, t.local)
+                let k = self.scheme.start_smaller.min(t.base + t.depth);
+                Table::new(t.mode, key_bits, t.base + t.depth - k, SPARE + k, t.local)
             } else {
-                Table::new(t.mode, key_bits, 0, t.local << t.depth)
+                Table::new(t.mode, key_bits, 0, SPARE, t.local << t.depth)
             };
             self.tables.push(next);
         }
@@ -406,55 +414,37 @@ fn main() {
     let (capacity, growth, absent, seeds) =
         (arg(1, 1000), arg(2, 2048), arg(3, 1_000_000), arg(4, 1));
     let n = capacity * growth;
+    let scheme = |name, mode, chain_step, refined, start_smaller| Scheme {
+        name,
+        mode,
+        chain_step,
+        refined,
+        start_smaller,
+    };
+    let nested = Mode::Nested;
     let schemes = [
-        Scheme {
-            name: "today (7 spare bits)",
-            mode: Mode::Nested,
-            chain_step: None,
-            refined: false,
-        },
-        Scheme {
-            name: "chains, independent, +2 bits",
-            mode: Mode::Nested,
-            chain_step: Some(2),
-            refined: false,
-        },
-        Scheme {
-            name: "chains, refined, +1 bit",
-            mode: Mode::Nested,
-            chain_step: Some(1),
-            refined: true,
-        },
-        Scheme {
-            name: "chains, refined, +2 bits",
-            mode: Mode::Nested,
-            chain_step: Some(2),
-            refined: true,
-        },
-        Scheme {
-            name: "aged S=3",
-            mode: Mode::Aged(3),
-            chain_step: None,
-            refined: false,
-        },
-        Scheme {
-            name: "aged S=4",
-            mode: Mode::Aged(4),
-            chain_step: None,
-            refined: false,
-        },
-        Scheme {
-            name: "aged S=5",
-            mode: Mode::Aged(5),
-            chain_step: None,
-            refined: false,
-        },
-        Scheme {
-            name: "aged S=7",
-            mode: Mode::Aged(7),
-            chain_step: None,
-            refined: false,
-        },
+        scheme("today (7 spare bits)", nested, None, false, 0),
+        scheme("chains, independent, +2 bits", nested, Some(2), false, 0),
+        scheme("chains, refined, +1 bit", nested, Some(1), true, 0),
+        scheme("chains, refined, +2 bits", nested, Some(2), true, 0),
+        scheme(
+            "chains, refined, +2 bits, first table 4x smaller",
+            nested,
+            Some(2),
+            true,
+            2,
+        ),
+        scheme(
+            "chains, refined, +2 bits, first table 8x smaller",
+            nested,
+            Some(2),
+            true,
+            3,
+        ),
+        scheme("aged S=3", Mode::Aged(3), None, false, 0),
+        scheme("aged S=4", Mode::Aged(4), None, false, 0),
+        scheme("aged S=5", Mode::Aged(5), None, false, 0),
+        scheme("aged S=7", Mode::Aged(7), None, false, 0),
     ];
     let fixed_end = fixed_bits(n);
     println!(
