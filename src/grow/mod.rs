@@ -293,10 +293,8 @@ impl<const B: usize> Generation<B> {
         let bits = <Packed as crate::layout::Layout<B>>::bucket_bits(&layout);
         addr.local
             .checked_mul(1 << addr.depth)
-            .and_then(|buckets| crate::table::table_words(buckets, bits))
-            .map_or(usize::MAX, |words| {
-                (words + crate::table::PADDING_WORDS).saturating_mul(8)
-            })
+            .and_then(|buckets| crate::table::allocated_words(buckets, bits))
+            .map_or(usize::MAX, |(_, len)| len.saturating_mul(8))
     }
 }
 

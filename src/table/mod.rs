@@ -56,6 +56,13 @@ pub(crate) fn table_words(buckets: usize, bucket_bits: usize) -> Option<usize> {
     (words <= isize::MAX as usize / 8).then_some(words)
 }
 
+/// [`table_words`] for `buckets` buckets of `bucket_bits` bits, and the
+/// words a table allocates for them, [`PADDING_WORDS`] more.
+pub(crate) fn allocated_words(buckets: usize, bucket_bits: usize) -> Option<(usize, usize)> {
+    let words = table_words(buckets, bucket_bits)?;
+    Some((words, words + PADDING_WORDS))
+}
+
 /// `b`, as a value the optimizer cannot see through (no instruction: the
 /// value stays in its register). Where inline assembly is not available
 /// (Miri), `black_box`, which costs a store and a load.
@@ -162,9 +169,8 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         huge_pages: bool,
         backing: Backing,
     ) -> Result<Self, BuildError> {
-        let words = table_words(buckets, layout.bucket_bits())
+        let (words, len) = allocated_words(buckets, layout.bucket_bits())
             .ok_or(BuildError::CapacityTooLarge { capacity })?;
-        let len = words + PADDING_WORDS;
         let stripes = Stripes::new(buckets);
         let save = SaveState::new(buckets, layout.bucket_bits(), stripes.run());
         Ok(Table {
