@@ -30,13 +30,33 @@ pub(crate) struct Nested {
     pub(crate) local: usize,
     pub(crate) key_bits: u32,
     pub(crate) spare: u32,
+    /// Block bits the chains before this one spent (docs/design.md, "Growth
+    /// past the spare bits"): 0 for the first chain. Generation `depth` of
+    /// this chain has `2^(base + depth)` blocks, named by bits `0..base +
+    /// depth` of `x`.
+    pub(crate) base: u32,
     /// `2^key_bits - 1`: the key's bits of a stored fingerprint.
     key_mask: u32,
-    /// `2^depth - 1`: the block's bits of `x`.
+    /// The first chain's key bits: the alternate bucket depends on them
+    /// alone, so every chain pairs an item's two buckets alike.
+    alt_mask: u32,
+    /// `2^(base + depth) - 1`: the block's bits of `x`.
     block_mask: u32,
-    /// `2^spare - 1`: `x`'s bits of a spread hash (a field, not computed
-    /// from `spare` on every lookup).
+    /// `base + depth`: where the stored spare bits start in `x`.
+    shift: u32,
+    /// `2^first_spare - 1`: the first chain's bits of `x` from a spread
+    /// hash (a field, not computed from `spare` on every lookup).
     spare_mask: u32,
+    /// The first chain's key and spare bits (equal to this chain's in the
+    /// first chain, which takes nothing from a second mix).
+    first_key_bits: u32,
+    first_spare: u32,
+    /// `2^first_key_bits - 1`, as a factor of the key's fast range.
+    first_key_mask: u32,
+    /// True for a chain after the first: its keys and spare bits take
+    /// more than the spread hash's first bits (a field: one test on the
+    /// lookup's path).
+    chained: bool,
     /// `floor(2^64 / local) + 1`, so `i / local` is the high word of `i *
     /// recip` for every bucket `i` (see [`Nested::block_of`]); 0 where that
     /// does not hold, and `alt` divides.
@@ -51,33 +71,90 @@ pub(crate) struct Nested {
 /// multiply: the block is on the path to the bucket's address.
 const SPARE_SHIFT: u32 = 32;
 
+/// What a later chain's second mix of the spread hash is salted with.
+const CHAIN_MIX: u64 = 0x6a09_e667_f3bc_c908;
+
 impl Nested {
     /// Generation `depth` of `local`-bucket blocks, keys of `key_bits`
     /// bits and `spare` spare bits (`depth <= spare`, `key_bits + spare <=
     /// 32`, `spare` from 1 to 31).
     pub(crate) fn new(depth: u32, local: usize, key_bits: u32, spare: u32) -> Self {
         debug_assert!(depth <= spare && (1..32).contains(&spare) && key_bits + spare <= 32);
+        Self::build(depth, local, key_bits, spare, 0, key_bits, spare)
+    }
+
+    /// Generation 0 of the chain that follows `last`, the final generation
+    /// of its chain (every spare bit spent): the same local buckets and
+    /// pairs, keys of `extra` more bits, `spare` spare bits, and
+    /// `2^(last.base + last.depth - smaller)` blocks: `smaller` of the
+    /// block bits `last` names are kept as spare bits instead, so the new
+    /// chain's first table is `2^smaller` times smaller than `last`'s.
+    /// Whatever matches an item here agrees with it on everything `last`
+    /// stores, and so matches it there too.
+    // The growable filter does not build chains yet: the unit tests below
+    // check the addressing they will use.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn chained(last: &Nested, extra: u32, spare: u32, smaller: u32) -> Self {
+        debug_assert!(last.depth == last.spare && smaller <= last.base + last.depth);
+        let base = last.base + last.depth - smaller;
+        let spare = spare + smaller;
+        debug_assert!(last.key_bits + extra + spare <= 32 && base + spare <= 32);
+        Self::build(
+            0,
+            last.local,
+            last.key_bits + extra,
+            spare,
+            base,
+            last.first_key_bits,
+            last.first_spare,
+        )
+    }
+
+    fn build(
+        depth: u32,
+        local: usize,
+        key_bits: u32,
+        spare: u32,
+        base: u32,
+        first_key_bits: u32,
+        first_spare: u32,
+    ) -> Self {
+        let total = base + spare;
         // `floor(i * recip / 2^64)` is `floor(i / local)` when the error,
         // `i * (recip - 2^64 / local) / 2^64 < i / 2^64`, stays under the
         // least distance `1 / local` from a fraction `i / local` to the next
         // integer: when `i * local < 2^64`, so for every bucket `i < local <<
-        // spare` once `local^2 << spare < 2^64`. (`local == 1`: `recip`
-        // would be 2^64; the division is cheap to skip.)
-        let fits = local > 1 && (local as u128 * local as u128) << spare < (1u128 << 64);
+        // (base + spare)` once `local^2 << (base + spare) < 2^64`. (`local ==
+        // 1`: `recip` would be 2^64; the division is cheap to skip.)
+        let fits =
+            local > 1 && total < 64 && (local as u128 * local as u128) << total < (1u128 << 64);
+        let mask = |bits: u32| ((1u64 << bits) - 1) as u32;
         Nested {
             depth,
             local,
             key_bits,
             spare,
-            key_mask: ((1u64 << key_bits) - 1) as u32,
-            block_mask: ((1u64 << depth) - 1) as u32,
-            spare_mask: ((1u64 << spare) - 1) as u32,
+            base,
+            key_mask: mask(key_bits),
+            alt_mask: mask(first_key_bits),
+            block_mask: mask(base + depth),
+            shift: base + depth,
+            spare_mask: mask(first_spare),
+            first_key_bits,
+            first_spare,
+            first_key_mask: mask(first_key_bits),
+            chained: key_bits != first_key_bits || base != 0,
             recip: if fits {
                 (u64::MAX / local as u64) + 1
             } else {
                 0
             },
         }
+    }
+
+    /// Buckets of this generation's table: `local << (base + depth)`.
+    pub(crate) fn buckets(&self) -> usize {
+        self.local << (self.base + self.depth)
     }
 
     /// `i / local`, by a multiply where [`Nested::recip`] allows: a
@@ -118,7 +195,15 @@ impl Nested {
 
     /// The next generation: one doubling more.
     pub(crate) fn next(&self) -> Self {
-        Nested::new(self.depth + 1, self.local, self.key_bits, self.spare)
+        Self::build(
+            self.depth + 1,
+            self.local,
+            self.key_bits,
+            self.spare,
+            self.base,
+            self.first_key_bits,
+            self.first_spare,
+        )
     }
 
     /// The stored fingerprint's width.
@@ -138,24 +223,36 @@ impl Nested {
         let key = fp & self.key_mask;
         let rest = fp >> self.key_bits;
         let b = (rest & 1) as usize;
-        let buckets = self.local << self.depth;
+        let buckets = self.buckets();
         (i + b * buckets, key | ((rest >> 1) << self.key_bits))
     }
 
-    /// The key and the spare bits `x` of a spread hash.
+    /// The key and the spare bits `x` of a spread hash. A later chain
+    /// extends the first chain's key and `x` with bits of a second mix of
+    /// the hash, so its item agrees with the first chain's on every bit
+    /// that one uses.
     #[inline(always)]
     fn key_and_spare(&self, h: u64) -> (u32, u32) {
-        let key = (((h as u32 as u64) * self.key_mask as u64) >> 32) as u32 + 1;
+        let key = (((h as u32 as u64) * self.first_key_mask as u64) >> 32) as u32 + 1;
         let x = ((h >> SPARE_SHIFT) as u32) & self.spare_mask;
+        if !self.chained {
+            return (key, x);
+        }
+        let more = spread(h ^ CHAIN_MIX);
+        let extra = self.key_bits - self.first_key_bits;
+        let key = key | ((more as u32) & ((1u64 << extra) - 1) as u32) << self.first_key_bits;
+        let bits = self.base + self.spare - self.first_spare;
+        let x = x | (((more >> 32) as u32) & ((1u64 << bits) - 1) as u32) << self.first_spare;
         (key, x)
     }
 }
 
-// SAFETY: `locate` and `locate_pair`: `block <= 2^depth - 1` and `l1, l2 <
-// local` (a fast range onto `0..local`, and `alt_index` onto `0..local`),
-// so `block * local + l < local << depth == buckets` (the grow module builds
-// every generation's table with that many buckets). `alt`: `i < buckets`
-// gives `block = i / local < 2^depth` and `l = i % local < local`, and the
+// SAFETY: `locate` and `locate_pair`: `block <= 2^(base + depth) - 1` and
+// `l1, l2 < local` (a fast range onto `0..local`, and `alt_index` onto
+// `0..local`), so `block * local + l < local << (base + depth) == buckets`
+// (the grow module builds every generation's table with that many buckets;
+// `base` is 0 until chains are built). `alt`: `i < buckets` gives `block = i
+// / local < 2^(base + depth)` and `l = i % local < local`, and the
 // result is `block * local + alt_index(l, ..) < buckets` again; an
 // involution because `alt_index` is one and the key (`fp & key_mask`) is the
 // same both ways. The key is never 0: it is `1..=2^key_bits - 1`.
@@ -172,7 +269,7 @@ unsafe impl Addressing for Nested {
     fn alt(&self, i: usize, fp: u32, _buckets: usize) -> usize {
         let block = self.block_of(i);
         let base = block * self.local;
-        base + alt_index(i - base, fp & self.key_mask, self.local)
+        base + alt_index(i - base, fp & self.alt_mask, self.local)
     }
 
     #[inline(always)]
@@ -212,9 +309,9 @@ impl Nested {
     #[inline(always)]
     pub(crate) fn place(&self, item: NestedItem) -> (usize, usize, u32) {
         let NestedItem { local: l1, key, x } = item;
-        let l2 = alt_index(l1, key, self.local);
+        let l2 = alt_index(l1, key & self.alt_mask, self.local);
         let base = (x & self.block_mask) as usize * self.local;
-        let fp = key | ((x >> self.depth) << self.key_bits);
+        let fp = key | ((x >> self.shift) << self.key_bits);
         (base + l1, base + l2, fp)
     }
 
@@ -226,7 +323,7 @@ impl Nested {
         NestedItem {
             local: i - block * self.local,
             key: fp & self.key_mask,
-            x: (block as u32) | (rest << self.depth),
+            x: (block as u32) | (rest << self.shift),
         }
     }
 }
@@ -425,5 +522,94 @@ mod tests {
                 }
             }
         }
+    }
+    /// The chain after the first (7 spare bits spent, 12-bit keys) with
+    /// 2 more key bits, 7 spare bits and a first table `2^smaller` times
+    /// smaller, at `depth`.
+    fn second_chain(smaller: u32, depth: u32) -> (Nested, Nested) {
+        let last = generation(7);
+        let mut c = Nested::chained(&last, 2, 7, smaller);
+        for _ in 0..depth {
+            c = c.next();
+        }
+        (last, c)
+    }
+
+    #[test]
+    fn a_second_chain_refines_the_first() {
+        for smaller in [0, 2, 3] {
+            for depth in [0, 1, smaller + 3] {
+                let (last, c) = second_chain(smaller, depth);
+                let buckets = c.buckets();
+                assert_eq!(buckets, last.buckets() << depth >> smaller);
+                assert_eq!(c.width(), 12 + 2 + 7 + smaller - depth);
+                for hash in (0..if cfg!(miri) { 300 } else { 5000u64 })
+                    .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k << 11))
+                {
+                    let (i1, i2, fp) = c.locate_pair(hash, buckets, 0);
+                    assert!(i1 < buckets && i2 < buckets && fp >> c.width() == 0);
+                    assert_eq!(c.alt(i1, fp, buckets), i2);
+                    assert_eq!(c.alt(i2, fp, buckets), i1);
+                    // What the new chain stores (a bucket and a
+                    // fingerprint) gives back the whole item, and with it
+                    // where the last chain stores the same hash: so two
+                    // hashes the new chain cannot tell apart, the last
+                    // one cannot either.
+                    let (l1, l2, lfp) = last.locate_pair(hash, last.buckets(), 0);
+                    for i in [i1, i2] {
+                        let item = c.item_at(i, fp);
+                        let coarse = NestedItem {
+                            local: item.local,
+                            key: item.key & ((1 << 12) - 1),
+                            x: item.x & ((1 << 7) - 1),
+                        };
+                        let (j1, j2, jfp) = last.place(coarse);
+                        assert_eq!(jfp, lfp, "hash {hash:#x}");
+                        assert!(
+                            (j1, j2) == (l1, l2) || (j1, j2) == (l2, l1),
+                            "hash {hash:#x}"
+                        );
+                    }
+                    // And it places as the item of the hash.
+                    assert_eq!(c.place(c.item(hash)), (i1, i2, fp));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_second_chain_splits_as_the_first_does() {
+        for smaller in [0, 2] {
+            for depth in 0..(7 + smaller) {
+                let (_, c) = second_chain(smaller, depth);
+                let next = c.next();
+                let (m, m2) = (c.buckets(), next.buckets());
+                for hash in (0..if cfg!(miri) { 200 } else { 2000u64 })
+                    .map(|k| k.wrapping_mul(0xd6e8_feb8_6659_fd93) ^ k)
+                {
+                    let (i1, i2, fp) = c.locate_pair(hash, m, 0);
+                    let (j1, j2, fp2) = next.locate_pair(hash, m2, 0);
+                    for i in [i1, i2] {
+                        let (j, f) = c.split(i, fp);
+                        assert_eq!(f, fp2, "hash {hash:#x} depth {depth}");
+                        assert!(j == j1 || j == j2, "hash {hash:#x} depth {depth}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_chain_hashes_as_before() {
+        // The chains' fields leave the first chain's items as they were
+        // (a saved filter's fingerprints must keep their meaning).
+        let a = generation(3);
+        let hash = 0x0123_4567_89ab_cdefu64;
+        let h = spread(hash);
+        let key = (((h as u32 as u64) * ((1 << 12) - 1)) >> 32) as u32 + 1;
+        let x = ((h >> 32) as u32) & 0x7f;
+        assert_eq!((a.item(hash).key, a.item(hash).x), (key, x));
+        let (_, _, fp) = a.place(a.item(hash));
+        assert_eq!(fp, key | (x >> 3) << 12);
     }
 }
