@@ -103,6 +103,13 @@ pub(crate) const GROW_REMOVE_SKIPS_COPY: bool = cfg!(cuckoo_broken_grow_remove_s
 /// A growth step rebuilt for a copy with no room leaves out what the copy
 /// left over (only the frozen generation held it).
 pub(crate) const REGROW_SKIPS_LEFT_OVER: bool = cfg!(cuckoo_broken_regrow_skips_left_over);
+/// A growable filter's remove takes a match from the oldest chain that
+/// has one, not the newest (docs/design.md, "Growth past the spare bits":
+/// it can take the only entry another item is found by).
+pub(crate) const CHAINS_REMOVE_OLDEST_FIRST: bool = cfg!(cuckoo_broken_chains_remove_oldest_first);
+/// A growable filter's lookup reads the current chain only, not the
+/// chains before it.
+pub(crate) const CHAINS_LOOKUP_NEWEST_ONLY: bool = cfg!(cuckoo_broken_chains_lookup_newest_only);
 /// A growable filter's save neither takes the growth lock nor finishes a
 /// step under way: it saves the new generation while the frozen one still
 /// holds items not yet copied (tests/it/growable.rs catches it).

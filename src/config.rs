@@ -134,6 +134,14 @@ pub(crate) struct Growth {
     pub(crate) spare: u32,
     /// Doublings taken.
     pub(crate) depth: u32,
+    /// Chains before the current one (docs/design.md, "Growth past the
+    /// spare bits"): 0 until the first chain's spare bits are spent. For a
+    /// later chain, `key_bits` and `spare` are that chain's.
+    pub(crate) chain: u32,
+    /// True if the filter starts a new chain when its spare bits are spent
+    /// (no [`max_capacity`](crate::Builder::max_capacity) was given); else
+    /// it refuses with `MaxCapacity` there.
+    pub(crate) unbounded: bool,
 }
 
 impl Growth {
@@ -164,14 +172,36 @@ impl Config {
         (self.bucket_size, self.fingerprint_bits, self.semi_sorted)
     }
 
-    /// Slots in the table.
+    /// Slots in the table; for a growable filter past its spare bits, in
+    /// every chain's table (the earlier chains' and the current one's).
     pub(crate) fn slots(&self) -> usize {
-        self.buckets * self.bucket_size
+        self.earlier_chains()
+            .iter()
+            .fold(self.buckets, |sum, a| sum.saturating_add(a.buckets()))
+            .saturating_mul(self.bucket_size)
     }
 
-    /// The false-positive rate expected at load `alpha`.
+    /// The false-positive rate expected at load `alpha`: for a growable
+    /// filter past its spare bits, the sum of every chain's at that load
+    /// (a lookup reads each).
     pub(crate) fn false_positive_rate(&self, alpha: f64) -> f64 {
-        false_positive_rate(self.bucket_size, self.fingerprint_bits, alpha)
+        self.earlier_chains()
+            .iter()
+            .fold(
+                false_positive_rate(self.bucket_size, self.fingerprint_bits, alpha),
+                |p, a| p + false_positive_rate(self.bucket_size, a.width(), alpha),
+            )
+            .min(1.0)
+    }
+
+    /// A growable filter's earlier chains' final generations
+    /// ([`Nested::earlier_chains`](crate::table::Nested::earlier_chains)): none
+    /// for one in its first chain and for a fixed filter.
+    fn earlier_chains(&self) -> Vec<crate::table::Nested> {
+        match self.growth {
+            Some(g) if g.chain > 0 => crate::table::Nested::of(g, self.buckets).earlier_chains(),
+            _ => Vec::new(),
+        }
     }
 
     /// The load this shape is sized for.

@@ -121,6 +121,19 @@ macro_rules! declare_shapes {
             NestedB8(ViewTable<8, Packed, Nested>),
         }
 
+        impl ViewShape {
+            /// The view table of a growable filter's generation `addr`
+            /// with `b`-slot buckets (a validated header's).
+            pub(crate) fn nested(b: usize, addr: Nested) -> Self {
+                let (m, layout) = (addr.buckets(), |b| Packed::new(b, addr.width()));
+                match b {
+                    2 => ViewShape::NestedB2(ViewTable::with_addressing(layout(2), addr, m)),
+                    4 => ViewShape::NestedB4(ViewTable::with_addressing(layout(4), addr, m)),
+                    _ => ViewShape::NestedB8(ViewTable::with_addressing(layout(8), addr, m)),
+                }
+            }
+        }
+
         /// Runs `$body` with `$t` bound to the concrete view table of a
         /// [`ViewShape`].
         macro_rules! with_view {
@@ -140,13 +153,7 @@ macro_rules! declare_shapes {
             pub(crate) fn new(config: &Config) -> Self {
                 let m = config.buckets;
                 if let Some(g) = config.growth {
-                    let addr = Nested::of(g, m);
-                    let layout = |b| Packed::new(b, addr.width());
-                    return match config.bucket_size {
-                        2 => ViewShape::NestedB2(ViewTable::with_addressing(layout(2), addr, m)),
-                        4 => ViewShape::NestedB4(ViewTable::with_addressing(layout(4), addr, m)),
-                        _ => ViewShape::NestedB8(ViewTable::with_addressing(layout(8), addr, m)),
-                    };
+                    return Self::nested(config.bucket_size, Nested::of(g, m));
                 }
                 match config.shape() {
                     $($shape => ViewShape::$name(ViewTable::new($make, m)),)*

@@ -113,6 +113,8 @@ impl Builder {
             key_bits: f,
             spare,
             depth: 0,
+            chain: 0,
+            unbounded: self.max_capacity.is_none(),
         });
         Ok(Config {
             bucket_size: b,

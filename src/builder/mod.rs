@@ -192,7 +192,8 @@ impl Builder {
     /// grows for load, not for them), or when the allocator refuses the
     /// larger table
     /// ([`InsertError::GrowthFailed`](crate::InsertError::GrowthFailed)),
-    /// with nothing lost; at it, with
+    /// with nothing lost; at a [`max_capacity`](Self::max_capacity) if one
+    /// was given, with
     /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). [`capacity`](crate::CuckooFilter::capacity)
     /// reports the current capacity, doubled at each step.
     ///
@@ -200,7 +201,14 @@ impl Builder {
     /// start with spare bits (7 by default: 128 times the first capacity),
     /// and each doubling spends one on telling the two halves of the larger
     /// table apart, so a fingerprint never has fewer bits than the rate
-    /// needs. The cost, against a filter built for the final count
+    /// needs. With no maximum capacity, a filter whose spare bits are spent
+    /// keeps its table as it is and starts a new *chain* with a table a
+    /// quarter that size, keys two bits longer and spare bits of its own;
+    /// lookups then read both chains' tables (4 buckets, all known from one
+    /// hash), and the chains' rates sum to at most 4/3 of the first's,
+    /// within the rate given: a second chain from 128 times the first
+    /// capacity, a third from 16,384 times (docs/design.md, "Growth past
+    /// the spare bits"). The cost, against a filter built for the final count
     /// (docs/design.md, "Growth"): at 8 times the first capacity, about 1.5
     /// times its bits per item, batch lookups about 1.3 times as long and
     /// single ones about 1.5 times, inserts (growth included) about 2
@@ -241,10 +249,14 @@ impl Builder {
     /// while its capacity is below `items` (so it ends at `items` or up to
     /// twice that, as [`CuckooFilter::max_capacity`](crate::CuckooFilter::max_capacity)
     /// says), then inserts may return
-    /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). Default: 128 times
-    /// the capacity. Each doubling needs one spare fingerprint bit, so a
-    /// lower maximum saves memory (a filter allowed to grow 4 times stores
-    /// 2 spare bits, not 7) and a higher one costs it.
+    /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). Default: none (the
+    /// filter grows until memory runs out: past 128 times its capacity in
+    /// chains of tables, see [`growable`](Self::growable)). Each doubling
+    /// needs one spare fingerprint bit, so a maximum under 64 times the
+    /// capacity saves memory (a filter allowed to grow 4 times stores 2
+    /// spare bits, not 7) and a higher one costs it; one past 128 times
+    /// keeps a single table a lookup reads, where chains read one table
+    /// each.
     ///
     /// ```
     /// use cuckoo_nest::{CuckooFilter, InsertError};

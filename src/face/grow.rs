@@ -6,18 +6,31 @@ use crate::grow::with_growable;
 use crate::shape::Inner;
 
 impl CuckooFilter {
-    /// The most items a growable filter holds at its rate: its first
+    /// The most items a growable filter holds at its rate. With
+    /// [`Builder::max_capacity`](crate::Builder::max_capacity): its first
     /// capacity times `2^d`, `d` the doublings its fingerprints have spare
-    /// bits for (7 unless [`Builder::max_capacity`](crate::Builder::max_capacity)
-    /// chose). There inserts that find no room fail with
-    /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). `None` for a fixed filter:
+    /// bits for; there inserts that find no room fail with
+    /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity).
+    /// Without one, the filter starts a new chain of tables each time its
+    /// spare bits are spent (docs/design.md, "Growth past the spare
+    /// bits"), and this is what every chain the hash has bits for holds:
+    /// about `2^28` times the first capacity for a 1% rate, past any
+    /// machine's memory (an insert then fails with
+    /// [`InsertError::GrowthFailed`](crate::InsertError::GrowthFailed)
+    /// first), saturated at `usize::MAX`. `None` for a fixed filter:
     /// whether a filter grows at all.
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;
     /// let filter = CuckooFilter::builder().capacity(1000).growable(true).build()?;
-    /// assert_eq!(filter.max_capacity(), Some(128_000));
+    /// assert!(filter.max_capacity() > Some(1000 << 28));
     /// assert!(filter.can_grow());
+    /// let bounded = CuckooFilter::builder()
+    ///     .capacity(1000)
+    ///     .growable(true)
+    ///     .max_capacity(128_000)
+    ///     .build()?;
+    /// assert_eq!(bounded.max_capacity(), Some(128_000));
     /// assert_eq!(CuckooFilter::with_capacity(1000).max_capacity(), None);
     /// # Ok::<(), cuckoo_nest::BuildError>(())
     /// ```

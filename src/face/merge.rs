@@ -4,6 +4,7 @@
 use super::CuckooFilter;
 use crate::config::Config;
 use crate::error::MergeError;
+use crate::face::Reader;
 use crate::persist::FilterView;
 use crate::shape::with_table;
 use crate::table::{Copies, Nested};
@@ -37,7 +38,11 @@ impl CuckooFilter {
     /// bucket size, fingerprint width, layout, seed or key hash (one
     /// loaded from a file of format version 1 to 3, the other not: their
     /// generic methods hash one key to different fingerprints; nothing is
-    /// merged).
+    /// merged); growable filters, in their first generation's bucket
+    /// count, key width and spare bits (the depths may differ), or if
+    /// either has grown past its spare bits into a second chain of tables
+    /// (`"chains"`: an item of the first chain is placed by that chain's
+    /// table alone, and that table, full, grows no more).
     /// [`MergeError::Full`] if this filter has no room for the next
     /// fingerprint: the first `merged` fingerprints are in, the rest are
     /// not, and nothing this filter held before is lost or hidden (a
@@ -50,46 +55,51 @@ impl CuckooFilter {
     /// fails to merge into itself at about a fifth of its slots); the
     /// wrapped [`InsertError`](crate::InsertError) says which way the insert failed.
     pub fn merge(&self, other: &CuckooFilter) -> Result<(), MergeError> {
-        if let Some((what, ours, theirs)) = merge_mismatch(&self.config, &other.config) {
+        // Growable filters as they are now (the chains each has started),
+        // before the save, then as saved.
+        if let Some((what, ours, theirs)) = merge_mismatch(&self.now(), &other.now()) {
             return Err(MergeError::Mismatch { what, ours, theirs });
         }
         let saved = other.to_bytes();
         let snapshot = FilterView::new_unverified(&saved[..]).expect("a filter's own bytes decode");
+        if let Some((what, ours, theirs)) = merge_mismatch(&self.now(), snapshot.config()) {
+            return Err(MergeError::Mismatch { what, ours, theirs });
+        }
         let total = snapshot.len();
+        let mut merged = 0;
         // A growable filter's fingerprints are placed by their item, which
         // the saved generation's addressing reads back (both filters may
-        // have grown to different depths).
-        let config = snapshot.config();
-        let saved_generation = config.growth.map(|g| Nested::of(g, config.buckets));
-        // Buckets a pass: the (bucket, fingerprint) buffer stays small.
-        // The buckets are visited in a scattered order (a stride coprime
-        // with their count: every bucket once), so each pass spreads its
-        // inserts over the whole table. In bucket order, every item of a
-        // pass would have a bucket in one small range (and a growable
-        // filter's in one block), crowding it long before the table fills.
-        const PASS: usize = 4096;
-        let buckets = snapshot.shape().buckets;
-        let stride = scatter_stride(buckets);
-        let mut pending = Vec::with_capacity(PASS * self.config.bucket_size);
-        let mut merged = 0;
-        let mut i = 0;
-        for first in (0..buckets).step_by(PASS) {
-            pending.clear();
-            for _ in first..(first + PASS).min(buckets) {
-                snapshot.fingerprints(i, i + 1, &mut pending);
-                i = (i + stride) % buckets;
-            }
-            for &(i, fp) in &pending {
-                with_table!(&self.inner, t => t.insert(i, fp, Copies::Any).map(|_| ()), g => {
-                    let from = saved_generation.as_ref().expect("merge_mismatch: both growable");
-                    g.insert_stored(from, i, fp)
-                })
-                .map_err(|error| MergeError::Full {
-                    merged,
-                    total,
-                    error,
-                })?;
-                merged += 1;
+        // have grown to different depths); each earlier chain's go to the
+        // same chain here.
+        for (k, (buckets, saved_generation)) in snapshot.tables().into_iter().enumerate() {
+            // Buckets a pass: the (bucket, fingerprint) buffer stays small.
+            // The buckets are visited in a scattered order (a stride coprime
+            // with their count: every bucket once), so each pass spreads its
+            // inserts over the whole table. In bucket order, every item of a
+            // pass would have a bucket in one small range (and a growable
+            // filter's in one block), crowding it long before the table fills.
+            const PASS: usize = 4096;
+            let stride = scatter_stride(buckets);
+            let mut pending = Vec::with_capacity(PASS * self.config.bucket_size);
+            let mut i = 0;
+            for first in (0..buckets).step_by(PASS) {
+                pending.clear();
+                for _ in first..(first + PASS).min(buckets) {
+                    snapshot.fingerprints_of(k, i, i + 1, &mut pending);
+                    i = (i + stride) % buckets;
+                }
+                for &(i, fp) in &pending {
+                    with_table!(&self.inner, t => t.insert(i, fp, Copies::Any).map(|_| ()), g => {
+                        let from = saved_generation.as_ref().expect("merge_mismatch: both growable");
+                        g.insert_stored(from, i, fp)
+                    })
+                    .map_err(|error| MergeError::Full {
+                        merged,
+                        total,
+                        error,
+                    })?;
+                    merged += 1;
+                }
             }
         }
         Ok(())
@@ -114,8 +124,8 @@ fn scatter_stride(n: usize) -> usize {
 
 /// The first configuration two filters differ in that a merge cannot
 /// bridge, as (what, ours, theirs): fixed filters must match in every
-/// table setting; growable ones in all but their depth (the generation
-/// each has grown to), which the merge translates.
+/// table setting; growable ones in all but their depth within their
+/// chain (the generation each has grown to), which the merge translates.
 fn merge_mismatch(a: &Config, b: &Config) -> Option<(&'static str, u64, u64)> {
     let mut checks = vec![
         (
@@ -136,8 +146,8 @@ fn merge_mismatch(a: &Config, b: &Config) -> Option<(&'static str, u64, u64)> {
         (Some(ga), Some(gb)) => checks.extend([
             (
                 "first generation's bucket count",
-                (a.buckets >> ga.depth) as u64,
-                (b.buckets >> gb.depth) as u64,
+                Nested::of(ga, a.buckets).local as u64,
+                Nested::of(gb, b.buckets).local as u64,
             ),
             ("key width", ga.key_bits as u64, gb.key_bits as u64),
             ("spare bits", ga.spare as u64, gb.spare as u64),
@@ -150,6 +160,17 @@ fn merge_mismatch(a: &Config, b: &Config) -> Option<(&'static str, u64, u64)> {
                 b.fingerprint_bits as u64,
             ),
         ]),
+    }
+    if let (Some(ga), Some(gb)) = (a.growth, b.growth)
+        && (ga.chain > 0 || gb.chain > 0)
+    {
+        // An item of a chain is placed by that chain alone (its later
+        // chains' key bits come from the hash, which a merge does not
+        // have), and a chain past its spare bits is a table that no longer
+        // grows: `other`'s first chain has nowhere to go but this one's
+        // first table, which is already full (docs/design.md, "Growth past
+        // the spare bits").
+        return Some(("chains", u64::from(ga.chain), u64::from(gb.chain)));
     }
     checks.into_iter().find(|(_, x, y)| x != y)
 }

@@ -4,7 +4,10 @@
 /// seed, and the false-positive rate it was sized for. From
 /// [`CuckooFilter::shape`](crate::CuckooFilter::shape) or
 /// [`FilterView::shape`](crate::FilterView::shape). A growable filter's
-/// buckets, slots and fingerprint bits are its current generation's.
+/// buckets and fingerprint bits are its current generation's; past its
+/// spare bits, where it holds a table per chain (docs/design.md, "Growth
+/// past the spare bits"), its slots are every chain's and its rate the
+/// sum of theirs.
 ///
 /// ```
 /// let filter = cuckoo_nest::CuckooFilter::builder()
@@ -28,7 +31,8 @@ pub struct Shape {
     pub buckets: usize,
     /// Fingerprints per bucket: 2, 4 or 8.
     pub bucket_size: usize,
-    /// `buckets * bucket_size`: the fingerprints the table can hold.
+    /// `buckets * bucket_size`: the fingerprints the table can hold (with a
+    /// growable filter's earlier chains' tables, past its spare bits).
     pub slots: usize,
     /// Bits per fingerprint.
     pub fingerprint_bits: u32,

@@ -30,10 +30,18 @@ use crate::sync::{AtomicU64, Ordering};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Statistics {
-    /// Growth steps a growable filter has taken: its table is `2^steps`
-    /// times its first one (kept across a save and load). 0 for a fixed
-    /// filter.
+    /// Growth steps a growable filter has taken (kept across a save and
+    /// load): its table is `2^steps` times its first one while it has
+    /// spare bits left; past them, each chain started counts one step, and
+    /// each doubling of a chain's table one more (docs/design.md, "Growth
+    /// past the spare bits"). 0 for a fixed filter.
     pub growth_steps: u32,
+    /// Tables a lookup reads: 1, or for a growable filter grown past its
+    /// spare bits without a maximum capacity, one per chain (the second
+    /// from 128 times the first capacity, a third from 16,384 times, a
+    /// fourth from about 2 million times). Their buckets are all known
+    /// from one hash.
+    pub tables: u32,
     /// Inserts (single, or a batch stopped at its failing key) refused with
     /// an [`InsertError`](crate::InsertError) of any kind since the filter
     /// was built, loaded or cloned: a filter that refuses inserts is full,
@@ -89,12 +97,15 @@ impl CuckooFilter {
     /// ```
     #[must_use]
     pub fn statistics(&self) -> Statistics {
-        let growth_steps = match &self.inner {
-            Inner::Growable(any) => crate::grow::with_growable!(&**any, g => g.depth()),
-            _ => 0,
+        let (growth_steps, tables) = match &self.inner {
+            Inner::Growable(any) => {
+                crate::grow::with_growable!(&**any, g => (g.depth(), g.chains()))
+            }
+            _ => (0, 1),
         };
         Statistics {
             growth_steps,
+            tables,
             refused_inserts: self.counters.0.refused.load(Ordering::Relaxed),
             longest_displacement: with_table!(&self.inner, t => t.longest_path(), g => g.longest_path()),
         }

@@ -82,7 +82,9 @@ use reclaim::{pin, Current, Guard};
 
 /// Spare fingerprint bits a growable filter starts with unless a maximum
 /// capacity says otherwise: doublings it can take (128x its first
-/// capacity) with the false-positive rate held.
+/// capacity) with the false-positive rate held, before (with no maximum
+/// capacity) it starts its next chain; each later chain has as many, and
+/// [`CHAIN_SMALLER`](crate::table::CHAIN_SMALLER) more.
 pub(crate) const SPARE_BITS: u32 = 7;
 
 /// Times a growth step looks (yielding between) for the sections that
@@ -175,7 +177,7 @@ impl<const B: usize> Generation<B> {
     fn new(addr: Nested, capacity: usize, huge_pages: bool) -> Result<Self, BuildError> {
         let buckets = addr
             .local
-            .checked_mul(1 << addr.depth)
+            .checked_mul(1 << addr.level())
             .ok_or(BuildError::CapacityTooLarge { capacity })?;
         let table = Table::with_addressing(
             Packed::new(B, addr.width()),
@@ -186,7 +188,7 @@ impl<const B: usize> Generation<B> {
             // The first generation is built for use; a later one is filled
             // piecemeal by the writes after its step, which back its pages
             // as they touch them.
-            if addr.depth == 0 {
+            if addr.level() == 0 {
                 Backing::Now
             } else {
                 Backing::OnFirstTouch
@@ -292,7 +294,7 @@ impl<const B: usize> Generation<B> {
         let layout = Packed::new(B, addr.width());
         let bits = <Packed as crate::layout::Layout<B>>::bucket_bits(&layout);
         addr.local
-            .checked_mul(1 << addr.depth)
+            .checked_mul(1 << addr.level())
             .and_then(|buckets| crate::table::allocated_words(buckets, bits))
             .map_or(usize::MAX, |(_, len)| len.saturating_mul(8))
     }
@@ -342,6 +344,40 @@ struct Migration<const B: usize> {
 struct State<const B: usize> {
     cur: Arc<Generation<B>>,
     migration: Option<Migration<B>>,
+    /// The final generations of the chains before the current one's, oldest
+    /// first (docs/design.md, "Growth past the spare bits"): full, so no
+    /// insert writes them; removes and counts still do, and every lookup
+    /// that misses the current chain reads them.
+    older: Vec<Arc<Generation<B>>>,
+}
+
+impl<const B: usize> State<B> {
+    /// The state after a growth step: `cur` and `migration`, the chains
+    /// before kept.
+    fn then(&self, cur: Arc<Generation<B>>, migration: Option<Migration<B>>) -> Self {
+        State {
+            cur,
+            migration,
+            older: self.older.clone(),
+        }
+    }
+
+    /// `f` summed over the chains before the current one.
+    fn older_sum(&self, f: impl Fn(&Generation<B>) -> usize) -> usize {
+        self.older.iter().map(|g| f(g)).sum()
+    }
+
+    /// True if a chain before the current one holds `hash`'s item. Every
+    /// chain is read, no early exit: the loads overlap, and the branch on
+    /// "found?" (half mispredicted on a mixed stream) comes once.
+    #[inline]
+    fn older_contain(&self, hash: u64) -> bool {
+        !broken::CHAINS_LOOKUP_NEWEST_ONLY
+            && self
+                .older
+                .iter()
+                .fold(false, |hit, g| hit | g.table.contains_hash(hash))
+    }
 }
 
 /// True where a next generation's table can be a mapping to back ahead
@@ -377,7 +413,7 @@ pub(crate) struct Growable<const B: usize> {
     /// step then finds its table ready, and no insert pays for backing a
     /// whole table at once.
     next: crate::sync::Mutex<Option<(Arc<Generation<B>>, usize)>>,
-    /// The depth of the generation in `next` once there is nothing left
+    /// The order plus one ([`Nested::order`]) of the generation in `next` once there is nothing left
     /// for inserts to do for it (backed, handed to a thread, or its
     /// allocation refused), else 0: read first, so the inserts near the
     /// growth load do not all take `next`'s lock to find that out.
@@ -389,6 +425,9 @@ pub(crate) struct Growable<const B: usize> {
     /// The first generation's capacity.
     capacity: usize,
     huge_pages: bool,
+    /// True if the filter starts a new chain once a chain's spare bits are
+    /// spent ([`Growth::unbounded`](crate::config::Growth::unbounded)).
+    unbounded: bool,
 }
 
 impl<const B: usize> Growable<B> {
@@ -401,23 +440,39 @@ impl<const B: usize> Growable<B> {
         spare: u32,
         capacity: usize,
         huge_pages: bool,
+        unbounded: bool,
     ) -> Result<Self, BuildError> {
         let addr = Nested::new(0, local, key_bits, spare);
         let first = Generation::new(addr, capacity, huge_pages)?;
-        Ok(Self::with_generation(first, capacity, huge_pages))
+        Ok(Self::with_generation(
+            first,
+            Vec::new(),
+            capacity,
+            huge_pages,
+            unbounded,
+        ))
     }
 
-    /// A filter whose current generation is `generation` (a saved one
-    /// loaded back), first sized for `capacity` items.
-    fn with_generation(generation: Generation<B>, capacity: usize, huge_pages: bool) -> Self {
-        let a = generation.addr;
+    /// A filter whose current generation is `generation` and whose earlier
+    /// chains' are `older` (a saved one loaded back), first sized for
+    /// `capacity` items.
+    fn with_generation(
+        generation: Generation<B>,
+        older: Vec<Arc<Generation<B>>>,
+        capacity: usize,
+        huge_pages: bool,
+        unbounded: bool,
+    ) -> Self {
+        let a = older.first().map_or(generation.addr, |g| g.addr);
         Growable {
             first: Nested::new(0, a.local, a.key_bits, a.spare),
+            unbounded,
             saving: AtomicU64::new(0),
             topped_out: AtomicBool::new(false),
             state: Current::new(State {
                 cur: Arc::new(generation),
                 migration: None,
+                older,
             }),
             gate: Gate::new(),
             grow_lock: crate::sync::Mutex::new(()),
@@ -466,11 +521,11 @@ impl AnyGrowable {
     pub(crate) fn new(config: &crate::config::Config) -> Result<Self, BuildError> {
         let growth = config.growth.expect("a growable configuration");
         let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
-        let (f, spare) = (growth.key_bits, growth.spare);
+        let (f, spare, u) = (growth.key_bits, growth.spare, growth.unbounded);
         Ok(match config.bucket_size {
-            2 => AnyGrowable::B2(Growable::new(m, f, spare, n, hp)?),
-            4 => AnyGrowable::B4(Growable::new(m, f, spare, n, hp)?),
-            _ => AnyGrowable::B8(Growable::new(m, f, spare, n, hp)?),
+            2 => AnyGrowable::B2(Growable::new(m, f, spare, n, hp, u)?),
+            4 => AnyGrowable::B4(Growable::new(m, f, spare, n, hp, u)?),
+            _ => AnyGrowable::B8(Growable::new(m, f, spare, n, hp, u)?),
         })
     }
 

@@ -21,7 +21,7 @@ impl<const B: usize> Growable<B> {
     pub(crate) fn save_chunks<E>(
         &self,
         config: &crate::config::Config,
-        out: impl FnMut(&[u8]) -> Result<(), E>,
+        mut out: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(usize, crate::config::Config), E> {
         // Counted before the lock is asked for, so that no insert starts
         // waiting for a lock this save is about to hold (`Self::grow`);
@@ -50,12 +50,15 @@ impl<const B: usize> Growable<B> {
         // held through it.
         self.state.reclaim(RECLAIM_ROUNDS);
         let guard = pin();
-        let cur = &self.state.load(&guard).cur;
-        let items = cur.table.save_chunks(out)?;
-        Ok((
-            items,
-            Self::config_at(config, &cur.addr, self.capacity << cur.addr.depth),
-        ))
+        let state = self.state.load(&guard);
+        // The earlier chains' tables, oldest first, then the current one
+        // (docs/format.md, version 6).
+        let mut items = 0;
+        for g in &state.older {
+            items += g.table.save_chunks(&mut out)?;
+        }
+        items += state.cur.table.save_chunks(out)?;
+        Ok((items, self.config_at(config, &state.cur.addr)))
     }
 
     /// A filter whose current generation is the saved table in `parts`
@@ -68,19 +71,44 @@ impl<const B: usize> Growable<B> {
         parts: &[&[u8]],
     ) -> Result<Self, BuildError> {
         let addr = Nested::of(growth, config.buckets);
+        let earlier = addr.earlier_chains();
+        let mut parts = Parts {
+            parts,
+            part: 0,
+            offset: 0,
+        };
+        let mut older = Vec::with_capacity(earlier.len());
+        let mut earlier_len = 0;
+        for a in earlier {
+            let table = Table::from_le_bytes_addressed(
+                Packed::new(B, a.width()),
+                a,
+                a.buckets(),
+                0,
+                config.huge_pages,
+                &parts.take(saved_bytes::<B>(&a)),
+            )?;
+            // Each earlier chain's count is what it holds (the header's is
+            // their sum with the current one's: the audit checks it).
+            earlier_len += table.recount();
+            older.push(Arc::new(Generation::of(table, a)));
+        }
+        let rest = parts.take(usize::MAX);
         let table = Table::from_le_bytes_addressed(
             Packed::new(B, addr.width()),
             addr,
             config.buckets,
-            len,
+            len.saturating_sub(earlier_len),
             config.huge_pages,
-            parts,
+            &rest,
         )?;
-        let first_capacity = config.capacity >> growth.depth;
+        let first_capacity = config.capacity / Self::capacity_factor(&addr);
         Ok(Self::with_generation(
             Generation::of(table, addr),
+            older,
             first_capacity,
             config.huge_pages,
+            growth.unbounded,
         ))
     }
 
@@ -88,18 +116,21 @@ impl<const B: usize> Growable<B> {
     /// it no writer stores (for a filter just loaded).
     pub(crate) fn audit(&self) -> Result<usize, crate::error::DecodeError> {
         let guard = pin();
-        let cur = &self.state.load(&guard).cur;
-        let occupied = cur.table.audit()?;
-        for i in 0..cur.buckets() {
-            let bucket = cur.table.load_bucket(i);
-            if (0..B).any(|j| {
-                let fp = cur.table.lane(&bucket, j);
-                fp != 0 && !cur.addr.is_written(fp)
-            }) {
-                return Err(crate::error::DecodeError::InvalidBucket {
-                    bucket: i,
-                    reason: "a growable filter's fingerprint with a zero key",
-                });
+        let state = self.state.load(&guard);
+        let mut occupied = 0;
+        for g in state.older.iter().chain([&state.cur]) {
+            occupied += g.table.audit()?;
+            for i in 0..g.buckets() {
+                let bucket = g.table.load_bucket(i);
+                if (0..B).any(|j| {
+                    let fp = g.table.lane(&bucket, j);
+                    fp != 0 && !g.addr.is_written(fp)
+                }) {
+                    return Err(crate::error::DecodeError::InvalidBucket {
+                        bucket: i,
+                        reason: "a growable filter's fingerprint with a zero key",
+                    });
+                }
             }
         }
         Ok(occupied)
@@ -119,4 +150,41 @@ impl<const B: usize> Growable<B> {
         let guard = pin();
         self.state.load(&guard).cur.table.bucket_fingerprints(i)
     }
+}
+
+/// Slices read one after another: a saved growable filter's tables
+/// (oldest chain first), in whatever pieces a stream arrived.
+struct Parts<'a, 'p> {
+    parts: &'p [&'a [u8]],
+    part: usize,
+    offset: usize,
+}
+
+impl<'a> Parts<'a, '_> {
+    /// The next `n` bytes (fewer if the parts end first), as pieces of the
+    /// parts.
+    fn take(&mut self, mut n: usize) -> Vec<&'a [u8]> {
+        let mut pieces = Vec::new();
+        while n > 0 && self.part < self.parts.len() {
+            let rest = &self.parts[self.part][self.offset..];
+            let k = n.min(rest.len());
+            if k > 0 {
+                pieces.push(&rest[..k]);
+            }
+            n -= k;
+            if k == rest.len() {
+                self.part += 1;
+                self.offset = 0;
+            } else {
+                self.offset += k;
+            }
+        }
+        pieces
+    }
+}
+
+/// Bytes of a saved table of generation `addr` (its words, no padding).
+fn saved_bytes<const B: usize>(addr: &Nested) -> usize {
+    let bits = <Packed as crate::layout::Layout<B>>::bucket_bits(&Packed::new(B, addr.width()));
+    crate::table::table_words(addr.buckets(), bits).map_or(usize::MAX, |w| w.saturating_mul(8))
 }

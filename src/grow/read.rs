@@ -17,9 +17,17 @@ impl<const B: usize> Growable<B> {
         // time, and each misprediction throws away the next lookups' loads
         // in flight (with it, 23.4 ns a lookup at 8x on a 1.85 MB table;
         // without, 16.1 ns: docs/benchmarks.md, "Growth").
-        match &state.migration {
+        let hit = match &state.migration {
             None => state.cur.table.contains_hash(hash),
             Some(m) => state.cur.table.contains_hash(hash) || m.frozen_contains(hash),
+        };
+        // Once a chain is full, the filter holds more than one: the
+        // chains before the current one answer too (docs/design.md,
+        // "Growth past the spare bits").
+        if state.older.is_empty() {
+            hit
+        } else {
+            hit | state.older_contain(hash)
         }
     }
 
@@ -44,6 +52,14 @@ impl<const B: usize> Growable<B> {
                 }
             }
         }
+        if !state.older.is_empty() {
+            for (k, hit) in out[..n].iter_mut().enumerate() {
+                if !*hit && state.older_contain(hash_at(k)) {
+                    *hit = true;
+                    found += 1;
+                }
+            }
+        }
         found
     }
 
@@ -52,72 +68,101 @@ impl<const B: usize> Growable<B> {
     pub(crate) fn config_now(&self, config: &crate::config::Config) -> crate::config::Config {
         let guard = pin();
         let addr = self.state.load(&guard).cur.addr;
-        Self::config_at(config, &addr, self.capacity << addr.depth)
+        self.config_at(config, &addr)
     }
 
+    /// `config` as of generation `addr`: its width and buckets, and the
+    /// capacity of every chain up to it ([`Self::capacity_at`]).
     pub(super) fn config_at(
+        &self,
         config: &crate::config::Config,
         addr: &Nested,
-        capacity: usize,
     ) -> crate::config::Config {
         crate::config::Config {
             fingerprint_bits: addr.width(),
-            buckets: addr.local << addr.depth,
-            capacity,
+            buckets: addr.buckets(),
+            capacity: self.capacity.saturating_mul(Self::capacity_factor(addr)),
             growth: Some(crate::config::Growth {
                 key_bits: addr.key_bits,
                 spare: addr.spare,
                 depth: addr.depth,
+                chain: addr.chain(),
+                unbounded: self.unbounded,
             }),
             ..*config
         }
     }
 
-    /// Bytes of the current generation's table: what a save writes.
-    pub(crate) fn current_table_bytes(&self) -> usize {
-        let guard = pin();
-        self.state.load(&guard).cur.table.table_bytes()
+    /// The filter's capacity at generation `addr`, in first capacities:
+    /// `2^level` for its table, plus each earlier chain's final table's.
+    pub(super) fn capacity_factor(addr: &Nested) -> usize {
+        addr.earlier_chains()
+            .iter()
+            .fold(1usize << addr.level(), |factor, a| {
+                factor.saturating_add(1usize << a.level())
+            })
     }
 
-    /// How many copies of `hash`'s fingerprint its buckets hold.
+    /// Bytes of the current generation's table and the earlier chains':
+    /// what a save writes.
+    pub(crate) fn current_table_bytes(&self) -> usize {
+        let guard = pin();
+        let state = self.state.load(&guard);
+        state.cur.table.table_bytes() + state.older_sum(|g| g.table.table_bytes())
+    }
+
+    /// How many copies of `hash`'s fingerprint its buckets hold, in every
+    /// chain.
     pub(crate) fn count(&self, hash: u64) -> usize {
-        let item = self.first.item(hash);
         let guard = pin();
         let (_pass, state) = self.enter(&guard);
+        let item = state.cur.addr.item(hash);
         let (i1, _, fp) = state.cur.addr.place(item);
-        match &state.migration {
-            Some(m) if self.copy_chunks_of(state, m, item, &guard).is_err() => {
-                // A chunk could not be copied: its items are still in the
-                // frozen generation, those copied since in the current one.
-                let (j1, _, fq) = m.from.addr.place(item);
-                let in_frozen = m.from.table.count(j1, fq);
-                state.cur.table.count(i1, fp).max(in_frozen)
+        let older = state.older_sum(|g| {
+            let (i1, _, fp) = g.addr.place(g.addr.item(hash));
+            g.table.count(i1, fp)
+        });
+        older
+            + match &state.migration {
+                Some(m) if self.copy_chunks_of(state, m, item, &guard).is_err() => {
+                    // A chunk could not be copied: its items are still in the
+                    // frozen generation, those copied since in the current one.
+                    let (j1, _, fq) = m.from.addr.place(item);
+                    let in_frozen = m.from.table.count(j1, fq);
+                    state.cur.table.count(i1, fp).max(in_frozen)
+                }
+                _ => state.cur.table.count(i1, fp),
             }
-            _ => state.cur.table.count(i1, fp),
-        }
     }
 
     /// Items held: inserts minus removes, exact when no write is in flight.
     pub(crate) fn len(&self) -> usize {
         let guard = pin();
         let state = self.state.load(&guard);
-        let cur = state.cur.table.len();
+        let cur = state.cur.table.len() + state.older_sum(|g| g.table.len());
         match &state.migration {
             Some(m) => cur + m.frozen_len - m.moved.load(Ordering::Relaxed) as usize,
             None => cur,
         }
     }
 
-    /// The first generation's capacity times `2^spare`: where growth stops.
+    /// Where growth stops: the first generation's capacity times `2^spare`;
+    /// without a maximum capacity, the capacity of every chain the hash has
+    /// bits for, saturated at `usize::MAX` (on a 64-bit system, about
+    /// `2^26` times the first capacity: memory runs out first).
     pub(crate) fn max_capacity(&self) -> usize {
-        self.capacity.saturating_mul(1 << self.first.spare)
+        let mut last = self.first.at_depth(self.first.spare);
+        while let Some(next) = self.next_chain(&last) {
+            last = next.at_depth(next.spare);
+        }
+        self.capacity.saturating_mul(Self::capacity_factor(&last))
     }
 
     /// True unless the current generation is the last one.
     pub(crate) fn can_grow(&self) -> bool {
         let guard = pin();
         let addr = self.state.load(&guard).cur.addr;
-        addr.depth < addr.spare
+        self.has_next(&addr)
     }
 
     /// The current generation's two buckets and stored fingerprint for
@@ -130,10 +175,18 @@ impl<const B: usize> Growable<B> {
         (i1, table.alt(i1, fp), fp)
     }
 
-    /// Growth steps taken (the current generation's depth).
+    /// Growth steps taken: the current generation's depth, plus each
+    /// earlier chain's doublings and the step that started the next.
     pub(crate) fn depth(&self) -> u32 {
         let guard = pin();
-        self.state.load(&guard).cur.addr.depth
+        let addr = self.state.load(&guard).cur.addr;
+        addr.depth + addr.chain() * (addr.spare - crate::table::CHAIN_SMALLER + 1)
+    }
+
+    /// Chains, the current one included: the tables a lookup reads.
+    pub(crate) fn chains(&self) -> u32 {
+        let guard = pin();
+        self.state.load(&guard).cur.addr.chain() + 1
     }
 
     /// Width of the fingerprints the current generation stores.
@@ -149,6 +202,7 @@ impl<const B: usize> Growable<B> {
         let guard = pin();
         let state = self.state.load(&guard);
         state.cur.table.table_bytes()
+            + state.older_sum(|g| g.table.table_bytes())
             + state
                 .migration
                 .as_ref()
@@ -168,6 +222,7 @@ impl<const B: usize> Growable<B> {
         let guard = pin();
         let state = self.state.load(&guard);
         next + state.cur.table.memory_usage()
+            + state.older_sum(|g| g.table.memory_usage())
             + state
                 .migration
                 .as_ref()

@@ -98,8 +98,8 @@ impl<const B: usize> Growable<B> {
         };
         let mut outcome = Err(err);
         for depth in (cur.addr.depth + 1..=cur.addr.spare).take(tries) {
-            let addr = Nested::new(depth, cur.addr.local, cur.addr.key_bits, cur.addr.spare);
-            let next = match Generation::new(addr, self.capacity << depth, self.huge_pages) {
+            let addr = cur.addr.at_depth(depth);
+            let next = match Generation::new(addr, self.capacity << addr.level(), self.huge_pages) {
                 Ok(next) => next,
                 Err(BuildError::AllocationFailed { bytes }) => {
                     outcome = Err(InsertError::GrowthFailed { bytes });
@@ -125,20 +125,11 @@ impl<const B: usize> Growable<B> {
                 }
                 m.from.retire();
                 cur.retire();
-                let depth = next.addr.depth;
-                self.state.replace(
-                    State {
-                        cur: Arc::new(next),
-                        migration: None,
-                    },
-                    guard,
-                );
+                let at = next.addr.order();
+                self.state.replace(state.then(Arc::new(next), None), guard);
                 // A generation prepared for a depth passed is no use.
                 let mut prepared = self.next.lock().unwrap_or_else(|e| e.into_inner());
-                if prepared
-                    .as_ref()
-                    .is_some_and(|(n, _)| n.addr.depth <= depth)
-                {
+                if prepared.as_ref().is_some_and(|(n, _)| n.addr.order() <= at) {
                     *prepared = None;
                     self.next_done.store(0, Ordering::Relaxed);
                 }

@@ -46,12 +46,15 @@ impl<const B: usize> Growable<B> {
     /// other systems) is not backed ahead either.
     #[cold]
     pub(super) fn prepare_next(&self, g: &Generation<B>) {
-        let depth = u64::from(g.addr.depth + 1);
-        if !PREPARES
-            || !self.huge_pages
-            || g.addr.depth == g.addr.spare
-            || self.next_done.load(Ordering::Relaxed) == depth
-        {
+        // A new chain's first table is a quarter of the last one's: the
+        // step allocates it, and the writes back it.
+        if !PREPARES || !self.huge_pages || g.addr.depth == g.addr.spare {
+            return;
+        }
+        // `next_done`'s mark for the next generation: its order, plus 1
+        // (0 means none).
+        let depth = g.addr.next().order() + 1;
+        if self.next_done.load(Ordering::Relaxed) == depth {
             return;
         }
         if !takes_huge_pages(Generation::<B>::table_bytes_at(g.addr.next()), true) {
@@ -63,7 +66,7 @@ impl<const B: usize> Growable<B> {
             return;
         };
         let done = match &mut *next {
-            Some((n, backed)) if u64::from(n.addr.depth) == depth => {
+            Some((n, backed)) if n.addr.order() + 1 == depth => {
                 if !n.table.populate_part(*backed) {
                     *backed = BACKED;
                 } else {
@@ -73,7 +76,7 @@ impl<const B: usize> Growable<B> {
             }
             _ => {
                 let addr = g.addr.next();
-                *next = Generation::new(addr, self.capacity << addr.depth, self.huge_pages)
+                *next = Generation::new(addr, self.capacity << addr.level(), self.huge_pages)
                     .ok()
                     .map(|n| {
                         let n = Arc::new(n);
@@ -251,13 +254,8 @@ impl<const B: usize> Growable<B> {
     pub(super) fn count_done(&self, state: &State<B>, m: &Migration<B>, guard: &Guard) {
         if m.left.fetch_sub(1, Ordering::AcqRel) == 1 {
             m.from.retire();
-            self.state.replace(
-                State {
-                    cur: Arc::clone(&state.cur),
-                    migration: None,
-                },
-                guard,
-            );
+            self.state
+                .replace(state.then(Arc::clone(&state.cur), None), guard);
         }
     }
 
@@ -349,24 +347,20 @@ impl<const B: usize> Growable<B> {
         }
         let cur = &state.cur;
         if cur.addr.depth == cur.addr.spare {
-            self.topped_out.store(true, Ordering::Relaxed);
-            return Err(self.at_max_capacity());
+            return match self.next_chain(&cur.addr) {
+                Some(addr) => self.start_chain(state, addr, guard),
+                None => {
+                    self.topped_out.store(true, Ordering::Relaxed);
+                    Err(self.at_max_capacity())
+                }
+            };
         }
         let addr = cur.addr.next();
         let prepared = self.next.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.next_done.store(0, Ordering::Relaxed);
         let next = match prepared {
-            Some((next, _)) if next.addr.depth == addr.depth => next,
-            _ => Arc::new(
-                Generation::new(addr, self.capacity << addr.depth, self.huge_pages).map_err(
-                    |e| match e {
-                        BuildError::AllocationFailed { bytes } => {
-                            InsertError::GrowthFailed { bytes }
-                        }
-                        _ => InsertError::GrowthFailed { bytes: usize::MAX },
-                    },
-                )?,
-            ),
+            Some((next, _)) if next.addr.order() == addr.order() => next,
+            _ => Arc::new(self.generation(addr)?),
         };
         let slots = next.buckets() * B;
         if !self.gate.close() {
@@ -384,9 +378,9 @@ impl<const B: usize> Growable<B> {
         let block_slots = next.addr.local * B;
         let budget = (slots as f64 * migration_load(B, block_slots)) as i64 - frozen_len as i64;
         self.state.replace(
-            State {
-                cur: next,
-                migration: Some(Migration {
+            state.then(
+                next,
+                Some(Migration {
                     from: Arc::clone(cur),
                     chunks: (0..chunks)
                         .map(|_| Chunk {
@@ -400,12 +394,60 @@ impl<const B: usize> Growable<B> {
                     frozen_len,
                     budget: AtomicI64::new(budget),
                 }),
-            },
+            ),
             guard,
         );
         self.gate.open();
         // The insert that grew the filter now tries again, and copies its
         // share of the step as every writer after it does.
+        Ok(())
+    }
+
+    /// A new, empty generation addressed by `addr`, or why growth failed.
+    fn generation(&self, addr: Nested) -> Result<Generation<B>, InsertError> {
+        Generation::new(addr, self.capacity << addr.level(), self.huge_pages).map_err(|e| match e {
+            BuildError::AllocationFailed { bytes } => InsertError::GrowthFailed { bytes },
+            _ => InsertError::GrowthFailed { bytes: usize::MAX },
+        })
+    }
+
+    /// The growth step past a chain's last generation (docs/design.md,
+    /// "Growth past the spare bits"): the current generation, full, joins
+    /// the earlier chains as it is (nothing is copied), and generation 0 of
+    /// the next chain, `addr`, becomes current. Under the growth lock, with
+    /// no migration under way (the caller checked).
+    ///
+    /// No false negatives: every item acknowledged before this step is in
+    /// the generation that becomes the newest earlier chain, which every
+    /// lookup after the step reads; one loaded before the step reads it as
+    /// the current generation. The gate is closed across the publication so
+    /// no insert lands in the old chain after it: from then on its slots
+    /// are only freed (removes) or kept.
+    fn start_chain(
+        &self,
+        state: &State<B>,
+        addr: Nested,
+        guard: &Guard,
+    ) -> Result<(), InsertError> {
+        let next = Arc::new(self.generation(addr)?);
+        if !self.gate.close() {
+            return Err(InsertError::GrowthBlocked);
+        }
+        if !cfg!(cuckoo_nest_loom) {
+            let longest = state.cur.table.longest_path();
+            self.longest_retired.fetch_max(longest, Ordering::Relaxed);
+        }
+        let mut older = state.older.clone();
+        older.push(Arc::clone(&state.cur));
+        self.state.replace(
+            State {
+                cur: next,
+                migration: None,
+                older,
+            },
+            guard,
+        );
+        self.gate.open();
         Ok(())
     }
 }

@@ -16,7 +16,7 @@ const MIRI: bool = cfg!(miri);
 fn grows_through_every_generation_and_loses_nothing() {
     // 64 buckets of 4 at first (16 under miri): 128x that is 32k slots.
     let (local, first) = if MIRI { (16, 60) } else { (64, 240) };
-    let g = Growable::<4>::new(local, 12, SPARE_BITS, first, false).unwrap();
+    let g = Growable::<4>::new(local, 12, SPARE_BITS, first, false, false).unwrap();
     // Under miri, to depth 3 only.
     let n = if MIRI { 60 * 8 } else { 240 * 100 };
     for (k, h) in keys(n, 1).enumerate() {
@@ -37,7 +37,7 @@ fn grows_through_every_generation_and_loses_nothing() {
 
 #[test]
 fn the_last_generation_full_is_full() {
-    let g = Growable::<2>::new(4, 8, SPARE_BITS, 6, false).unwrap();
+    let g = Growable::<2>::new(4, 8, SPARE_BITS, 6, false, false).unwrap();
     assert!(g.can_grow());
     let (stored, err) = keys(1 << 20, 2)
         .enumerate()
@@ -67,7 +67,7 @@ fn the_last_generation_full_is_full() {
 
 #[test]
 fn unique_inserts_and_counts_see_copies_across_a_growth_step() {
-    let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false).unwrap();
+    let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false, false).unwrap();
     let hs: Vec<u64> = keys(if MIRI { 300 } else { 2000 }, 3).collect();
     for &h in &hs {
         g.insert(h, Copies::Any).unwrap();
@@ -92,7 +92,7 @@ fn sections_nested_past_the_depth_count_outlive_growth_steps() {
     // Levels below the outermost: 65,536 in all, as many as wrap a
     // 16-bit count to 0.
     const DEEP: usize = 65_535;
-    let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false).unwrap();
+    let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false, false).unwrap();
     let first: Vec<u64> = keys(50, 5).collect();
     for &h in &first {
         g.insert(h, Copies::Any).unwrap();
@@ -145,7 +145,7 @@ fn sections_nested_past_the_depth_count_outlive_growth_steps() {
 
 #[test]
 fn clear_empties_every_generation() {
-    let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false).unwrap();
+    let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false, false).unwrap();
     let n = if MIRI { 250 } else { 1000 };
     for h in keys(n, 4) {
         g.insert(h, Copies::Any).unwrap();

@@ -17,6 +17,16 @@ pub(super) enum Attempt {
     Again,
 }
 
+/// What an insert places ([`Growable::insert_item`]).
+#[derive(Clone, Copy)]
+pub(super) enum Entry {
+    /// A key's hash: placed by whichever chain is current when it goes in.
+    Hash(u64),
+    /// An item as chain `chain` sees it, read back from what one of its
+    /// generations stores (a merge): only that chain can place it.
+    Item(NestedItem, u32),
+}
+
 impl<const B: usize> Growable<B> {
     /// Inserts `n` keys in order; stops at the first that fails.
     pub(crate) fn insert_many(
@@ -32,31 +42,30 @@ impl<const B: usize> Growable<B> {
     }
 
     /// Inserts the item whose fingerprint `fp` generation `from` (of a
-    /// filter with the same local bucket count, key width and spare bits)
-    /// stores in bucket `i`: how a merge moves a fingerprint between
-    /// filters of different depths.
+    /// filter with the same local bucket count, key width and spare bits,
+    /// in its first chain) stores in bucket `i`: how a merge moves a
+    /// fingerprint between filters of different depths. If this filter
+    /// has started a later chain meanwhile, the item goes into the first
+    /// chain's final generation, by displacement (it grows no more), or
+    /// is refused `Full`.
     pub(crate) fn insert_stored(
         &self,
         from: &Nested,
         i: usize,
         fp: u32,
     ) -> Result<(), InsertError> {
-        self.insert_item(from.item_at(i, fp), Copies::Any)
+        self.insert_item(Entry::Item(from.item_at(i, fp), from.chain()), Copies::Any)
             .map(|_| ())
     }
 
     /// Inserts `hash`'s item; growing the filter when it is full. `Full`
     /// only once the last generation (one doubling per spare bit) is full.
     pub(crate) fn insert(&self, hash: u64, copies: Copies) -> Result<bool, InsertError> {
-        self.insert_item(self.first.item(hash), copies)
+        self.insert_item(Entry::Hash(hash), copies)
     }
 
-    /// [`Self::insert`] of an item already placed ([`Nested::item`]).
-    pub(super) fn insert_item(
-        &self,
-        item: NestedItem,
-        copies: Copies,
-    ) -> Result<bool, InsertError> {
+    /// [`Self::insert`] of a hash or an item already placed.
+    pub(super) fn insert_item(&self, entry: Entry, copies: Copies) -> Result<bool, InsertError> {
         loop {
             // Set if this insert saw the last chunk of a growth step copied:
             // it then frees the retired states once its section is over.
@@ -71,6 +80,13 @@ impl<const B: usize> Growable<B> {
                     continue;
                 };
                 let state = self.state.load(&guard);
+                let item = match entry {
+                    Entry::Hash(hash) => state.cur.addr.item(hash),
+                    Entry::Item(item, chain) if chain == state.cur.addr.chain() => item,
+                    Entry::Item(item, chain) => {
+                        return Self::insert_older(state, item, chain, copies)
+                    }
+                };
                 // A copy that finds no room is the growth step's to mend
                 // (`Growable::regrow`): the insert asks for it.
                 let stuck = Attempt::Grow {
@@ -120,6 +136,30 @@ impl<const B: usize> Growable<B> {
         }
     }
 
+    /// A merge's insert of an item of chain `chain`, before the current
+    /// one: into that chain's final generation, which grows no more.
+    #[cold]
+    fn insert_older(
+        state: &State<B>,
+        item: NestedItem,
+        chain: u32,
+        copies: Copies,
+    ) -> Result<bool, InsertError> {
+        let Some(g) = state.older.get(chain as usize) else {
+            // A merge checks that both filters have as many chains first;
+            // a chain this filter lacks has no room.
+            return Err(InsertError::Full {
+                len: state.cur.table.len(),
+                slots: state.cur.buckets() * B,
+            });
+        };
+        let (i1, i2, fp) = g.addr.place(item);
+        match g.table.insert_if_room(i1, i2, fp, copies)? {
+            Some(stored) => Ok(stored),
+            None => g.table.insert_displacing(i1, i2, fp, copies),
+        }
+    }
+
     /// One try at inserting `item` into `state`'s current generation,
     /// inside the caller's section and gate pass.
     #[inline]
@@ -165,7 +205,7 @@ impl<const B: usize> Growable<B> {
         if g.addr.depth == g.addr.spare && self.topped_out.load(Ordering::Relaxed) {
             return Err(self.at_max_capacity());
         }
-        if g.addr.depth < g.addr.spare
+        if self.has_next(&g.addr)
             && self.saving.load(Ordering::Relaxed) == 0
             && self.near_full(g, i1, i2)
         {
@@ -211,11 +251,15 @@ impl<const B: usize> Growable<B> {
         sampled >= load && (exact || whole() >= load)
     }
 
-    /// Removes one copy of `hash`'s fingerprint, if there is one.
+    /// Removes one copy of `hash`'s fingerprint, if there is one: from
+    /// the newest chain that holds one (docs/design.md, "Growth past the
+    /// spare bits": an entry that matches the item in a newer chain
+    /// agrees with it on everything an older chain stores, so the one
+    /// taken is never the only entry another item is found by).
     pub(crate) fn remove(&self, hash: u64) -> bool {
-        let item = self.first.item(hash);
         let guard = pin();
         let (pass, state) = self.enter(&guard);
+        let item = state.cur.addr.item(hash);
         if let Some(m) = &state.migration {
             // If the copy stopped for lack of room (see `copy_chunk`), the
             // item may still be only in the frozen generation: the remove
@@ -225,7 +269,15 @@ impl<const B: usize> Growable<B> {
             });
         }
         let (i1, _, fp) = state.cur.addr.place(item);
-        let removed = state.cur.table.remove(i1, fp);
+        let take = |g: &Arc<Generation<B>>| {
+            let (i1, _, fp) = g.addr.place(g.addr.item(hash));
+            g.table.remove(i1, fp)
+        };
+        let removed = if broken::CHAINS_REMOVE_OLDEST_FIRST {
+            state.older.iter().any(take) || state.cur.table.remove(i1, fp)
+        } else {
+            state.cur.table.remove(i1, fp) || state.older.iter().rev().any(take)
+        };
         if removed && self.topped_out.load(Ordering::Relaxed) {
             self.topped_out.store(false, Ordering::Relaxed);
         }
@@ -249,6 +301,24 @@ impl<const B: usize> Growable<B> {
             }
             self.gate.wait_open();
         }
+    }
+
+    /// True if the filter grows past generation `addr`: a doubling left in
+    /// its chain, or a chain after it (a filter without a maximum
+    /// capacity, while the hash has bits for one).
+    pub(super) fn has_next(&self, addr: &Nested) -> bool {
+        addr.depth < addr.spare || self.next_chain(addr).is_some()
+    }
+
+    /// Generation 0 of the chain after `addr`'s, if the filter starts one
+    /// there ([`Nested::next_chain`]).
+    pub(super) fn next_chain(&self, addr: &Nested) -> Option<Nested> {
+        if !self.unbounded || addr.depth < addr.spare {
+            return None;
+        }
+        // Each chain has the first one's spare bits (and the block bits
+        // it keeps back: `Nested::next_chain`).
+        addr.next_chain(self.first.spare, crate::config::MAX_BUCKETS)
     }
 
     /// The refusal of an insert into a full last generation.
@@ -277,16 +347,16 @@ impl<const B: usize> Growable<B> {
                 // the current one below is still right.)
                 if self.gate.close() {
                     m.from.retire();
-                    self.state.replace(
-                        State {
-                            cur: Arc::clone(&state.cur),
-                            migration: None,
-                        },
-                        &guard,
-                    );
+                    self.state
+                        .replace(state.then(Arc::clone(&state.cur), None), &guard);
                 }
             }
-            self.state.load(&guard).cur.table.clear();
+            // Every chain's table, kept (a save of the filter names its
+            // chains: `persist.rs`).
+            let state = self.state.load(&guard);
+            for g in state.older.iter().chain([&state.cur]) {
+                g.table.clear();
+            }
             self.topped_out.store(false, Ordering::Relaxed);
             // Empty, the filter is far from its next step: give back the
             // next generation inserts may have prepared.

@@ -26,6 +26,33 @@ enum TableBytes<'a> {
     Unaligned(LeBytes<'a>),
 }
 
+/// An earlier chain of a saved growable filter: its final generation's
+/// lookups, and where its table lies in the saved table's bytes.
+#[derive(Clone)]
+struct Earlier {
+    shape: ViewShape,
+    addr: Nested,
+    at: usize,
+    len: usize,
+}
+
+/// `table` as words: aligned `u64`s where its address allows, else read
+/// byte-wise.
+#[inline(always)]
+fn words_in(table: &[u8]) -> TableBytes<'_> {
+    if (table.as_ptr() as usize).is_multiple_of(std::mem::align_of::<u64>()) {
+        // SAFETY: the pointer is aligned for u64 (just checked), the
+        // `len / 8` words start at it and lie inside `table`, every bit
+        // pattern is a valid u64, and the slice borrows `table`'s bytes,
+        // which outlive it and are not written while it lives.
+        let words =
+            unsafe { std::slice::from_raw_parts(table.as_ptr().cast::<u64>(), table.len() / 8) };
+        TableBytes::Aligned(words)
+    } else {
+        TableBytes::Unaligned(LeBytes(table))
+    }
+}
+
 /// A read-only filter over a saved filter's bytes
 /// ([`CuckooFilter::to_bytes`](crate::CuckooFilter::to_bytes) or
 /// [`save`](crate::CuckooFilter::save)), queried in place: nothing
@@ -59,7 +86,15 @@ enum TableBytes<'a> {
 /// ```
 #[derive(Clone)]
 pub struct FilterView<B: AsRef<[u8]>> {
+    /// The current generation's lookups: the table's, or a growable
+    /// filter's current chain's.
     shape: ViewShape,
+    /// A growable filter's earlier chains (format version 6), oldest
+    /// first, their tables one after another at the table's start.
+    earlier: Vec<Earlier>,
+    /// Where the current generation's table starts in the table's bytes:
+    /// after the earlier chains'.
+    current_at: usize,
     /// The saved filter, header and table, exactly as long as the header
     /// says (checked when the view was made).
     bytes: B,
@@ -129,8 +164,27 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     pub fn new_unverified(bytes: B) -> Result<Self, DecodeError> {
         let header = Header::decode(bytes.as_ref())?;
         header.table(bytes.as_ref())?;
+        let config = header.config;
+        let mut earlier = Vec::new();
+        let mut current_at = 0;
+        if let Some(g) = config.growth {
+            // The header checked that the table holds every chain's.
+            for addr in Nested::of(g, config.buckets).earlier_chains() {
+                let bits = crate::config::bucket_bits(config.bucket_size, addr.width(), false);
+                let len = crate::table::table_words(addr.buckets(), bits).map_or(0, |w| w * 8);
+                earlier.push(Earlier {
+                    shape: ViewShape::nested(config.bucket_size, addr),
+                    addr,
+                    at: current_at,
+                    len,
+                });
+                current_at += len;
+            }
+        }
         Ok(FilterView {
             shape: ViewShape::new(&header.config),
+            earlier,
+            current_at,
             bytes,
             table_at: header.prefix_len(),
             metadata_len: header.metadata_len,
@@ -139,10 +193,47 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         })
     }
 
-    /// The table's bytes.
+    /// The table's bytes (every chain's, for a growable filter).
     #[inline(always)]
     fn table(&self) -> &[u8] {
         &self.bytes.as_ref()[self.table_at..]
+    }
+
+    /// The current generation's table's bytes.
+    #[inline(always)]
+    fn current(&self) -> &[u8] {
+        &self.table()[self.current_at..]
+    }
+
+    /// An earlier chain's table's bytes as words.
+    fn earlier_words(&self, e: &Earlier) -> TableBytes<'_> {
+        words_in(&self.table()[e.at..e.at + e.len])
+    }
+
+    /// True if an earlier chain holds `hash`'s item (each is read, as an
+    /// owned filter reads its chains: `grow/mod.rs`).
+    fn earlier_contain(&self, hash: u64) -> bool {
+        self.earlier.iter().fold(false, |hit, e| {
+            hit | match self.earlier_words(e) {
+                TableBytes::Aligned(w) => with_view!(&e.shape, t => t.contains(w, hash)),
+                TableBytes::Unaligned(b) => with_view!(&e.shape, t => t.contains(&b, hash)),
+            }
+        })
+    }
+
+    /// The saved tables a merge reads: every earlier chain's, oldest first,
+    /// then the current one's; each as its bucket count and, for a
+    /// growable filter, its generation.
+    pub(crate) fn tables(&self) -> Vec<(usize, Option<Nested>)> {
+        let current = self
+            .config
+            .growth
+            .map(|g| Nested::of(g, self.config.buckets));
+        self.earlier
+            .iter()
+            .map(|e| (e.addr.buckets(), Some(e.addr)))
+            .chain([(self.config.buckets, current)])
+            .collect()
     }
 
     /// The caller's metadata saved with the filter
@@ -168,36 +259,31 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// byte-wise. Decided at each call, from the bytes `B` gives now.
     #[inline(always)]
     fn words(&self) -> TableBytes<'_> {
-        let table = self.table();
-        if (table.as_ptr() as usize).is_multiple_of(std::mem::align_of::<u64>()) {
-            // SAFETY: the pointer is aligned for u64 (just checked), the
-            // `len / 8` words start at it and lie inside `table`, every bit
-            // pattern is a valid u64, and the slice borrows `self.bytes`,
-            // which outlives it and is not written through `&self`.
-            let words = unsafe {
-                std::slice::from_raw_parts(table.as_ptr().cast::<u64>(), table.len() / 8)
-            };
-            TableBytes::Aligned(words)
-        } else {
-            TableBytes::Unaligned(LeBytes(table))
-        }
+        words_in(self.current())
     }
 
-    /// The occupied slots of the table, or the first thing in it no writer
-    /// stores.
+    /// The occupied slots of every table, or the first thing in one no
+    /// writer stores.
     fn audit(&self) -> Result<usize, DecodeError> {
-        let occupied = match self.words() {
-            TableBytes::Aligned(w) => with_view!(&self.shape, t => t.audit(w, w.len())),
-            TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.audit(&b, b.0.len() / 8)),
-        }?;
-        if let Some(g) = self.config.growth {
+        let mut occupied = 0;
+        for (k, (buckets, generation)) in self.tables().into_iter().enumerate() {
+            let (shape, words) = match self.earlier.get(k) {
+                Some(e) => (&e.shape, self.earlier_words(e)),
+                None => (&self.shape, self.words()),
+            };
+            occupied += match words {
+                TableBytes::Aligned(w) => with_view!(shape, t => t.audit(w, w.len())),
+                TableBytes::Unaligned(b) => with_view!(shape, t => t.audit(&b, b.0.len() / 8)),
+            }?;
+            let Some(generation) = generation else {
+                continue;
+            };
             // What `Growable::audit` checks on load: no zero key.
-            let generation = Nested::of(g, self.config.buckets);
             const PASS: usize = 4096;
             let mut slots = Vec::with_capacity(PASS * self.config.bucket_size);
-            for first in (0..self.config.buckets).step_by(PASS) {
+            for first in (0..buckets).step_by(PASS) {
                 slots.clear();
-                self.fingerprints(first, first + PASS, &mut slots);
+                self.fingerprints_of(k, first, first + PASS, &mut slots);
                 if let Some(&(bucket, _)) =
                     slots.iter().find(|&&(_, fp)| !generation.is_written(fp))
                 {
@@ -212,14 +298,22 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     }
 
     /// Appends `(bucket, fingerprint)` for every occupied slot of buckets
-    /// `first..end` to `out`.
-    pub(crate) fn fingerprints(&self, first: usize, end: usize, out: &mut Vec<(usize, u32)>) {
-        match self.words() {
-            TableBytes::Aligned(w) => {
-                with_view!(&self.shape, t => t.fingerprints(w, first, end, out))
-            }
+    /// `first..end` of table `k` of [`Self::tables`] to `out`.
+    pub(crate) fn fingerprints_of(
+        &self,
+        k: usize,
+        first: usize,
+        end: usize,
+        out: &mut Vec<(usize, u32)>,
+    ) {
+        let (shape, words) = match self.earlier.get(k) {
+            Some(e) => (&e.shape, self.earlier_words(e)),
+            None => (&self.shape, self.words()),
+        };
+        match words {
+            TableBytes::Aligned(w) => with_view!(shape, t => t.fingerprints(w, first, end, out)),
             TableBytes::Unaligned(b) => {
-                with_view!(&self.shape, t => t.fingerprints(&b, first, end, out))
+                with_view!(shape, t => t.fingerprints(&b, first, end, out))
             }
         }
     }
@@ -236,18 +330,29 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// True if `hash`'s fingerprint is in either of its buckets.
     #[inline(always)]
     pub(crate) fn lookup(&self, hash: u64) -> bool {
-        match self.words() {
+        let hit = match self.words() {
             TableBytes::Aligned(w) => with_view!(&self.shape, t => t.contains(w, hash)),
             TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, hash)),
+        };
+        if self.earlier.is_empty() {
+            hit
+        } else {
+            hit | self.earlier_contain(hash)
         }
     }
 
-    /// Copies of `hash`'s fingerprint in its two buckets.
+    /// Copies of `hash`'s fingerprint in its two buckets (of every chain).
     pub(crate) fn copies(&self, hash: u64) -> usize {
-        match self.words() {
+        let current = match self.words() {
             TableBytes::Aligned(w) => with_view!(&self.shape, t => t.count(w, hash)),
             TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.count(&b, hash)),
-        }
+        };
+        self.earlier.iter().fold(current, |n, e| {
+            n + match self.earlier_words(e) {
+                TableBytes::Aligned(w) => with_view!(&e.shape, t => t.count(w, hash)),
+                TableBytes::Unaligned(b) => with_view!(&e.shape, t => t.count(&b, hash)),
+            }
+        })
     }
 
     /// Items the header says the saved filter holds.
@@ -268,10 +373,20 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         h: impl Fn(usize) -> u64,
         out: &mut [bool],
     ) -> usize {
-        if with_view!(&self.shape, t => t.wide_batches()) {
-            return self.many_wide(n, h, out);
+        let mut found = if with_view!(&self.shape, t => t.wide_batches()) {
+            self.many_wide(n, &h, out)
+        } else {
+            self.many_in::<false>(n, &h, out)
+        };
+        if !self.earlier.is_empty() {
+            for (k, hit) in out[..n].iter_mut().enumerate() {
+                if !*hit && self.earlier_contain(h(k)) {
+                    *hit = true;
+                    found += 1;
+                }
+            }
         }
-        self.many_in::<false>(n, h, out)
+        found
     }
 
     /// [`Self::lookup_many`] compiled for AVX-512 (`table/batch.rs`), in a function

@@ -5,8 +5,10 @@
 
 use crate::config::{bucket_bits, Config, Growth, FINGERPRINT_BITS, MAX_BUCKETS};
 use crate::error::{BuildError, DecodeError};
+use crate::grow::SPARE_BITS;
 use crate::key::KeyHash;
 use crate::table::table_words;
+use crate::table::Nested;
 
 /// The first 8 bytes of every saved filter.
 pub(crate) const MAGIC: [u8; 8] = *b"CUCKNEST";
@@ -24,7 +26,17 @@ pub(crate) const MAGIC: [u8; 8] = *b"CUCKNEST";
 /// [`HASH_LANES_NESTED_V1`]): every filter built by this version is
 /// written as version 5; one loaded from a version 4 file keeps version
 /// 4's byte hash and is written as version 4, byte for byte.
-pub(crate) const FORMAT_VERSION: u16 = 5;
+/// 6 is a growable filter whose growth versions 3 to 5 cannot describe: one
+/// that has started a second chain (docs/design.md, "Growth past the spare
+/// bits"), or one with [`SPARE_BITS`] spare bits that stops there (a
+/// maximum capacity 65 to 128 times its first). Byte 12 holds its chain
+/// count and whether it stops ([`CHAIN_COUNT`], [`FLAG_BOUNDED`]), and the
+/// table is every chain's, oldest first; any of the three nested hash
+/// algorithms. A growable filter of versions 3 to 5 grows past its spare
+/// bits if it has [`SPARE_BITS`] of them (what those versions' builders
+/// gave a filter with no maximum capacity), and is written as before,
+/// byte for byte, until it does.
+pub(crate) const FORMAT_VERSION: u16 = 6;
 /// Bytes of caller metadata a saved filter can carry.
 pub const MAX_METADATA: usize = 1024;
 /// Bytes before the table (the table starts 64-byte aligned).
@@ -55,6 +67,11 @@ pub(crate) const HASH_LANES_V1: u8 = 5;
 pub(crate) const HASH_LANES_NESTED_V1: u8 = 6;
 /// Flag bit 0: semi-sorted buckets.
 const FLAG_SEMI_SORTED: u8 = 1;
+/// Version 6, byte 12, bits 0 to 6: the chains before the current one.
+const CHAIN_COUNT: u8 = 0x7f;
+/// Version 6, byte 12, bit 7: the filter stops growing at its spare bits
+/// (a maximum capacity was given); chain count 0 then.
+const FLAG_BOUNDED: u8 = 0x80;
 
 /// The checksum of both header and table: XXH3-64, seed 0.
 #[inline]
@@ -116,6 +133,7 @@ impl Header {
         let mut h = vec![0u8; HEADER_LEN + block_len(metadata.len())];
         h[0..8].copy_from_slice(&MAGIC);
         let (version, hash): (u16, u8) = match (config.keys, config.growth, metadata.is_empty()) {
+            (keys, Some(g), _) if needs_version_6(g) => (6, nested_hash(keys)),
             (KeyHash::Lanes, None, _) => (5, HASH_LANES_V1),
             (KeyHash::Lanes, Some(_), _) => (5, HASH_LANES_NESTED_V1),
             (KeyHash::Bytes, None, _) => (4, HASH_BYTES_V1),
@@ -127,10 +145,10 @@ impl Header {
         h[8..10].copy_from_slice(&version.to_le_bytes());
         h[10] = config.bucket_size as u8;
         h[11] = config.fingerprint_bits as u8;
-        h[12] = if config.semi_sorted {
-            FLAG_SEMI_SORTED
-        } else {
-            0
+        h[12] = match config.growth {
+            Some(g) if version == 6 => g.chain as u8 | if g.unbounded { 0 } else { FLAG_BOUNDED },
+            _ if config.semi_sorted => FLAG_SEMI_SORTED,
+            _ => 0,
         };
         h[13] = hash;
         // 14..16: the metadata's length (versions 2 to 5), zero in version 1.
@@ -192,6 +210,9 @@ impl Header {
         }
         let (b, f, flags, hash) = (h[10] as usize, h[11] as u32, h[12], h[13]);
         let (keys, nested) = match (version, hash) {
+            (6, HASH_NESTED_V1) => (KeyHash::StdHash, true),
+            (6, HASH_BYTES_NESTED_V1) => (KeyHash::Bytes, true),
+            (6, HASH_LANES_NESTED_V1) => (KeyHash::Lanes, true),
             (1 | 2, HASH_STABLE_V1) => (KeyHash::StdHash, false),
             (3, HASH_NESTED_V1) => (KeyHash::StdHash, true),
             (4, HASH_BYTES_V1) => (KeyHash::Bytes, false),
@@ -203,13 +224,18 @@ impl Header {
                     1 | 2 => format!("{HASH_STABLE_V1}"),
                     3 => format!("{HASH_NESTED_V1}"),
                     4 => format!("{HASH_BYTES_V1} or {HASH_BYTES_NESTED_V1}"),
-                    _ => format!("{HASH_LANES_V1} or {HASH_LANES_NESTED_V1}"),
+                    5 => format!("{HASH_LANES_V1} or {HASH_LANES_NESTED_V1}"),
+                    _ => format!(
+                        "{HASH_NESTED_V1}, {HASH_BYTES_NESTED_V1} or {HASH_LANES_NESTED_V1}"
+                    ),
                 };
                 return Err(invalid(format!(
                     "hash algorithm {hash} in a version {version} header (which has {want})"
                 )));
             }
         };
+        // Version 6's byte 12 is its chains (below); the flags before.
+        let flags = if version == 6 { 0 } else { flags };
         if flags & !FLAG_SEMI_SORTED != 0 {
             return Err(invalid(format!("unknown flags {flags:#04x}")));
         }
@@ -223,7 +249,7 @@ impl Header {
                     "{metadata_len} bytes of metadata (version 2 carries 1 to {MAX_METADATA})"
                 )));
             }
-            3..=5 if metadata_len > MAX_METADATA => {
+            3..=6 if metadata_len > MAX_METADATA => {
                 return Err(invalid(format!(
                     "{metadata_len} bytes of metadata (at most {MAX_METADATA})"
                 )));
@@ -236,7 +262,7 @@ impl Header {
             (u64_at(h, 16), u64_at(h, 24), u64_at(h, 32), u64_at(h, 40));
         let growth = if nested {
             buckets &= (1 << 48) - 1;
-            Some(decode_growth(h, f, semi_sorted, buckets)?)
+            Some(decode_growth(h, version, f, semi_sorted, buckets)?)
         } else {
             None
         };
@@ -246,14 +272,28 @@ impl Header {
             )));
         }
         let buckets = buckets as usize;
-        let slots = buckets as u64 * b as u64;
+        // Every chain's table, the current one's last (version 6).
+        let earlier = growth.map_or(Vec::new(), |g| Nested::of(g, buckets).earlier_chains());
+        let slots = earlier
+            .iter()
+            .fold(buckets as u64, |sum, a| {
+                sum.saturating_add(a.buckets() as u64)
+            })
+            .saturating_mul(b as u64);
         if items > slots {
             return Err(invalid(format!("{items} items in {slots} slots")));
         }
         let capacity = usize::try_from(capacity)
             .map_err(|_| invalid(format!("capacity {capacity} exceeds this address space")))?;
-        let table_len = table_words(buckets, bucket_bits(b, f, semi_sorted))
-            .and_then(|w| w.checked_mul(8))
+        let table_len = earlier
+            .iter()
+            .map(|a| (a.buckets(), a.width()))
+            .chain([(buckets, f)])
+            .try_fold(0usize, |sum, (buckets, f)| {
+                table_words(buckets, bucket_bits(b, f, semi_sorted))
+                    .and_then(|w| w.checked_mul(8))
+                    .and_then(|len| sum.checked_add(len))
+            })
             .filter(|&len| len <= isize::MAX as usize - HEADER_LEN - block_len(metadata_len))
             .ok_or_else(|| {
                 invalid(format!(
@@ -362,10 +402,34 @@ impl Header {
     }
 }
 
-/// A version 3 (or nested version 4 or 5) header's growth: key width (byte 30) and depth (byte 31),
+/// True if growth `g` needs version 6 ([`FORMAT_VERSION`]): versions 3 to
+/// 5 say neither a later chain nor, for [`SPARE_BITS`] spare bits, that the
+/// filter stops there.
+fn needs_version_6(g: Growth) -> bool {
+    g.chain > 0 || (g.spare == SPARE_BITS) != g.unbounded
+}
+
+/// The nested hash algorithm of keys hashed as `keys` (version 6 takes
+/// each).
+fn nested_hash(keys: KeyHash) -> u8 {
+    match keys {
+        KeyHash::StdHash => HASH_NESTED_V1,
+        KeyHash::Bytes => HASH_BYTES_NESTED_V1,
+        KeyHash::Lanes => HASH_LANES_NESTED_V1,
+    }
+}
+
+/// A version 3 to 6 growable header's growth: key width (byte 30) and depth (byte 31),
+/// and in version 6 the chains and bound (byte 12),
 /// checked against the stored width `f` and the bucket count as a writer
 /// makes them (docs/format.md).
-fn decode_growth(h: &[u8], f: u32, semi_sorted: bool, buckets: u64) -> Result<Growth, DecodeError> {
+fn decode_growth(
+    h: &[u8],
+    version: u16,
+    f: u32,
+    semi_sorted: bool,
+    buckets: u64,
+) -> Result<Growth, DecodeError> {
     let (key_bits, depth) = (h[30] as u32, h[31] as u32);
     if semi_sorted {
         return Err(invalid("a growable filter with semi-sorted buckets".into()));
@@ -387,11 +451,25 @@ fn decode_growth(h: &[u8], f: u32, semi_sorted: bool, buckets: u64) -> Result<Gr
             "{buckets} buckets are not 2^{depth} blocks of equal size"
         )));
     }
-    Ok(Growth {
+    let (chain, unbounded) = if version == 6 {
+        (u32::from(h[12] & CHAIN_COUNT), h[12] & FLAG_BOUNDED == 0)
+    } else {
+        (0, spare == SPARE_BITS)
+    };
+    let growth = Growth {
         key_bits,
         spare,
         depth,
-    })
+        chain,
+        unbounded,
+    };
+    if chain > 0 && !(unbounded && Nested::chain_fits(growth, buckets)) {
+        return Err(invalid(format!(
+            "chain {chain} of a growable filter (key of {key_bits} bits, {spare} spare, depth {depth}, {buckets} buckets{})",
+            if unbounded { "" } else { ", bounded" }
+        )));
+    }
+    Ok(growth)
 }
 
 impl From<BuildError> for DecodeError {

@@ -29,7 +29,7 @@ mod words;
 
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
 pub(crate) use insert::Copies;
-pub(crate) use nested::{Nested, NestedItem};
+pub(crate) use nested::{Nested, NestedItem, CHAIN_SMALLER};
 pub(crate) use view::ViewTable;
 pub(crate) use words::takes_huge_pages;
 

@@ -405,6 +405,20 @@ impl<const B: usize, L: Layout<B>> Table<B, L> {
 }
 
 impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// Sets the item count to the occupied slots, and returns it: for a
+    /// table just loaded whose count the saved header does not give apart
+    /// (an earlier chain of a growable filter). No writer may be at work.
+    pub(crate) fn recount(&self) -> usize {
+        let occupied = (0..self.buckets)
+            .map(|i| {
+                let bucket = self.load_bucket(i);
+                (0..B).filter(|&j| self.lane(&bucket, j) != 0).count()
+            })
+            .sum();
+        self.stripes.set_len(occupied);
+        occupied
+    }
+
     /// [`Table::from_le_bytes`] addressed by `addressing` (a growable
     /// filter's generation).
     pub(crate) fn from_le_bytes_addressed(

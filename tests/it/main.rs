@@ -12,6 +12,7 @@ mod common;
 
 mod bad_bytes;
 mod batch;
+mod chains;
 mod claims;
 mod collisions;
 mod contract;

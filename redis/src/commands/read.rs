@@ -56,8 +56,10 @@ pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let fields: [(&'static str, i64); 8] = [
         ("Size", f.cf.memory_usage() as i64),
         ("Number of buckets", f.cf.shape().buckets as i64),
-        // One table (a growable filter moves into its next one as it grows).
-        ("Number of filters", 1),
+        // One table, or one per chain once a growable filter has spent its
+        // spare bits (it moves into its next table as it doubles within a
+        // chain).
+        ("Number of filters", i64::from(f.cf.statistics().tables)),
         ("Number of items inserted", f.cf.len() as i64),
         ("Number of items deleted", f.deleted as i64),
         ("Bucket size", f.cf.shape().bucket_size as i64),
