@@ -28,7 +28,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 cargo fuzz --version
 
-# Seed corpus: the golden saved filters and the growable (version 3)
+# Seed corpus: the golden saved filters and the growable (versions 3 and 6)
 # seeds of fuzz/seeds, each in both modes (the target's first byte: even =
 # as is, odd = checksums recomputed).
 corpus=fuzz/corpus/decode

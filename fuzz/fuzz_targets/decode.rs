@@ -4,8 +4,9 @@
 //! filter that loads must keep every item inserted after loading (through
 //! removes of others), save to bytes that load again (loading refuses any
 //! table or configuration a writer would not store, docs/format.md) and
-//! merge without a panic. Growable filters (version 3) are seeded from
-//! fuzz/seeds/ and grow under the inserts here.
+//! merge without a panic. Growable filters are seeded from fuzz/seeds/
+//! and grow under the inserts here; `growable-chain-1.cnf` (version 6) holds
+//! two chains' tables, so the fuzzer mutates a chained header and table.
 //!
 //! The first input byte picks a mode: even, the bytes as given (the
 //! checksums stop nearly everything at the door); odd, the rest with both
