@@ -139,7 +139,18 @@ impl<const B: usize> Growable<B> {
     pub(crate) fn len(&self) -> usize {
         let guard = pin();
         let state = self.state.load(&guard);
-        let cur = state.cur.table.len() + state.older_sum(|g| g.table.len());
+        state.older_sum(|g| g.table.len()) + self.chain_len_in(state)
+    }
+
+    /// Items in the current chain: [`Self::len`] less the earlier chains'.
+    pub(super) fn chain_len(&self) -> usize {
+        let guard = pin();
+        self.chain_len_in(self.state.load(&guard))
+    }
+
+    /// [`Self::chain_len`] of `state`.
+    fn chain_len_in(&self, state: &State<B>) -> usize {
+        let cur = state.cur.table.len();
         match &state.migration {
             Some(m) => cur + m.frozen_len - m.moved.load(Ordering::Relaxed) as usize,
             None => cur,

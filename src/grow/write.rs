@@ -216,10 +216,12 @@ impl<const B: usize> Growable<B> {
             });
         }
         match g.table.insert_displacing(i1, i2, fp, copies) {
-            // The filter's count, not the generation's: while a step is
-            // under way, the items not yet copied count too.
+            // The current chain's count, not the generation's: while a step
+            // is under way, the items not yet copied count too. Not the
+            // earlier chains' (the current one may have just begun: it
+            // would grow for any full pair, hot keys' included).
             Err(InsertError::Full { slots, .. }) => {
-                let len = self.len();
+                let len = self.chain_len();
                 let refusal = (!g.loaded_enough_to_grow(len))
                     .then(|| g.refusal(i1, i2, fp, len, slots))
                     .flatten();

@@ -219,12 +219,12 @@ fn errors_say_what_is_wrong() {
         DecodeError::SizeMismatch { .. }
     ));
     let mut future = bytes.clone();
-    future[8] = 6;
+    future[8] = 7;
     assert!(matches!(
-        check(&future, "unsupported format version 6"),
+        check(&future, "unsupported format version 7"),
         DecodeError::UnsupportedVersion {
-            version: 6,
-            supported: 5
+            version: 7,
+            supported: 6
         }
     ));
     let mut flipped = bytes.clone();
