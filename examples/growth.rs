@@ -1,13 +1,14 @@
 //! What growing costs: a growable filter started at capacity C and filled
 //! to 64C, against filters built for the final count, on the same keys.
 //!
-//! `cargo run --release -p cuckoo-nest-examples --example growth [-- C [ROUNDS]]` (default C =
-//! 125000, 5 rounds)
+//! `cargo run --release -p cuckoo-nest-examples --example growth [-- C [ROUNDS [M]]]` (default C =
+//! 125000, 5 rounds, M = 8)
 //!
 //! Prints, for the builder's pick at a 1% false-positive rate:
 //! - the false-positive rate measured at 1x, 2x, ..., 64x C (1M keys never
 //!   inserted), against the rate the fixed filter expects at capacity;
-//! - at 8x C, in alternating rounds (growable, then fixed, then growable...)
+//! - at M times C (8x by default; past 128x a filter with no maximum
+//!   capacity reads one table per chain), in alternating rounds (growable, then fixed, then growable...)
 //!   with medians and ranges: ns per insert including growth, ns per
 //!   lookup at 50% hits (shuffled), one at a time and in batches of 1024,
 //!   bits per item, and the ratios;
@@ -109,7 +110,7 @@ fn main() {
         None => 125_000,
         Some(Ok(c)) if c > 0 => c,
         _ => {
-            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0]]");
+            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0 [MULTIPLE > 0]]]");
             std::process::exit(2);
         }
     };
@@ -117,7 +118,15 @@ fn main() {
         None => 5,
         Some(Ok(r)) if r > 0 => r,
         _ => {
-            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0]]");
+            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0 [MULTIPLE > 0]]]");
+            std::process::exit(2);
+        }
+    };
+    let multiple = match args.next() {
+        None => 8,
+        Some(Ok(m)) if m > 0 => m,
+        _ => {
+            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0 [MULTIPLE > 0]]]");
             std::process::exit(2);
         }
     };
@@ -137,12 +146,13 @@ fn main() {
         .false_positive_rate_at_capacity;
     let g = growable(c);
     let first = g.capacity();
-    let all = keys(64 * first, 1);
+    let all = keys(64.max(multiple) * first, 1);
     let never = keys(1_000_000, 2);
     let mut inserted = 0;
     println!("\nfalse-positive rate (1M keys never inserted; a fixed filter expects {promised:.4} at capacity)");
     println!("  size  items      capacity   stored bits  rate      bits/item");
-    for size in [1usize, 2, 4, 8, 16, 32, 64] {
+    let sizes = [1usize, 2, 4, 8, 16, 32, 64];
+    for size in sizes.into_iter().chain((multiple > 64).then_some(multiple)) {
         while inserted < first * size {
             g.insert(&PreHashed(all[inserted])).expect("growable");
             inserted += 1;
@@ -158,8 +168,8 @@ fn main() {
     }
     drop(g);
 
-    // 8x: growable from C against fixed for 8C, alternating.
-    let n = 8 * first;
+    // M x: growable from C against fixed for M C, alternating.
+    let n = multiple * first;
     let present = &all[..n];
     let absent = keys(n, 3);
     let probe = half_hits(present, &absent, 4);
@@ -187,8 +197,12 @@ fn main() {
         ratio(&mut gt, &mut ft),
         ratio(&mut gb, &mut fb),
     );
-    println!("\nat 8x ({n} items; {rounds} alternating rounds; median (min-max))");
-    println!("                     growable            fixed for 8x        growable / fixed");
+    println!("\nat {multiple}x ({n} items; {rounds} alternating rounds; median (min-max))");
+    println!(
+        "                     growable            fixed for {multiple}x{:pad$}growable / fixed",
+        "",
+        pad = 8usize.saturating_sub(multiple.to_string().len())
+    );
     println!(
         "  ns per insert    {}  {}  {ri}",
         summary(&mut gi),
