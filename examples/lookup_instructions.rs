@@ -30,7 +30,9 @@
 //! Shapes: `4x16` (the default), `4x12`, `4x13`, `ss4x13` (semi-sorted),
 //! `2x16`, `8x16`, `4x8`; a `g` in front (`g4x10`) makes it growable, with
 //! keys of that width, started at an eighth of the items so it grows three
-//! times (compare it with the fixed shape of its stored width, `4x14`).
+//! times (compare it with the fixed shape of its stored width, `4x14`);
+//! `@M` after it starts it at `1/M` of the items instead (`g4x10@1024`:
+//! past 128x a filter with no maximum capacity reads a table per chain).
 
 #[path = "common/mod.rs"]
 mod common;
@@ -65,7 +67,17 @@ fn measured_batch(filter: &CuckooFilter, queries: &[u64], out: &mut [bool]) -> u
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let shape = std::env::args().nth(1).unwrap_or_else(|| "4x16".into());
+    let arg = std::env::args().nth(1).unwrap_or_else(|| "4x16".into());
+    let (shape, multiple) = match arg.split_once('@') {
+        Some((shape, m)) => (
+            shape.to_string(),
+            m.parse::<usize>()
+                .ok()
+                .filter(|&m| m > 0)
+                .ok_or_else(|| format!("{arg}: want @M with M > 0"))?,
+        ),
+        None => (arg.clone(), 8),
+    };
     let (growable, rest) = match shape.strip_prefix('g') {
         Some(rest) => (true, rest),
         None => (false, shape.as_str()),
@@ -83,8 +95,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("roomy") => true,
         Some(other) => return Err(format!("{other}: want roomy or nothing").into()),
     };
-    // A growable filter starts at an eighth and grows three times.
-    let capacity = if growable { ITEMS / 8 } else { ITEMS };
+    // A growable filter starts at an eighth (or `1/M`) and grows.
+    let capacity = if growable { ITEMS / multiple } else { ITEMS };
     let filter = CuckooFilter::builder()
         .capacity(if roomy { 2 * capacity } else { capacity })
         .bucket_size(b)
@@ -109,8 +121,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let batch = measured_batch(&filter, &queries, &mut out);
     assert_eq!(single, batch);
     println!(
-        "{shape}: {LOOKUPS} lookups, {single} found; longest displacement {}",
-        filter.statistics().longest_displacement
+        "{arg}: {LOOKUPS} lookups, {single} found; longest displacement {}; {} table(s)",
+        filter.statistics().longest_displacement,
+        filter.statistics().tables
     );
     Ok(())
 }

@@ -362,6 +362,21 @@ impl<const B: usize> State<B> {
         }
     }
 
+    /// Marks in `out` the keys (key `k` hashing to `hash_at(k)`) a chain
+    /// before the current one holds, of those not marked yet; returns how
+    /// many. Not inlined, as [`Self::older_contain`].
+    #[inline(never)]
+    fn older_contain_many(&self, hash_at: &dyn Fn(usize) -> u64, out: &mut [bool]) -> usize {
+        let mut found = 0;
+        for (k, hit) in out.iter_mut().enumerate() {
+            if !*hit && self.older_contain(hash_at(k)) {
+                *hit = true;
+                found += 1;
+            }
+        }
+        found
+    }
+
     /// `f` summed over the chains before the current one.
     fn older_sum(&self, f: impl Fn(&Generation<B>) -> usize) -> usize {
         self.older.iter().map(|g| f(g)).sum()
@@ -369,8 +384,12 @@ impl<const B: usize> State<B> {
 
     /// True if a chain before the current one holds `hash`'s item. Every
     /// chain is read, no early exit: the loads overlap, and the branch on
-    /// "found?" (half mispredicted on a mixed stream) comes once.
-    #[inline]
+    /// "found?" (half mispredicted on a mixed stream) comes once. Not
+    /// inlined: a filter past its spare bits pays a call, every other
+    /// lookup loop keeps its registers (inlined, it cost a fixed filter's
+    /// lookup 3 instructions and a growable one's 10: callgrind,
+    /// `examples/lookup_instructions.rs`).
+    #[inline(never)]
     fn older_contain(&self, hash: u64) -> bool {
         !broken::CHAINS_LOOKUP_NEWEST_ONLY
             && self

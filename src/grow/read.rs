@@ -53,12 +53,7 @@ impl<const B: usize> Growable<B> {
             }
         }
         if !state.older.is_empty() {
-            for (k, hit) in out[..n].iter_mut().enumerate() {
-                if !*hit && state.older_contain(hash_at(k)) {
-                    *hit = true;
-                    found += 1;
-                }
-            }
+            found += state.older_contain_many(&hash_at, &mut out[..n]);
         }
         found
     }
