@@ -55,7 +55,7 @@ impl Builder {
             self.fingerprint_bits.unwrap_or(16),
             self.semi_sorted,
         )?;
-        let spare = self.spare_bits(capacity)?;
+        let spare = self.growth_spare_bits(capacity)?;
         if let Some(spare) = spare {
             // The width given, or the narrowest a rate could pick.
             let f = self.fingerprint_bits.unwrap_or(*FINGERPRINT_BITS.start());
@@ -134,18 +134,24 @@ impl Builder {
 
     /// The spare fingerprint bits of a growable filter (`None` for a fixed
     /// one): one per doubling until the capacity reaches the maximum.
-    fn spare_bits(&self, capacity: usize) -> Result<Option<u32>, BuildError> {
+    fn growth_spare_bits(&self, capacity: usize) -> Result<Option<u32>, BuildError> {
         let invalid = |max_capacity, reason| BuildError::InvalidMaxCapacity {
             max_capacity,
             reason,
         };
+        if let (Some(_), Some(m)) = (self.spare_bits, self.max_capacity) {
+            return Err(invalid(
+                m,
+                "a maximum capacity sets the spare bits: not with Builder::spare_bits",
+            ));
+        }
         match (self.growable, self.max_capacity) {
             (false, None) => Ok(None),
             (false, Some(m)) => Err(invalid(
                 m,
                 "only a growable filter has a maximum capacity: call Builder::growable(true)",
             )),
-            (true, None) => Ok(Some(SPARE_BITS)),
+            (true, None) => Ok(Some(self.spare_bits.unwrap_or(SPARE_BITS))),
             (true, Some(m)) if m < capacity => Err(invalid(m, "below the capacity")),
             (true, Some(m)) => {
                 // Doublings until the capacity reaches `m` (at least one:

@@ -37,6 +37,9 @@ pub struct Builder {
     semi_sorted: bool,
     growable: bool,
     max_capacity: Option<usize>,
+    /// A growable filter's spare bits without a maximum capacity, if not
+    /// the default (`spare_bits`, behind `internals`).
+    spare_bits: Option<u32>,
 }
 
 impl Builder {
@@ -304,6 +307,50 @@ impl Builder {
     #[must_use = "a builder method returns the changed builder"]
     pub fn buckets(mut self, buckets: usize) -> Self {
         self.buckets = Some(buckets);
+        self
+    }
+
+    /// The spare fingerprint bits a growable filter without a maximum
+    /// capacity starts with, and each of its chains has (7 by default: see
+    /// [`growable`](Self::growable)), so a model can reach a chain's start
+    /// in a few doublings (for tests and models: loom replays a setup in
+    /// every execution, and 7 growth steps are too many). Unstable: only
+    /// with the `internals` feature. A filter with 1 spare bit has no bits
+    /// to start a chain with (each chain's first table keeps 2 of the last
+    /// one's block bits as spare bits): it stops after one doubling. A
+    /// fixed filter ignores it. [`build`](Self::build) refuses it with
+    /// [`max_capacity`](Self::max_capacity) (which sets the spare bits
+    /// itself), and a filter whose keys leave no room for it.
+    ///
+    /// ```
+    /// # #[cfg(feature = "internals")] {
+    /// use cuckoo_nest::CuckooFilter;
+    /// let filter = CuckooFilter::builder()
+    ///     .capacity(10)
+    ///     .growable(true)
+    ///     .spare_bits(2)
+    ///     .build()
+    ///     .unwrap();
+    /// for k in 0..1000u64 {
+    ///     filter.insert(&k).unwrap();
+    /// }
+    /// // Two doublings, then a second chain (and more).
+    /// assert!(filter.statistics().tables >= 2);
+    /// assert!((0..1000u64).all(|k| filter.contains(&k)));
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `bits` is not from 1 to 31.
+    #[cfg(feature = "internals")]
+    #[must_use = "a builder method returns the changed builder"]
+    pub fn spare_bits(mut self, bits: u32) -> Self {
+        assert!(
+            (1..32).contains(&bits),
+            "spare bits from 1 to 31, not {bits}"
+        );
+        self.spare_bits = Some(bits);
         self
     }
 }
