@@ -290,17 +290,22 @@ pub fn one_hop_to_primary(filter: &CuckooFilter) -> OneHop {
     }
 }
 
+/// The `preemptions` for [`check`] that bounds nothing: every
+/// interleaving, for a model small enough to be explored whole.
+pub const UNBOUNDED: usize = usize::MAX;
+
 /// Runs `model` under loom for every interleaving within `preemptions`
-/// preemptions per execution, and reports how many executions that took and
-/// how long. `LOOM_MAX_PREEMPTIONS` in the environment overrides the bound
-/// (to search deeper by hand); nothing else truncates the search.
+/// preemptions per execution ([`UNBOUNDED`]: every interleaving), and
+/// reports how many executions that took and how long.
+/// `LOOM_MAX_PREEMPTIONS` in the environment overrides the bound (to search
+/// deeper by hand); nothing else truncates the search.
 #[cfg(cuckoo_nest_loom)]
 pub fn check(name: &str, preemptions: usize, model: impl Fn() + Sync + Send + 'static) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 
     let mut builder = loom::model::Builder::new();
-    if builder.preemption_bound.is_none() {
+    if builder.preemption_bound.is_none() && preemptions != UNBOUNDED {
         builder.preemption_bound = Some(preemptions);
     }
     // A lookup that meets an odd version waits (yields) and reads again;
