@@ -4,7 +4,7 @@
 //! item after removes, and saves (format version 6), loads, views and
 //! clones with every chain. The concurrent contract is
 //! tests/it/growth.rs's; the interleavings of a chain's start with lookups
-//! and removes are loom-tests/tests/growth.rs's.
+//! and removes are loom-tests/tests/chains.rs's (model 16).
 
 use cuckoo_nest::{
     CuckooFilter, DecodeError, FilterView, InsertError, LoadOptions, MergeError, PreHashed,
