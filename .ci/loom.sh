@@ -132,7 +132,10 @@ done
         "regrow_skips_left_over|--cfg cuckoo_broken_regrow_skips_left_over|a_step_grown_again_for_a_stuck_copy_loses_nothing"
         "section_no_fence|--cfg cuckoo_broken_section_no_fence|a_section_never_sees_its_state_freed a_nested_section_does_not_end_the_outer_one a_second_section_sees_the_state_unlinked"
         "section_leave_store|--cfg cuckoo_broken_section_leave_store|a_second_section_sees_the_state_unlinked"
-        "reclaim_no_wait|--cfg cuckoo_broken_reclaim_no_wait|lookup_during_growth_finds_every_item insert_during_growth_is_kept remove_of_one_copy_during_growth_leaves_the_other a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing"
+        "reclaim_no_wait|--cfg cuckoo_broken_reclaim_no_wait|lookup_during_growth_finds_every_item insert_during_growth_is_kept remove_of_one_copy_during_growth_leaves_the_other a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing lookup_during_a_chain_start_finds_every_item"
+        # Growth past the spare bits (model 16, loom-tests/tests/chains.rs).
+        "chains_lookup_newest_only|--cfg cuckoo_broken_chains_lookup_newest_only|lookup_during_a_chain_start_finds_every_item remove_takes_the_newest_chains_match remove_of_a_first_chain_item_during_a_chain_start"
+        "chains_remove_oldest_first|--cfg cuckoo_broken_chains_remove_oldest_first|remove_takes_the_newest_chains_match"
         # Invisible under the version protocol (docs/verification.md, section 3).
         "clear_first|--cfg cuckoo_broken_clear_first|"
     )
