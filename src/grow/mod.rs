@@ -63,6 +63,7 @@
 //! positive, never a false negative).
 
 pub(crate) mod barrier;
+mod chains;
 mod gate;
 mod persist;
 mod read;
@@ -212,55 +213,6 @@ impl<const B: usize> Generation<B> {
             || len as f64 >= 0.5 * self.grow_load * (self.buckets() * B) as f64
     }
 
-    /// Why an item whose displacement search failed far below the load
-    /// the generation grows at is refused, if growing would not make room
-    /// for it; `None` if it would (the filter then grows).
-    ///
-    /// What a search cannot get out of the item's bucket pair, growth
-    /// cannot either when every slot of the pair holds a fingerprint whose
-    /// own pair is this one: fingerprints of the item's key (copies of it,
-    /// or of items colliding with it: [`InsertError::TooManyCopies`]), or
-    /// of distinct keys aimed at this one pair ([`InsertError::Crowded`]);
-    /// they may agree on every spare bit, and growing for them would double
-    /// the memory without separating them. Random keys practically never
-    /// fill a pair with items of that pair alone, so this is the mark of
-    /// keys chosen to collide. Where any slot holds an item of another pair,
-    /// the search failed because the buckets around are full: keys with a
-    /// few copies each (copies of a key go to one pair, so they fill
-    /// buckets as a fraction as many larger items would) do that at a third
-    /// of the load distinct keys reach, and growing, which splits every
-    /// block, makes room as it does for distinct keys.
-    #[cold]
-    fn refusal(
-        &self,
-        i1: usize,
-        i2: usize,
-        fp: u32,
-        len: usize,
-        slots: usize,
-    ) -> Option<InsertError> {
-        let key = self.addr.key(fp);
-        let pair: &[usize] = if i2 == i1 { &[i1] } else { &[i1, i2] };
-        let mut copies = 0;
-        for &i in pair {
-            let bucket = self.table.load_bucket(i);
-            for j in 0..B {
-                let other = self.table.lane(&bucket, j);
-                // A free slot (a remove raced the search), or an item of
-                // another pair: not a pair crowded by its own items.
-                if other == 0 || !pair.contains(&self.table.alt(i, other)) {
-                    return None;
-                }
-                copies += usize::from(self.addr.key(other) == key);
-            }
-        }
-        Some(if copies == pair.len() * B {
-            InsertError::TooManyCopies { copies }
-        } else {
-            InsertError::Crowded { len, slots }
-        })
-    }
-
     /// `table` addressed by `addr`.
     fn of(table: Table<B, Packed, Nested>, addr: Nested) -> Self {
         let grow_load = crate::config::growth_load(B, addr.key_bits);
@@ -349,54 +301,6 @@ struct State<const B: usize> {
     /// insert writes them; removes and counts still do, and every lookup
     /// that misses the current chain reads them.
     older: Vec<Arc<Generation<B>>>,
-}
-
-impl<const B: usize> State<B> {
-    /// The state after a growth step: `cur` and `migration`, the chains
-    /// before kept.
-    fn then(&self, cur: Arc<Generation<B>>, migration: Option<Migration<B>>) -> Self {
-        State {
-            cur,
-            migration,
-            older: self.older.clone(),
-        }
-    }
-
-    /// Marks in `out` the keys (key `k` hashing to `hash_at(k)`) a chain
-    /// before the current one holds, of those not marked yet; returns how
-    /// many. Not inlined, as [`Self::older_contain`].
-    #[inline(never)]
-    fn older_contain_many(&self, hash_at: &dyn Fn(usize) -> u64, out: &mut [bool]) -> usize {
-        let mut found = 0;
-        for (k, hit) in out.iter_mut().enumerate() {
-            if !*hit && self.older_contain(hash_at(k)) {
-                *hit = true;
-                found += 1;
-            }
-        }
-        found
-    }
-
-    /// `f` summed over the chains before the current one.
-    fn older_sum(&self, f: impl Fn(&Generation<B>) -> usize) -> usize {
-        self.older.iter().map(|g| f(g)).sum()
-    }
-
-    /// True if a chain before the current one holds `hash`'s item. Every
-    /// chain is read, no early exit: the loads overlap, and the branch on
-    /// "found?" (half mispredicted on a mixed stream) comes once. Not
-    /// inlined: a filter past its spare bits pays a call, every other
-    /// lookup loop keeps its registers (inlined, it cost a fixed filter's
-    /// lookup 3 instructions and a growable one's 10: callgrind,
-    /// `examples/lookup_instructions.rs`).
-    #[inline(never)]
-    fn older_contain(&self, hash: u64) -> bool {
-        !broken::CHAINS_LOOKUP_NEWEST_ONLY
-            && self
-                .older
-                .iter()
-                .fold(false, |hit, g| hit | g.table.contains_hash(hash))
-    }
 }
 
 /// True where a next generation's table can be a mapping to back ahead

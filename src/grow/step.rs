@@ -404,51 +404,11 @@ impl<const B: usize> Growable<B> {
     }
 
     /// A new, empty generation addressed by `addr`, or why growth failed.
-    fn generation(&self, addr: Nested) -> Result<Generation<B>, InsertError> {
+    pub(super) fn generation(&self, addr: Nested) -> Result<Generation<B>, InsertError> {
         Generation::new(addr, self.capacity << addr.level(), self.huge_pages).map_err(|e| match e {
             BuildError::AllocationFailed { bytes } => InsertError::GrowthFailed { bytes },
             _ => InsertError::GrowthFailed { bytes: usize::MAX },
         })
-    }
-
-    /// The growth step past a chain's last generation (docs/design.md,
-    /// "Growth past the spare bits"): the current generation, full, joins
-    /// the earlier chains as it is (nothing is copied), and generation 0 of
-    /// the next chain, `addr`, becomes current. Under the growth lock, with
-    /// no migration under way (the caller checked).
-    ///
-    /// No false negatives: every item acknowledged before this step is in
-    /// the generation that becomes the newest earlier chain, which every
-    /// lookup after the step reads; one loaded before the step reads it as
-    /// the current generation. The gate is closed across the publication so
-    /// no insert lands in the old chain after it: from then on its slots
-    /// are only freed (removes) or kept.
-    fn start_chain(
-        &self,
-        state: &State<B>,
-        addr: Nested,
-        guard: &Guard,
-    ) -> Result<(), InsertError> {
-        let next = Arc::new(self.generation(addr)?);
-        if !self.gate.close() {
-            return Err(InsertError::GrowthBlocked);
-        }
-        if !cfg!(cuckoo_nest_loom) {
-            let longest = state.cur.table.longest_path();
-            self.longest_retired.fetch_max(longest, Ordering::Relaxed);
-        }
-        let mut older = state.older.clone();
-        older.push(Arc::clone(&state.cur));
-        self.state.replace(
-            State {
-                cur: next,
-                migration: None,
-                older,
-            },
-            guard,
-        );
-        self.gate.open();
-        Ok(())
     }
 }
 

@@ -316,24 +316,6 @@ impl<const B: usize> Growable<B> {
         }
     }
 
-    /// True if the filter grows past generation `addr`: a doubling left in
-    /// its chain, or a chain after it (a filter without a maximum
-    /// capacity, while the hash has bits for one).
-    pub(super) fn has_next(&self, addr: &Nested) -> bool {
-        addr.depth < addr.spare || self.next_chain(addr).is_some()
-    }
-
-    /// Generation 0 of the chain after `addr`'s, if the filter starts one
-    /// there ([`Nested::next_chain`]).
-    pub(super) fn next_chain(&self, addr: &Nested) -> Option<Nested> {
-        if !self.unbounded || addr.depth < addr.spare {
-            return None;
-        }
-        // Each chain has the first one's spare bits (and the block bits
-        // it keeps back: `Nested::next_chain`).
-        addr.next_chain(self.first.spare, crate::config::MAX_BUCKETS)
-    }
-
     /// The refusal of an insert into a full last generation.
     #[cold]
     pub(super) fn at_max_capacity(&self) -> InsertError {
@@ -378,5 +360,56 @@ impl<const B: usize> Growable<B> {
             self.gate.open();
         }
         self.state.reclaim(RECLAIM_ROUNDS);
+    }
+}
+
+impl<const B: usize> Generation<B> {
+    /// Why an item whose displacement search failed far below the load
+    /// the generation grows at is refused, if growing would not make room
+    /// for it; `None` if it would (the filter then grows).
+    ///
+    /// What a search cannot get out of the item's bucket pair, growth
+    /// cannot either when every slot of the pair holds a fingerprint whose
+    /// own pair is this one: fingerprints of the item's key (copies of it,
+    /// or of items colliding with it: [`InsertError::TooManyCopies`]), or
+    /// of distinct keys aimed at this one pair ([`InsertError::Crowded`]);
+    /// they may agree on every spare bit, and growing for them would double
+    /// the memory without separating them. Random keys practically never
+    /// fill a pair with items of that pair alone, so this is the mark of
+    /// keys chosen to collide. Where any slot holds an item of another pair,
+    /// the search failed because the buckets around are full: keys with a
+    /// few copies each (copies of a key go to one pair, so they fill
+    /// buckets as a fraction as many larger items would) do that at a third
+    /// of the load distinct keys reach, and growing, which splits every
+    /// block, makes room as it does for distinct keys.
+    #[cold]
+    fn refusal(
+        &self,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+        len: usize,
+        slots: usize,
+    ) -> Option<InsertError> {
+        let key = self.addr.key(fp);
+        let pair: &[usize] = if i2 == i1 { &[i1] } else { &[i1, i2] };
+        let mut copies = 0;
+        for &i in pair {
+            let bucket = self.table.load_bucket(i);
+            for j in 0..B {
+                let other = self.table.lane(&bucket, j);
+                // A free slot (a remove raced the search), or an item of
+                // another pair: not a pair crowded by its own items.
+                if other == 0 || !pair.contains(&self.table.alt(i, other)) {
+                    return None;
+                }
+                copies += usize::from(self.addr.key(other) == key);
+            }
+        }
+        Some(if copies == pair.len() * B {
+            InsertError::TooManyCopies { copies }
+        } else {
+            InsertError::Crowded { len, slots }
+        })
     }
 }

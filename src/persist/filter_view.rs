@@ -19,21 +19,14 @@ use crate::shape::{with_view, ViewShape};
 use crate::table::Nested;
 use std::fmt;
 
+mod chains;
+use chains::Earlier;
+
 /// Where the view reads words: aligned words or bytes at any address.
 #[derive(Clone, Copy)]
 enum TableBytes<'a> {
     Aligned(&'a [u64]),
     Unaligned(LeBytes<'a>),
-}
-
-/// An earlier chain of a saved growable filter: its final generation's
-/// lookups, and where its table lies in the saved table's bytes.
-#[derive(Clone)]
-struct Earlier {
-    shape: ViewShape,
-    addr: Nested,
-    at: usize,
-    len: usize,
 }
 
 /// `table` as words: aligned `u64`s where its address allows, else read
@@ -203,37 +196,6 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     #[inline(always)]
     fn current(&self) -> &[u8] {
         &self.table()[self.current_at..]
-    }
-
-    /// An earlier chain's table's bytes as words.
-    fn earlier_words(&self, e: &Earlier) -> TableBytes<'_> {
-        words_in(&self.table()[e.at..e.at + e.len])
-    }
-
-    /// True if an earlier chain holds `hash`'s item (each is read, as an
-    /// owned filter reads its chains: `grow/mod.rs`).
-    fn earlier_contain(&self, hash: u64) -> bool {
-        self.earlier.iter().fold(false, |hit, e| {
-            hit | match self.earlier_words(e) {
-                TableBytes::Aligned(w) => with_view!(&e.shape, t => t.contains(w, hash)),
-                TableBytes::Unaligned(b) => with_view!(&e.shape, t => t.contains(&b, hash)),
-            }
-        })
-    }
-
-    /// The saved tables a merge reads: every earlier chain's, oldest first,
-    /// then the current one's; each as its bucket count and, for a
-    /// growable filter, its generation.
-    pub(crate) fn tables(&self) -> Vec<(usize, Option<Nested>)> {
-        let current = self
-            .config
-            .growth
-            .map(|g| Nested::of(g, self.config.buckets));
-        self.earlier
-            .iter()
-            .map(|e| (e.addr.buckets(), Some(e.addr)))
-            .chain([(self.config.buckets, current)])
-            .collect()
     }
 
     /// The caller's metadata saved with the filter

@@ -6,26 +6,11 @@
 //! tests/it/growth.rs's; the interleavings of a chain's start with lookups
 //! and removes are loom-tests/tests/chains.rs's (model 16).
 
+// A growable filter at 1% with no maximum capacity, and distinct hashes.
+use crate::growable::{growable as unbounded, hashes};
 use cuckoo_nest::{
     CuckooFilter, DecodeError, FilterView, InsertError, LoadOptions, MergeError, PreHashed,
-    StableHasher,
 };
-
-fn unbounded(capacity: usize) -> CuckooFilter {
-    CuckooFilter::builder()
-        .capacity(capacity)
-        .false_positive_rate(0.01)
-        .growable(true)
-        .build()
-        .unwrap()
-}
-
-/// Distinct well-mixed hashes, `salt` picking the set.
-fn hashes(n: usize, salt: u64) -> Vec<u64> {
-    (0..n as u64)
-        .map(|k| StableHasher::hash_one(salt, &k))
-        .collect()
-}
 
 fn version(bytes: &[u8]) -> u16 {
     u16::from_le_bytes([bytes[8], bytes[9]])

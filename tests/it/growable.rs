@@ -10,7 +10,7 @@ use cuckoo_nest::{
     PreHashed, StableHasher,
 };
 
-fn growable(capacity: usize) -> CuckooFilter {
+pub(crate) fn growable(capacity: usize) -> CuckooFilter {
     CuckooFilter::builder()
         .capacity(capacity)
         .false_positive_rate(0.01)
@@ -20,7 +20,7 @@ fn growable(capacity: usize) -> CuckooFilter {
 }
 
 /// Distinct well-mixed hashes, `salt` picking the set.
-fn hashes(n: usize, salt: u64) -> Vec<u64> {
+pub(crate) fn hashes(n: usize, salt: u64) -> Vec<u64> {
     (0..n as u64)
         .map(|k| StableHasher::hash_one(salt, &k))
         .collect()

@@ -1,0 +1,118 @@
+//! Chains (docs/design.md, "Growth past the spare bits"): a filter with no
+//! maximum capacity whose last generation is full keeps it, as it is, among
+//! its earlier chains and starts the next chain's first generation. What
+//! reads and steps of that need: the earlier chains' lookups, and the step.
+
+use super::*;
+
+impl<const B: usize> State<B> {
+    /// The state after a growth step: `cur` and `migration`, the chains
+    /// before kept.
+    pub(super) fn then(&self, cur: Arc<Generation<B>>, migration: Option<Migration<B>>) -> Self {
+        State {
+            cur,
+            migration,
+            older: self.older.clone(),
+        }
+    }
+
+    /// Marks in `out` the keys (key `k` hashing to `hash_at(k)`) a chain
+    /// before the current one holds, of those not marked yet; returns how
+    /// many. Not inlined, as [`Self::older_contain`].
+    #[inline(never)]
+    pub(super) fn older_contain_many(
+        &self,
+        hash_at: &dyn Fn(usize) -> u64,
+        out: &mut [bool],
+    ) -> usize {
+        let mut found = 0;
+        for (k, hit) in out.iter_mut().enumerate() {
+            if !*hit && self.older_contain(hash_at(k)) {
+                *hit = true;
+                found += 1;
+            }
+        }
+        found
+    }
+
+    /// `f` summed over the chains before the current one.
+    pub(super) fn older_sum(&self, f: impl Fn(&Generation<B>) -> usize) -> usize {
+        self.older.iter().map(|g| f(g)).sum()
+    }
+
+    /// True if a chain before the current one holds `hash`'s item. Every
+    /// chain is read, no early exit: the loads overlap, and the branch on
+    /// "found?" (half mispredicted on a mixed stream) comes once. Not
+    /// inlined: a filter past its spare bits pays a call, every other
+    /// lookup loop keeps its registers (inlined, it cost a fixed filter's
+    /// lookup 3 instructions and a growable one's 10: callgrind,
+    /// `examples/lookup_instructions.rs`).
+    #[inline(never)]
+    pub(super) fn older_contain(&self, hash: u64) -> bool {
+        !broken::CHAINS_LOOKUP_NEWEST_ONLY
+            && self
+                .older
+                .iter()
+                .fold(false, |hit, g| hit | g.table.contains_hash(hash))
+    }
+}
+
+impl<const B: usize> Growable<B> {
+    /// True if the filter grows past generation `addr`: a doubling left in
+    /// its chain, or a chain after it (a filter without a maximum
+    /// capacity, while the hash has bits for one).
+    pub(super) fn has_next(&self, addr: &Nested) -> bool {
+        addr.depth < addr.spare || self.next_chain(addr).is_some()
+    }
+
+    /// Generation 0 of the chain after `addr`'s, if the filter starts one
+    /// there ([`Nested::next_chain`]).
+    pub(super) fn next_chain(&self, addr: &Nested) -> Option<Nested> {
+        if !self.unbounded || addr.depth < addr.spare {
+            return None;
+        }
+        // Each chain has the first one's spare bits (and the block bits
+        // it keeps back: `Nested::next_chain`).
+        addr.next_chain(self.first.spare, crate::config::MAX_BUCKETS)
+    }
+
+    /// The growth step past a chain's last generation (docs/design.md,
+    /// "Growth past the spare bits"): the current generation, full, joins
+    /// the earlier chains as it is (nothing is copied), and generation 0 of
+    /// the next chain, `addr`, becomes current. Under the growth lock, with
+    /// no migration under way (the caller checked).
+    ///
+    /// No false negatives: every item acknowledged before this step is in
+    /// the generation that becomes the newest earlier chain, which every
+    /// lookup after the step reads; one loaded before the step reads it as
+    /// the current generation. The gate is closed across the publication so
+    /// no insert lands in the old chain after it: from then on its slots
+    /// are only freed (removes) or kept.
+    pub(super) fn start_chain(
+        &self,
+        state: &State<B>,
+        addr: Nested,
+        guard: &Guard,
+    ) -> Result<(), InsertError> {
+        let next = Arc::new(self.generation(addr)?);
+        if !self.gate.close() {
+            return Err(InsertError::GrowthBlocked);
+        }
+        if !cfg!(cuckoo_nest_loom) {
+            let longest = state.cur.table.longest_path();
+            self.longest_retired.fetch_max(longest, Ordering::Relaxed);
+        }
+        let mut older = state.older.clone();
+        older.push(Arc::clone(&state.cur));
+        self.state.replace(
+            State {
+                cur: next,
+                migration: None,
+                older,
+            },
+            guard,
+        );
+        self.gate.open();
+        Ok(())
+    }
+}
