@@ -40,9 +40,11 @@ pub(crate) mod sealed {
         fn probe(&self, hash: u64) -> bool;
         /// Copies of `hash`'s fingerprint in its two buckets.
         fn tally(&self, hash: u64) -> usize;
-        /// The batch lookup of `n` keys, key `k` hashing to `hash_at(k)`,
-        /// `out` as long as `n` (checked by the caller).
-        fn probe_many(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize;
+        /// The batch lookup of the keys whose hashes are `hashes`, `out`
+        /// at least as long (checked by the caller). Not generic: the
+        /// batch loop of every shape is compiled once, in this crate, not
+        /// again for each caller's key and iterator types.
+        fn probe_many(&self, hashes: &[u64], out: &mut [bool]) -> usize;
         /// Bytes of memory the filter reads.
         fn held_bytes(&self) -> usize;
         /// Bytes of the bucket table(s).
@@ -95,7 +97,7 @@ pub trait ReadFilter: Reader {
             let n = hasher.fill(&mut items, &mut chunk);
             let start = out.len();
             out.resize(start + n, false);
-            self.probe_many(n, |k| chunk[k], &mut out[start..]);
+            self.probe_many(&chunk[..n], &mut out[start..]);
             if n < BATCH_CHUNK {
                 return out;
             }
@@ -121,7 +123,7 @@ pub trait ReadFilter: Reader {
         while done < out.len() {
             let room = (out.len() - done).min(BATCH_CHUNK);
             let n = hasher.fill(&mut items, &mut chunk[..room]);
-            hits += self.probe_many(n, |k| chunk[k], &mut out[done..done + n]);
+            hits += self.probe_many(&chunk[..n], &mut out[done..done + n]);
             done += n;
             if n < room {
                 break;
@@ -334,15 +336,14 @@ impl Reader for CuckooFilter {
     /// Compiled for AVX-512 where the CPU has it and the shape gains
     /// (`table/batch.rs`), in a function apart, else as the crate was
     /// compiled.
-    #[inline(always)]
-    fn probe_many(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+    fn probe_many(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         if with_table!(&self.inner, t => t.wide_batches(), _g => false) {
-            return self.probe_many_wide(n, hash_at, out);
+            return self.probe_many_wide(hashes, out);
         }
         with_table!(
             &self.inner,
-            t => t.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out),
-            g => g.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out)
+            t => t.contains_many::<DEFAULT_DISTANCE>(hashes, out),
+            g => g.contains_many::<DEFAULT_DISTANCE>(hashes, out)
         )
     }
 
@@ -358,11 +359,11 @@ impl Reader for CuckooFilter {
 impl CuckooFilter {
     /// [`Reader::probe_many`]'s AVX-512 form, in a function apart.
     #[inline(never)]
-    fn probe_many_wide(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
+    fn probe_many_wide(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         with_table!(
             &self.inner,
-            t => t.contains_many_wide::<DEFAULT_DISTANCE>(n, hash_at, out),
-            g => g.contains_many::<DEFAULT_DISTANCE>(n, hash_at, out)
+            t => t.contains_many_wide::<DEFAULT_DISTANCE>(hashes, out),
+            g => g.contains_many::<DEFAULT_DISTANCE>(hashes, out)
         )
     }
 }

@@ -43,12 +43,7 @@ impl CuckooFilter {
         let mut done = 0;
         loop {
             let n = hasher.fill(&mut items, &mut chunk);
-            let hash_at = |k: usize| chunk[k];
-            let result = with_table!(
-                &self.inner,
-                t => t.insert_many::<{ DEFAULT_DISTANCE }>(n, hash_at),
-                g => g.insert_many(n, hash_at)
-            );
+            let result = self.insert_hashes(&chunk[..n]);
             self.counted(result.map_err(|e| BatchInsertError {
                 inserted: done + e.inserted,
                 error: e.error,
@@ -87,5 +82,16 @@ impl CuckooFilter {
             .into_iter()
             .map(|item| self.remove_hash(keys.hash(&seeded, &item)))
             .collect()
+    }
+
+    /// The pipelined inserts of one chunk of hashes. Not generic: the batch
+    /// loop of every shape is compiled once, in this crate, not again for
+    /// each caller's key and iterator types.
+    fn insert_hashes(&self, hashes: &[u64]) -> Result<(), BatchInsertError> {
+        with_table!(
+            &self.inner,
+            t => t.insert_many::<{ DEFAULT_DISTANCE }>(hashes),
+            g => g.insert_many(hashes)
+        )
     }
 }

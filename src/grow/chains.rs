@@ -16,18 +16,14 @@ impl<const B: usize> State<B> {
         }
     }
 
-    /// Marks in `out` the keys (key `k` hashing to `hash_at(k)`) a chain
+    /// Marks in `out` the keys (key `k` hashing to `hashes[k]`) a chain
     /// before the current one holds, of those not marked yet; returns how
     /// many. Not inlined, as [`Self::older_contain`].
     #[inline(never)]
-    pub(super) fn older_contain_many(
-        &self,
-        hash_at: &dyn Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
+    pub(super) fn older_contain_many(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         let mut found = 0;
-        for (k, hit) in out.iter_mut().enumerate() {
-            if !*hit && self.older_contain(hash_at(k)) {
+        for (hit, &hash) in out.iter_mut().zip(hashes) {
+            if !*hit && self.older_contain(hash) {
                 *hit = true;
                 found += 1;
             }

@@ -31,29 +31,24 @@ impl<const B: usize> Growable<B> {
         }
     }
 
-    /// Looks up `n` keys (key `k` hashes to `hash_at(k)`) in one section:
+    /// Looks up the keys whose hashes are `hashes` in one section:
     /// the current generation's pipelined batch loop, then, while a growth
     /// step is under way, the frozen generation for the keys it missed.
     /// Returns how many were found.
-    pub(crate) fn contains_many<const D: usize>(
-        &self,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
+    pub(crate) fn contains_many<const D: usize>(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         let guard = pin();
         let state = self.state.load(&guard);
-        let mut found = state.cur.table.contains_many::<D>(n, &hash_at, out);
+        let mut found = state.cur.table.contains_many::<D>(hashes, out);
         if let Some(m) = &state.migration {
-            for (k, hit) in out[..n].iter_mut().enumerate() {
-                if !*hit && m.frozen_contains(hash_at(k)) {
+            for (hit, &hash) in out.iter_mut().zip(hashes) {
+                if !*hit && m.frozen_contains(hash) {
                     *hit = true;
                     found += 1;
                 }
             }
         }
         if !state.older.is_empty() {
-            found += state.older_contain_many(&hash_at, &mut out[..n]);
+            found += state.older_contain_many(hashes, out);
         }
         found
     }

@@ -28,14 +28,11 @@ pub(super) enum Entry {
 }
 
 impl<const B: usize> Growable<B> {
-    /// Inserts `n` keys in order; stops at the first that fails.
-    pub(crate) fn insert_many(
-        &self,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
-    ) -> Result<(), BatchInsertError> {
-        for k in 0..n {
-            self.insert(hash_at(k), Copies::Any)
+    /// Inserts the keys whose hashes are `hashes`, in order; stops at the
+    /// first that fails.
+    pub(crate) fn insert_many(&self, hashes: &[u64]) -> Result<(), BatchInsertError> {
+        for (k, &hash) in hashes.iter().enumerate() {
+            self.insert(hash, Copies::Any)
                 .map_err(|error| BatchInsertError { inserted: k, error })?;
         }
         Ok(())

@@ -20,18 +20,16 @@ impl CuckooFilter {
         distance: usize,
     ) -> Result<usize, LengthMismatch> {
         check_lengths(hashes.len(), out.len())?;
-        let n = hashes.len();
-        let h = |k: usize| hashes[k];
         Ok(
             with_table!(&self.inner, t => match distance.clamp(1, 64).next_power_of_two() {
-                0 | 1 => t.contains_many::<1>(n, h, out),
-                2 => t.contains_many::<2>(n, h, out),
-                4 => t.contains_many::<4>(n, h, out),
-                8 => t.contains_many::<8>(n, h, out),
-                16 => t.contains_many::<16>(n, h, out),
-                32 => t.contains_many::<32>(n, h, out),
-                _ => t.contains_many::<64>(n, h, out),
-            }, g => g.contains_many::<{ crate::table::DEFAULT_DISTANCE }>(n, h, out)),
+                0 | 1 => t.contains_many::<1>(hashes, out),
+                2 => t.contains_many::<2>(hashes, out),
+                4 => t.contains_many::<4>(hashes, out),
+                8 => t.contains_many::<8>(hashes, out),
+                16 => t.contains_many::<16>(hashes, out),
+                32 => t.contains_many::<32>(hashes, out),
+                _ => t.contains_many::<64>(hashes, out),
+            }, g => g.contains_many::<{ crate::table::DEFAULT_DISTANCE }>(hashes, out)),
         )
     }
 

@@ -327,22 +327,16 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         self.table().len()
     }
 
-    /// The batch lookup of `n` keys, key `k` hashing to `hash_at(k)`.
-    #[inline(always)]
-    pub(crate) fn lookup_many(
-        &self,
-        n: usize,
-        h: impl Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
+    /// The batch lookup of the keys whose hashes are `hashes`.
+    pub(crate) fn lookup_many(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         let mut found = if with_view!(&self.shape, t => t.wide_batches()) {
-            self.many_wide(n, &h, out)
+            self.many_wide(hashes, out)
         } else {
-            self.many_in::<false>(n, &h, out)
+            self.many_in::<false>(hashes, out)
         };
         if !self.earlier.is_empty() {
-            for (k, hit) in out[..n].iter_mut().enumerate() {
-                if !*hit && self.earlier_contain(h(k)) {
+            for (hit, &hash) in out.iter_mut().zip(hashes) {
+                if !*hit && self.earlier_contain(hash) {
                     *hit = true;
                     found += 1;
                 }
@@ -354,24 +348,19 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// [`Self::lookup_many`] compiled for AVX-512 (`table/batch.rs`), in a function
     /// apart.
     #[inline(never)]
-    fn many_wide(&self, n: usize, h: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
-        self.many_in::<true>(n, h, out)
+    fn many_wide(&self, hashes: &[u64], out: &mut [bool]) -> usize {
+        self.many_in::<true>(hashes, out)
     }
 
     #[inline(always)]
-    fn many_in<const WIDE: bool>(
-        &self,
-        n: usize,
-        h: impl Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
+    fn many_in<const WIDE: bool>(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         let base = self.base();
         match self.words() {
             TableBytes::Aligned(w) => {
-                with_view!(&self.shape, t => t.contains_many::<WIDE, _>(w, base, n, &h, out))
+                with_view!(&self.shape, t => t.contains_many::<WIDE, _>(w, base, hashes, out))
             }
             TableBytes::Unaligned(b) => {
-                with_view!(&self.shape, t => t.contains_many::<WIDE, _>(&b, base, n, &h, out))
+                with_view!(&self.shape, t => t.contains_many::<WIDE, _>(&b, base, hashes, out))
             }
         }
     }
@@ -443,9 +432,8 @@ impl<B: AsRef<[u8]>> Reader for FilterView<B> {
         self.copies(hash)
     }
 
-    #[inline(always)]
-    fn probe_many(&self, n: usize, hash_at: impl Fn(usize) -> u64, out: &mut [bool]) -> usize {
-        self.lookup_many(n, hash_at, out)
+    fn probe_many(&self, hashes: &[u64], out: &mut [bool]) -> usize {
+        self.lookup_many(hashes, out)
     }
 
     fn held_bytes(&self) -> usize {

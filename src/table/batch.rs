@@ -3,7 +3,7 @@
 //!
 //! One lookup is two dependent cache misses away from an answer when the
 //! table is bigger than the cache; done one at a time, the core waits for
-//! each. A batch keeps `D` lookups in flight: it hashes key `k + D` and
+//! each. A batch keeps `D` lookups in flight: it locates key `k + D` and
 //! prefetches its two buckets before probing key `k`, so by the time key `k`
 //! is probed its buckets are (nearly) in L1, and up to `2D` line fills
 //! overlap. `D` was tuned by measurement (docs/benchmarks.md). Each probe is
@@ -74,13 +74,8 @@ fn avx512() -> bool {
 /// [`lookups`] compiled with AVX-512 enabled.
 #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn lookups_avx512<const D: usize, P: Probe>(
-    p: &P,
-    n: usize,
-    hash_at: impl Fn(usize) -> u64,
-    out: &mut [bool],
-) -> usize {
-    lookups::<D, P>(p, n, hash_at, out)
+fn lookups_avx512<const D: usize, P: Probe>(p: &P, hashes: &[u64], out: &mut [bool]) -> usize {
+    lookups::<D, P>(p, hashes, out)
 }
 
 /// What the pipelined loop does with each located key.
@@ -114,40 +109,39 @@ impl<P: Probe> Step<()> for Lookup<'_, P> {
     }
 }
 
-/// Runs `each.step(k, located)` for `k` in `0..n` in order, with key
-/// `k + D` (hashed by `hash_at`) located and prefetched before key `k` is
-/// handed over. Stops at the first error. `D` must be a power of two.
+/// Runs `each.step(k, located)` for every key `k` in order (key `k`
+/// hashing to `hashes[k]`), with key `k + D` located and prefetched before
+/// key `k` is handed over. Stops at the first error. `D` must be a power of two.
 #[inline(always)]
 fn pipelined<const D: usize, P: Probe, E>(
     p: &P,
-    n: usize,
-    hash_at: impl Fn(usize) -> u64,
+    hashes: &[u64],
     each: &mut impl Step<E>,
 ) -> Result<(), E> {
+    let n = hashes.len();
     let mut ring = [Located::default(); D];
-    for (k, slot) in ring.iter_mut().enumerate().take(n.min(D)) {
-        *slot = p.locate_and_prefetch(hash_at(k));
+    for (slot, &hash) in ring.iter_mut().zip(hashes) {
+        *slot = p.locate_and_prefetch(hash);
     }
     for k in 0..n {
         let at = ring[k % D];
-        if k + D < n {
-            ring[k % D] = p.locate_and_prefetch(hash_at(k + D));
+        if let Some(&ahead) = hashes.get(k + D) {
+            ring[k % D] = p.locate_and_prefetch(ahead);
         }
         each.step(k, at)?;
     }
     Ok(())
 }
 
-/// Looks up `n` keys (key `k` hashes to `hash_at(k)`), writing `out[k]`;
-/// returns how many were found. `out.len() >= n`.
+/// Looks up the keys whose hashes are `hashes`, writing `out[k]` for key
+/// `k`; returns how many were found. `out.len() >= hashes.len()`.
 #[inline]
 pub(crate) fn contains_many<const D: usize, P: Probe>(
     p: &P,
-    n: usize,
-    hash_at: impl Fn(usize) -> u64,
+    hashes: &[u64],
     out: &mut [bool],
 ) -> usize {
-    lookups::<D, P>(p, n, hash_at, out)
+    lookups::<D, P>(p, hashes, out)
 }
 
 /// Whether batches of lookups over layout `L` run compiled for AVX-512
@@ -166,60 +160,48 @@ pub(crate) fn wide_batches<const B: usize, L: Layout<B>>() -> bool {
 #[inline]
 pub(crate) fn contains_many_wide<const D: usize, P: Probe>(
     p: &P,
-    n: usize,
-    hash_at: impl Fn(usize) -> u64,
+    hashes: &[u64],
     out: &mut [bool],
 ) -> usize {
     #[cfg(all(target_arch = "x86_64", not(miri), not(cuckoo_nest_loom)))]
     if P::WIDE_BATCH_PAYS && avx512() {
         // SAFETY: `avx512()` found every feature `lookups_avx512` is
         // compiled for on the running CPU.
-        return unsafe { lookups_avx512::<D, P>(p, n, hash_at, out) };
+        return unsafe { lookups_avx512::<D, P>(p, hashes, out) };
     }
-    narrow::<D, P>(p, n, hash_at, out)
+    narrow::<D, P>(p, hashes, out)
 }
 
 /// [`lookups`] as compiled, out of line: the fallback of
 /// [`contains_many_wide`], which its callers do not take.
 #[cold]
 #[inline(never)]
-fn narrow<const D: usize, P: Probe>(
-    p: &P,
-    n: usize,
-    hash_at: impl Fn(usize) -> u64,
-    out: &mut [bool],
-) -> usize {
-    lookups::<D, P>(p, n, hash_at, out)
+fn narrow<const D: usize, P: Probe>(p: &P, hashes: &[u64], out: &mut [bool]) -> usize {
+    lookups::<D, P>(p, hashes, out)
 }
 
 /// The lookup loop of [`contains_many`].
 #[inline(always)]
-fn lookups<const D: usize, P: Probe>(
-    p: &P,
-    n: usize,
-    hash_at: impl Fn(usize) -> u64,
-    out: &mut [bool],
-) -> usize {
+fn lookups<const D: usize, P: Probe>(p: &P, hashes: &[u64], out: &mut [bool]) -> usize {
     let mut lookup = Lookup {
         p,
-        out: &mut out[..n],
+        out: &mut out[..hashes.len()],
         hits: 0,
     };
-    let done = pipelined::<D, P, ()>(p, n, hash_at, &mut lookup);
+    let done = pipelined::<D, P, ()>(p, hashes, &mut lookup);
     debug_assert!(done.is_ok());
     lookup.hits
 }
 
-/// Runs `insert(located)` for `n` keys in order, `D` ahead in hashing and
-/// prefetching; stops at the first failure.
+/// Runs `insert(located)` for each hash in order, `D` ahead in locating
+/// and prefetching; stops at the first failure.
 #[inline]
 pub(crate) fn insert_many<const D: usize, P: Probe>(
     p: &P,
-    n: usize,
-    hash_at: impl Fn(usize) -> u64,
+    hashes: &[u64],
     insert: impl Fn(Located) -> Result<(), InsertError>,
 ) -> Result<(), BatchInsertError> {
-    pipelined::<D, P, _>(p, n, hash_at, &mut |k, at| {
+    pipelined::<D, P, _>(p, hashes, &mut |k, at| {
         insert(at).map_err(|error| BatchInsertError { inserted: k, error })
     })
 }
@@ -252,15 +234,10 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Probe for Table<B, L, A> {
 }
 
 impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
-    /// Looks up `n` keys (key `k` hashes to `hash_at(k)`) with `D` in
-    /// flight, writing `out[k]`; returns how many were found.
-    pub(crate) fn contains_many<const D: usize>(
-        &self,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
-        out: &mut [bool],
-    ) -> usize {
-        contains_many::<D, _>(self, n, hash_at, out)
+    /// Looks up the keys whose hashes are `hashes` with `D` in flight,
+    /// writing `out[k]`; returns how many were found.
+    pub(crate) fn contains_many<const D: usize>(&self, hashes: &[u64], out: &mut [bool]) -> usize {
+        contains_many::<D, _>(self, hashes, out)
     }
 
     /// Whether [`Self::contains_many_wide`] is the faster batch here.
@@ -272,21 +249,19 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// [`Self::contains_many`] compiled for AVX-512 ([`contains_many_wide`]).
     pub(crate) fn contains_many_wide<const D: usize>(
         &self,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
+        hashes: &[u64],
         out: &mut [bool],
     ) -> usize {
-        contains_many_wide::<D, _>(self, n, hash_at, out)
+        contains_many_wide::<D, _>(self, hashes, out)
     }
 
-    /// Inserts `n` keys in order, `D` ahead in hashing and prefetching;
-    /// stops at the first failure.
+    /// Inserts the keys whose hashes are `hashes`, in order, `D` ahead in
+    /// locating and prefetching; stops at the first failure.
     pub(crate) fn insert_many<const D: usize>(
         &self,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
+        hashes: &[u64],
     ) -> Result<(), BatchInsertError> {
-        insert_many::<D, _>(self, n, hash_at, |at| {
+        insert_many::<D, _>(self, hashes, |at| {
             self.insert(at.i1, at.fp, Copies::Any).map(|_| ())
         })
     }

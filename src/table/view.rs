@@ -126,8 +126,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> ViewTable<B, L, A> {
         &self,
         words: &W,
         base: *const u8,
-        n: usize,
-        hash_at: impl Fn(usize) -> u64,
+        hashes: &[u64],
         out: &mut [bool],
     ) -> usize {
         let over = Over {
@@ -137,9 +136,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> ViewTable<B, L, A> {
         };
         const D: usize = batch::DEFAULT_DISTANCE;
         if WIDE {
-            batch::contains_many_wide::<D, _>(&over, n, hash_at, out)
+            batch::contains_many_wide::<D, _>(&over, hashes, out)
         } else {
-            batch::contains_many::<D, _>(&over, n, hash_at, out)
+            batch::contains_many::<D, _>(&over, hashes, out)
         }
     }
 
