@@ -39,38 +39,25 @@ for arg in "$@"; do
     esac
 done
 
-# run_models NAME FLAGS LOG [MODELS]: builds the models with extra cfg flags
-# FLAGS in target dir suffix NAME, runs them into LOG, returns cargo's exit
-# status (without MODELS: every model, and the library's slot models
-# except in the small-stamp pass). With MODELS (test names, space-separated) only those run,
-# and the library's reclamation-slot models only if MODELS names one of
-# them: a broken variant must fail the models it names, and running the
-# others (which it leaves alone) checked nothing and cost about a minute and
-# a half of model time and a second release build each.
-slot_models="a_section_never_sees_its_state_freed a_nested_section_does_not_end_the_outer_one a_second_section_sees_the_state_unlinked"
+# run_models NAME FLAGS LOG [MODELS]: builds the models (one test binary,
+# loom-tests/tests/models/) with extra cfg flags FLAGS in target dir suffix
+# NAME, runs them into LOG, returns cargo's exit status. Without MODELS:
+# every model. With MODELS (test names, space-separated) only those run: a
+# broken variant must fail the models it names, and running the others
+# (which it leaves alone) checks nothing.
 run_models() {
-    local name=$1 flags=$2 log=$3 models=${4:-} status=0 lib_filters=() m
+    local name=$1 flags=$2 log=$3 models=${4:-} status=0
     local filters=()
     read -r -a filters <<<"$models"
     RUSTFLAGS="--cfg cuckoo_nest_loom $flags" CARGO_TARGET_DIR="$target_root/loom-$name" \
         timeout 1200 cargo test -p cuckoo-nest-loom-tests --release --no-fail-fast \
         -- --nocapture --test-threads=1 "${filters[@]}" >"$log" 2>&1 || status=$?
-    if [ -z "$models" ] && [ "$name" != small-stamp ]; then
-        # (Not with small stamps: the slots read no stripe version, so that
-        # build would run the same code again.)
-        lib_filters=(grow::reclaim::slot::loom_model)
-    else
-        for m in $slot_models; do
-            case " $models " in *" $m "*) lib_filters+=("grow::reclaim::slot::loom_model::$m") ;; esac
-        done
-    fi
-    if [ ${#lib_filters[@]} -gt 0 ]; then
-        RUSTFLAGS="--cfg cuckoo_nest_loom $flags" CARGO_TARGET_DIR="$target_root/loom-$name" \
-            timeout 600 cargo test -p cuckoo-nest --lib --release \
-            -- --nocapture --test-threads=1 "${lib_filters[@]}" >>"$log" 2>&1 || status=$?
-    fi
     return $status
 }
+
+# The release profile's debug info (line tables, for profiling the report)
+# slows each of these builds and serves no model: off here.
+export CARGO_PROFILE_RELEASE_DEBUG=0
 
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
@@ -123,8 +110,8 @@ done
         "one_load_unvalidated|--cfg cuckoo_broken_one_load_unvalidated|packed_lookup_vs_move packed_colliding_insert_remove semi_sorted_one_load_insert_rewrites_a_bucket_being_read"
         "save_ignores_marks|--cfg cuckoo_broken_save_ignores_marks|save_keeps_an_item_moving_backwards two_slot_save_keeps_an_item_moving_backwards"
         "remove_ignores_save|--cfg cuckoo_broken_remove_ignores_save|save_keeps_an_item_whose_colliding_copy_is_removed"
-        # Growth (model 14, loom-tests/tests/growth.rs; the section model,
-        # src/grow/reclaim/slot.rs).
+        # Growth (model 14, loom-tests/tests/models/growth.rs; the section
+        # models, written in src/grow/reclaim/slot.rs, run by sections.rs).
         "grow_lookup_skips_frozen|--cfg cuckoo_broken_grow_lookup_skips_frozen|lookup_during_growth_finds_every_item a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing"
         "grow_publish_early|--cfg cuckoo_broken_grow_publish_early|a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing"
         "grow_no_gate|--cfg cuckoo_broken_grow_no_gate|insert_during_growth_is_kept"
@@ -133,7 +120,7 @@ done
         "section_no_fence|--cfg cuckoo_broken_section_no_fence|a_section_never_sees_its_state_freed a_nested_section_does_not_end_the_outer_one a_second_section_sees_the_state_unlinked"
         "section_leave_store|--cfg cuckoo_broken_section_leave_store|a_second_section_sees_the_state_unlinked"
         "reclaim_no_wait|--cfg cuckoo_broken_reclaim_no_wait|lookup_during_growth_finds_every_item insert_during_growth_is_kept remove_of_one_copy_during_growth_leaves_the_other a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing lookup_during_a_chain_start_finds_every_item"
-        # Growth past the spare bits (model 16, loom-tests/tests/chains.rs).
+        # Growth past the spare bits (model 16, loom-tests/tests/models/chains.rs).
         "chains_lookup_newest_only|--cfg cuckoo_broken_chains_lookup_newest_only|lookup_during_a_chain_start_finds_every_item remove_takes_the_newest_chains_match remove_of_a_first_chain_item_during_a_chain_start"
         "chains_remove_oldest_first|--cfg cuckoo_broken_chains_remove_oldest_first|remove_takes_the_newest_chains_match"
         # Invisible under the version protocol (docs/verification.md, section 3).
@@ -154,9 +141,8 @@ done
             status=failed
         fi
         grep -q '^running' "$log" || { cat "$log"; fail "variant $name did not build"; }
-        # The test functions listed under "failures:" by every test binary.
-        # (Unit tests inside the crate print their module path: the name
-        # is what follows the last "::".)
+        # The test functions listed under "failures:". (Each is printed with
+        # its module path: the name is what follows the last "::".)
         failed=$(awk '/^failures:$/ {f = 1; next} f && /^    [a-z0-9_:]+$/ {n = split($1, p, "::"); print p[n]; next} {f = 0}' "$log" |
             sort -u | tr '\n' ' ')
         printf 'caught by: %s\n' "${failed:-nothing}"

@@ -146,6 +146,8 @@ mod error;
 mod hash;
 #[cfg(feature = "internals")]
 mod internals;
+#[cfg(all(feature = "internals", cuckoo_nest_loom))]
+pub use internals::section_models;
 mod key;
 mod persist;
 mod sync;

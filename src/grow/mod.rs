@@ -68,6 +68,8 @@ mod gate;
 mod persist;
 mod read;
 mod reclaim;
+#[cfg(all(feature = "internals", cuckoo_nest_loom))]
+pub(crate) use reclaim::loom_model as section_models;
 mod regrow;
 mod step;
 mod write;

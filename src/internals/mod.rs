@@ -10,6 +10,17 @@ use crate::face::CuckooFilter;
 use crate::shape::with_table;
 use crate::table::check_lengths;
 
+/// The loom models of the read-side sections' protocol on its own
+/// (`grow/reclaim/slot.rs`): each function is one model, run by a test of
+/// the models' binary (`loom-tests/tests/models/sections.rs`).
+#[cfg(cuckoo_nest_loom)]
+pub mod section_models {
+    pub use crate::grow::section_models::{
+        a_nested_section_does_not_end_the_outer_one, a_second_section_sees_the_state_unlinked,
+        a_section_never_sees_its_state_freed,
+    };
+}
+
 impl CuckooFilter {
     /// [`contains_batch_into`](Self::contains_batch_into) of hashes keeping `distance`
     /// lookups in flight (rounded to a power of two in 1..=64), for tuning.

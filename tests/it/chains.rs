@@ -4,7 +4,7 @@
 //! item after removes, and saves (format version 6), loads, views and
 //! clones with every chain. The concurrent contract is
 //! tests/it/growth.rs's; the interleavings of a chain's start with lookups
-//! and removes are loom-tests/tests/chains.rs's (model 16).
+//! and removes are loom-tests/tests/models/chains.rs's (model 16).
 
 // A growable filter at 1% with no maximum capacity, and distinct hashes.
 use crate::growable::{growable as unbounded, hashes};

@@ -3,7 +3,7 @@
 //! saved format (version 5; 4 before keys were hashed in lanes, 3 before keys were hashed as bytes)
 //! through every way in and out. The concurrent contract (threads
 //! inserting through growth while others remove and look up) is
-//! tests/it/growth.rs's; the interleavings are loom-tests/tests/growth.rs's.
+//! tests/it/growth.rs's; the interleavings are loom-tests/tests/models/growth.rs's.
 
 use cuckoo_nest::{
     BuildError, CuckooFilter, DecodeError, FilterView, InsertError, LoadOptions, MergeError,

@@ -31,6 +31,8 @@
 //! has its own models on [`Slots`], in the portable mode.
 
 mod slot;
+#[cfg(all(feature = "internals", cuckoo_nest_loom))]
+pub(crate) use slot::loom_model;
 
 mod imp {
     use super::slot::{all_left, Mode, Slot, Slots};

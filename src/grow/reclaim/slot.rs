@@ -245,9 +245,13 @@ mod tests {
 /// store, as in the light mode but without the kernel's barrier), loom
 /// finds the reader using a freed version in every model; with
 /// `--cfg cuckoo_broken_section_leave_store` (the exit a plain store), in
-/// the model of two sections in turn.
-#[cfg(all(test, cuckoo_nest_loom))]
-mod loom_model {
+/// the model of two sections in turn. Run from the models' test binary
+/// (`loom-tests/tests/models/sections.rs`, through
+/// `cuckoo_nest::internals::section_models`), which builds with the
+/// table's models, rather than as unit tests: a build of the crate's unit
+/// tests for them cost each loom pass three minutes.
+#[cfg(all(feature = "internals", cuckoo_nest_loom))]
+pub(crate) mod loom_model {
     use super::*;
     use crate::sync::AtomicBool;
     use loom::thread;
@@ -286,8 +290,9 @@ mod loom_model {
         });
     }
 
-    #[test]
-    fn a_section_never_sees_its_state_freed() {
+    /// One section: it loads the current version and uses it; the
+    /// reclaimer must not free that version while the section is inside.
+    pub fn a_section_never_sees_its_state_freed() {
         reader_against_reclaimer(|slot, current, freed| {
             slot.enter(Mode::Portable);
             let v = current.load(Ordering::Acquire) as usize;
@@ -301,8 +306,7 @@ mod loom_model {
     /// from inside a section): the nested section's entry and exit change
     /// the slot's word, and the reclaimer must still wait for the outer
     /// one, which uses its state after the nested one has left.
-    #[test]
-    fn a_nested_section_does_not_end_the_outer_one() {
+    pub fn a_nested_section_does_not_end_the_outer_one() {
         reader_against_reclaimer(|slot, current, freed| {
             slot.enter(Mode::Portable);
             let v = current.load(Ordering::Acquire) as usize;
@@ -316,11 +320,11 @@ mod loom_model {
 
     /// Two sections in turn on one slot (a thread's lookups, or orphan
     /// sections of two threads): the reclaimer may see the first inside,
-    /// see it leave and free version 0; the second must then load version
-    /// 1. `section_no_fence` fails it, and so does `section_leave_store`
-    /// (the first section leaving with a plain store: [`Slot::leave`]).
-    #[test]
-    fn a_second_section_sees_the_state_unlinked() {
+    /// see it leave and free version 0; the second must then load
+    /// version 1. `section_no_fence` fails it, and so does
+    /// `section_leave_store` (the first section leaving with a plain
+    /// store: [`Slot::leave`]).
+    pub fn a_second_section_sees_the_state_unlinked() {
         reader_against_reclaimer(|slot, current, freed| {
             let mut ok = true;
             for _ in 0..2 {

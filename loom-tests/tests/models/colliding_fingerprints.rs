@@ -180,7 +180,7 @@ fn batch_lookup_survives_one_answer_move() {
         || {
             let f = family(2, false);
             let len = f.filter.len();
-            let batch = vec![f.x.hash, f.fillers[0].hash, f.x.hash];
+            let batch = [f.x.hash, f.fillers[0].hash, f.x.hash];
             let reader = {
                 let filter = Arc::clone(&f.filter);
                 thread::spawn(move || {

@@ -19,7 +19,7 @@ fn batch_never_misses_a_moving_item() {
         let OneHop { x, y, others, .. } = one_hop_to_primary(&filter);
         // The moving item first and last, a bystander between: the batch
         // probes x while the move may be anywhere.
-        let batch = vec![x.hash, others[1].hash, x.hash];
+        let batch = [x.hash, others[1].hash, x.hash];
         let filter = Arc::new(filter);
         let reader = {
             let filter = Arc::clone(&filter);
