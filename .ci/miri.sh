@@ -17,7 +17,13 @@
 # 4x20, not three) and contract.rs's debug_never_shows_a_capacity_below_len
 # (capacity 50). With those cuts (2026-11-28) the lane took 2,338 s in a CI
 # rehearsal on 2 cores (unit tests 680 s, tests/it 1,430 s, simd 227 s),
-# against 3,123 s in the rehearsal before them.
+# against 3,123 s in the rehearsal before them. Two tests written later
+# stalled it past CI's 90 minutes: src/grow/tests.rs's
+# a_remove_meeting_a_stuck_copy_takes_nothing_from_earlier_chains (1,805 s
+# of Miri; left out, safe code over table code the other grow tests run)
+# and contract.rs's tiny growable filter, which no ceiling stops any more
+# (150 inserts under Miri). Per-test times:
+# `cargo +nightly miri test ... -- -Zunstable-options --report-time`.
 #
 #   cuckoo-nest:      unit tests (--lib), tests/it/contract.rs, tests/it/model.rs,
 #                     tests/it/load.rs, tests/it/growth.rs,
