@@ -247,7 +247,7 @@ mod tests {
 /// `--cfg cuckoo_broken_section_leave_store` (the exit a plain store), in
 /// the model of two sections in turn. Run from the models' test binary
 /// (`loom-tests/tests/models/sections.rs`, through
-/// `cuckoo_nest::internals::section_models`), which builds with the
+/// `cuckoo_nest::section_models`, an `internals` hook), which builds with the
 /// table's models, rather than as unit tests: a build of the crate's unit
 /// tests for them cost each loom pass three minutes.
 #[cfg(all(feature = "internals", cuckoo_nest_loom))]
