@@ -86,15 +86,18 @@ fn parse() -> Result<Args, String> {
 }
 
 /// Runs `work(thread, chunk)` on `threads` threads over `keys` split into
-/// equal chunks, all released together; returns the seconds from the release
-/// to the last thread's end.
+/// equal chunks, all released together; returns the seconds from the first
+/// thread's start to the last thread's end. Each thread reads the clock
+/// itself: on a machine with as many cores as workers the spawning thread
+/// may be descheduled at the start line and read its clock after the
+/// workers have finished (a zero time, an infinite rate).
 fn timed<F>(keys: &[u64], threads: usize, work: F) -> f64
 where
     F: Fn(usize, &[u64]) + Sync,
 {
-    let start = Barrier::new(threads + 1);
+    let start = Barrier::new(threads);
     let per = keys.len().div_ceil(threads);
-    std::thread::scope(|s| {
+    let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
         let handles: Vec<_> = keys
             .chunks(per)
             .enumerate()
@@ -102,19 +105,23 @@ where
                 let (start, work) = (&start, &work);
                 s.spawn(move || {
                     start.wait();
+                    let t0 = Instant::now();
                     work(t, chunk);
-                    Instant::now()
+                    (t0, Instant::now())
                 })
             })
             .collect();
-        start.wait();
-        let t0 = Instant::now();
         handles
             .into_iter()
             .map(|h| h.join().expect("a worker thread panicked"))
-            .max()
-            .map_or(0.0, |end| end.duration_since(t0).as_secs_f64())
-    })
+            .collect()
+    });
+    let first = spans.iter().map(|s| s.0).min();
+    let last = spans.iter().map(|s| s.1).max();
+    match (first, last) {
+        (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
+        _ => 0.0,
+    }
 }
 
 fn filter(items: usize) -> CuckooFilter {
