@@ -48,7 +48,11 @@ pub enum InsertError {
     /// buckets are full of distinct items that belong to that same pair of
     /// buckets (so no displacement can take them out of it), while the
     /// filter holds less than half the load it grows at. Random keys
-    /// practically never do this, with or without copies; keys chosen to
+    /// practically never do this with keys of 6 bits or more (4- or 5-bit
+    /// keys and 2-slot buckets make such pairs by chance: a filter with no
+    /// maximum capacity then places the item in an earlier chain, or
+    /// starts the next one, and refuses only in its first chain before the
+    /// last doubling); keys chosen to
     /// share a bucket pair do (the default seed is public: seed the hasher
     /// with [`Builder::seed`](crate::Builder::seed) against untrusted
     /// keys). Growing would double the memory without separating them, so

@@ -162,7 +162,26 @@ impl<const B: usize> Growable<B> {
     #[inline]
     pub(super) fn attempt(&self, state: &State<B>, item: NestedItem, copies: Copies) -> Attempt {
         let mut short = false;
-        let result = self.insert_into(&state.cur, item, copies, &mut short);
+        let result = match self.insert_into(&state.cur, item, copies, &mut short) {
+            Err(refused @ (InsertError::Crowded { .. } | InsertError::TooManyCopies { .. })) => {
+                match Self::insert_earlier_chains(state, item, copies) {
+                    Some(placed) => placed,
+                    // The last generation of its chain, and a next chain to
+                    // start: start it (see `insert_earlier_chains`; `Full`
+                    // becomes `Attempt::Grow` below, its fields unread).
+                    None if state.cur.addr.depth == state.cur.addr.spare
+                        && self.next_chain(&state.cur.addr).is_some() =>
+                    {
+                        Err(InsertError::Full {
+                            len: 0,
+                            slots: state.cur.buckets() * B,
+                        })
+                    }
+                    None => Err(refused),
+                }
+            }
+            other => other,
+        };
         if let Some(m) = &state.migration
             && result != Ok(true)
         {
@@ -176,6 +195,48 @@ impl<const B: usize> Growable<B> {
             },
             other => Attempt::Done(other),
         }
+    }
+
+    /// An item the current chain refused because its pair there is full of
+    /// the pair's own items (`Generation::refusal`), into the newest
+    /// earlier chain with room for it: `None` if none has (or there is no
+    /// earlier chain). Short keys make such pairs without any key chosen
+    /// to collide: the pairs of every chain follow the first chain's key
+    /// alone (`Nested`'s `alt_mask`), so with 4-bit keys and 2-slot
+    /// buckets an item's pair is one of 15 per bucket, and five random
+    /// items of one pair come up within a few hundred thousand inserts.
+    /// An earlier chain's final generation, below its own design load,
+    /// almost always has room for the item, where its lookups and removes
+    /// (which read every chain) find it; no memory is added. A merge puts
+    /// items into earlier chains the same way (`insert_older`).
+    ///
+    /// Where no earlier chain has room, or there is none, and the refusing
+    /// generation is the last of its chain, the insert starts the next
+    /// chain (`Growable::grow`), whose two more key bits and fresh spare
+    /// bits separate the pair's items from the new one, rather than refuse
+    /// an item of an unbounded filter. What that can cost is bounded: the
+    /// next chain's first table is a quarter of this one, and a chain can
+    /// only be started from the last generation of the one before, which
+    /// only the count reaches (keys chosen to crowd a pair still cannot
+    /// make a generation double before its load does).
+    #[cold]
+    fn insert_earlier_chains(
+        state: &State<B>,
+        item: NestedItem,
+        copies: Copies,
+    ) -> Option<Result<bool, InsertError>> {
+        for g in state.older.iter().rev() {
+            let (i1, i2, fp) = g.addr.place(state.cur.addr.narrow(item, &g.addr));
+            let placed = match g.table.insert_if_room(i1, i2, fp, copies) {
+                Ok(Some(stored)) => Ok(stored),
+                Ok(None) => g.table.insert_displacing(i1, i2, fp, copies),
+                Err(e) => Err(e),
+            };
+            if placed.is_ok() {
+                return Some(placed);
+            }
+        }
+        None
     }
 
     /// An insert into generation `g`: into a free slot of the pair if there
@@ -371,9 +432,11 @@ impl<const B: usize> Generation<B> {
     /// or of items colliding with it: [`InsertError::TooManyCopies`]), or
     /// of distinct keys aimed at this one pair ([`InsertError::Crowded`]);
     /// they may agree on every spare bit, and growing for them would double
-    /// the memory without separating them. Random keys practically never
-    /// fill a pair with items of that pair alone, so this is the mark of
-    /// keys chosen to collide. Where any slot holds an item of another pair,
+    /// the memory without separating them. Random keys of 6 bits or more
+    /// practically never fill a pair with items of that pair alone, so
+    /// this is the mark of keys chosen to collide; shorter keys do it by
+    /// chance, and `attempt` then places the item in an earlier chain or
+    /// starts the next one where it can (`insert_earlier_chains`). Where any slot holds an item of another pair,
     /// the search failed because the buckets around are full: keys with a
     /// few copies each (copies of a key go to one pair, so they fill
     /// buckets as a fraction as many larger items would) do that at a third

@@ -93,6 +93,20 @@ impl Nested {
         self.chain
     }
 
+    /// `item`, as this chain sees it, as the earlier chain of `older` (one
+    /// of its generations) sees it: a later chain's key and spare bits
+    /// extend the first chain's (`key_and_spare`), so an earlier chain's
+    /// are their low bits.
+    pub(crate) fn narrow(&self, item: NestedItem, older: &Nested) -> NestedItem {
+        debug_assert!(older.chain <= self.chain && older.local == self.local);
+        let bits = older.base + older.spare;
+        NestedItem {
+            local: item.local,
+            key: item.key & older.key_mask,
+            x: item.x & 1u32.checked_shl(bits).map_or(u32::MAX, |b| b - 1),
+        }
+    }
+
     /// `base + depth`: the table has `2^level` blocks of `local` buckets.
     pub(crate) fn level(&self) -> u32 {
         self.base + self.depth
@@ -588,6 +602,30 @@ mod tests {
                         assert!(j == j1 || j == j2, "hash {hash:#x} depth {depth}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn an_item_narrowed_to_an_earlier_chain_is_that_chains_item() {
+        // Three chains: each later one's item, narrowed, is what the
+        // earlier one computes from the hash (an insert an earlier chain
+        // takes is found there by the hash's lookup and remove).
+        let first = generation(7);
+        let second = Nested::chained(&first, 2, 7, 2);
+        let second_last = second.at_depth(second.spare);
+        let third = Nested::chained(&second_last, 2, 7, 2).next();
+        for hash in (0..if cfg!(miri) { 200 } else { 5000u64 })
+            .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k << 13))
+        {
+            for (later, earlier) in [
+                (&second, &first),
+                (&third, &first),
+                (&third, &second_last),
+                (&second, &second),
+            ] {
+                let narrowed = later.narrow(later.item(hash), earlier);
+                assert_eq!(narrowed, earlier.item(hash), "hash {hash:#x}");
             }
         }
     }
