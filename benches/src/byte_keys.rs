@@ -21,6 +21,7 @@ use cuckoo_nest_bench::keys::{mix64, present_key, SplitMix64};
 use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples};
 
 use crate::progress::Phase;
+use crate::subjects::{BloomSubject, CuckooFilterSubject, QuotientSubject};
 use crate::table::{Format, Table};
 
 /// Key widths in bytes; 0 is the u64 key.
@@ -96,15 +97,10 @@ impl Subject {
         Ok(match s {
             0 => Subject::Nest(Nest::with_capacity(n)),
             1 => Subject::Nest(Nest::with_capacity(n).debug_with_v4_key_hash()),
-            2 => Subject::Cuckoo(cuckoofilter::CuckooFilter::with_capacity(n)),
-            3 => Subject::Bloom(
-                fastbloom::BloomFilter::with_false_pos(fpr)
-                    .seed(&u128::from(seed))
-                    .expected_items(n),
-            ),
-            _ => Subject::Quotient(
-                qfilter::Filter::new(n as u64, fpr).map_err(|e| format!("qfilter: {e}"))?,
-            ),
+            // The peers as the single-thread figures build them.
+            2 => Subject::Cuckoo(CuckooFilterSubject::new(n).filter),
+            3 => Subject::Bloom(BloomSubject::new(n, fpr, seed).filter),
+            _ => Subject::Quotient(QuotientSubject::new(n, fpr)?.filter),
         })
     }
 
