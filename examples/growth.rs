@@ -24,7 +24,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{keys, median, shuffle};
+use common::{keys, median, ns_per, number, shuffle};
 use cuckoo_nest::{Builder, CuckooFilter, PreHashed};
 use std::hint::black_box;
 use std::time::Instant;
@@ -42,10 +42,6 @@ fn half_hits(present: &[u64], absent: &[u64], seed: u64) -> Vec<u64> {
     let mut probe: Vec<u64> = present.iter().chain(absent).copied().collect();
     shuffle(&mut probe, seed);
     probe
-}
-
-fn ns_per(n: usize, start: Instant) -> f64 {
-    start.elapsed().as_secs_f64() * 1e9 / n as f64
 }
 
 struct Round {
@@ -76,7 +72,7 @@ fn batch_ns(f: &CuckooFilter, probe: &[u64]) -> f64 {
         })
         .sum();
     black_box(hits);
-    ns_per(probe.len(), start)
+    ns_per(start, probe.len())
 }
 
 /// Fills `f` (built, untimed) with `present`, then times lookups of `probe`.
@@ -86,10 +82,10 @@ fn round(f: CuckooFilter, present: &[u64], probe: &[u64]) -> Round {
         f.insert(&PreHashed(k))
             .expect("sized for the final count, or growable");
     }
-    let insert_ns = ns_per(present.len(), start);
+    let insert_ns = ns_per(start, present.len());
     let start = Instant::now();
     let hits = probe.iter().filter(|&&k| f.contains(&PreHashed(k))).count();
-    let lookup_ns = ns_per(probe.len(), start);
+    let lookup_ns = ns_per(start, probe.len());
     black_box(hits);
     Round {
         insert_ns,
@@ -105,31 +101,10 @@ fn summary(v: &mut [f64]) -> String {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>());
-    let c = match args.next() {
-        None => 125_000,
-        Some(Ok(c)) if c > 0 => c,
-        _ => {
-            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0 [MULTIPLE > 0]]]");
-            std::process::exit(2);
-        }
-    };
-    let rounds = match args.next() {
-        None => 5,
-        Some(Ok(r)) if r > 0 => r,
-        _ => {
-            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0 [MULTIPLE > 0]]]");
-            std::process::exit(2);
-        }
-    };
-    let multiple = match args.next() {
-        None => 8,
-        Some(Ok(m)) if m > 0 => m,
-        _ => {
-            eprintln!("usage: growth [FIRST_CAPACITY > 0 [ROUNDS > 0 [MULTIPLE > 0]]]");
-            std::process::exit(2);
-        }
-    };
+    const USAGE: &str = "growth [FIRST_CAPACITY [ROUNDS [MULTIPLE]]]";
+    let c = number(1, "FIRST_CAPACITY", 125_000, 1, USAGE);
+    let rounds = number(2, "ROUNDS", 5, 1, USAGE);
+    let multiple = number(3, "MULTIPLE", 8, 1, USAGE);
     let fixed = builder(c).build().expect("fixed filter");
     println!(
         "builder at {RATE}: {}-slot buckets, {}-bit keys; a growable filter stores {} + 7 spare bits at first",

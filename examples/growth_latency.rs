@@ -17,7 +17,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::keys;
+use common::{keys, number};
 use cuckoo_nest::CuckooFilter;
 use std::time::Instant;
 
@@ -71,15 +71,11 @@ fn report(name: &str, run: &Run) {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut arg = |default: usize| {
-        args.next()
-            .map_or(default, |a| a.replace('_', "").parse().expect("a number"))
-    };
-    let n = arg(8_000_000);
-    let c = arg(125_000);
-    let runs = arg(2);
-    let huge = match args.next().as_deref() {
+    const USAGE: &str = "growth_latency [N [C [RUNS [PAGES]]]]";
+    let n = number(1, "N", 8_000_000, 1, USAGE);
+    let c = number(2, "C", 125_000, 1, USAGE);
+    let runs = number(3, "RUNS", 2, 1, USAGE);
+    let huge = match std::env::args().nth(4).as_deref() {
         None | Some("huge") => true,
         Some("4k") => false,
         Some(other) => panic!("pages {other}: want huge or 4k"),

@@ -37,7 +37,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{keys, shuffle};
+use common::{keys, parse_shape, shuffle};
 use cuckoo_nest::{CuckooFilter, PreHashed};
 
 const ITEMS: usize = 1_000_000;
@@ -82,14 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(rest) => (true, rest),
         None => (false, shape.as_str()),
     };
-    let (semi, rest) = match rest.strip_prefix("ss") {
-        Some(rest) => (true, rest),
-        None => (false, rest),
-    };
-    let (b, f) = rest
-        .split_once('x')
-        .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))
-        .ok_or_else(|| format!("shape {shape}: want BxF or ssBxF, e.g. 4x12"))?;
+    let (semi, b, f) = parse_shape(rest)?;
     let roomy = match std::env::args().nth(2).as_deref() {
         None => false,
         Some("roomy") => true,

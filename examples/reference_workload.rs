@@ -22,32 +22,19 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{keys, shuffle};
+use common::{keys, ns_per, number, parse_shape, shuffle};
 use cuckoo_nest::{CuckooFilter, PreHashed};
 use std::hint::black_box;
 use std::time::Instant;
 
 const MAX_LOOKUPS: usize = 10_000_000;
 
-fn parse_shape(shape: &str) -> Result<(bool, usize, u32), String> {
-    let (semi, rest) = match shape.strip_prefix("ss") {
-        Some(rest) => (true, rest),
-        None => (false, shape),
-    };
-    rest.split_once('x')
-        .and_then(|(b, f)| Some((semi, b.parse().ok()?, f.parse().ok()?)))
-        .ok_or_else(|| format!("shape {shape}: want BxF or ssBxF, e.g. 4x12"))
-}
-
-fn ns_per(start: Instant, n: usize) -> f64 {
-    start.elapsed().as_nanos() as f64 / n as f64
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let n: usize = args.next().map_or(Ok(1_000_000), |a| a.parse())?;
-    let shapes = args.next().unwrap_or_else(|| "4x12,4x16,ss4x13".into());
-    let seed: u64 = args.next().map_or(Ok(1), |a| a.parse())?;
+    const USAGE: &str = "reference_workload [N [SHAPES [SEED]]]";
+    let n = number(1, "N", 1_000_000, 1, USAGE);
+    let shapes = std::env::args().nth(2);
+    let shapes = shapes.unwrap_or_else(|| "4x12,4x16,ss4x13".into());
+    let seed = number(3, "SEED", 1, 0, USAGE) as u64;
     let added = keys(n, seed);
     let sample = n.min(MAX_LOOKUPS);
     let fresh = keys(sample, seed + 1_000_003);

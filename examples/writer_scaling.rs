@@ -27,61 +27,28 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{keys, median};
+use common::{keys, median, number};
 use cuckoo_nest::CuckooFilter;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Barrier;
 use std::time::Instant;
 
-struct Args {
-    items: usize,
-    threads: Vec<usize>,
-    rounds: usize,
-}
-
-fn parse() -> Result<Args, String> {
-    let mut a = std::env::args().skip(1);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let items = match a.next() {
-        None => 2_097_152,
-        Some(s) => s
-            .parse()
-            .ok()
-            .filter(|&n: &usize| n >= 1024)
-            .ok_or(format!("ITEMS: a whole number of at least 1024, not {s:?}"))?,
+/// THREADS: the thread counts, comma-separated (default 1, 2 and the machine's cores).
+fn thread_counts(usage: &str) -> Vec<usize> {
+    let Some(s) = std::env::args().nth(2) else {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut t = vec![1, 2, cores];
+        t.sort_unstable();
+        t.dedup();
+        return t;
     };
-    let threads = match a.next() {
-        None => {
-            let mut t = vec![1, 2, cores];
-            t.sort_unstable();
-            t.dedup();
-            t
-        }
-        Some(s) => s
-            .split(',')
-            .map(|t| {
-                t.trim()
-                    .parse()
-                    .ok()
-                    .filter(|&n: &usize| (1..=1024).contains(&n))
-            })
-            .collect::<Option<Vec<usize>>>()
-            .ok_or(format!(
-                "THREADS: counts 1..=1024, comma-separated, not {s:?}"
-            ))?,
-    };
-    let rounds = match a.next() {
-        None => 5,
-        Some(s) => s
-            .parse()
-            .ok()
-            .filter(|&n: &usize| n >= 1)
-            .ok_or(format!("ROUNDS: a whole number of at least 1, not {s:?}"))?,
-    };
-    Ok(Args {
-        items,
-        threads,
-        rounds,
+    let counts = s.split(',').map(|t| {
+        let n = t.trim().parse().ok();
+        n.filter(|&n: &usize| (1..=1024).contains(&n))
+    });
+    counts.collect::<Option<Vec<usize>>>().unwrap_or_else(|| {
+        eprintln!("usage: {usage}: THREADS: counts 1..=1024, comma-separated, not {s:?}");
+        std::process::exit(2)
     })
 }
 
@@ -220,15 +187,10 @@ fn mixed(items: usize, present: &[u64], absent: &[u64], threads: usize) -> f64 {
 }
 
 fn main() {
-    let args = parse().unwrap_or_else(|e| {
-        eprintln!("usage: writer_scaling [ITEMS THREADS ROUNDS]: {e}");
-        std::process::exit(2)
-    });
-    let Args {
-        items,
-        threads,
-        rounds,
-    } = args;
+    const USAGE: &str = "writer_scaling [ITEMS THREADS ROUNDS]";
+    let items = number(1, "ITEMS", 2_097_152, 1024, USAGE);
+    let threads = thread_counts(USAGE);
+    let rounds = number(3, "ROUNDS", 5, 1, USAGE);
     let present = keys(items, 1);
     let absent = keys(items, 2);
     println!(

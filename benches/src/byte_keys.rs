@@ -21,6 +21,7 @@ use cuckoo_nest_bench::keys::{mix64, present_key, SplitMix64};
 use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples};
 
 use crate::progress::Phase;
+use crate::subjects::{BloomSubject, CuckooFilterSubject, QuotientSubject};
 use crate::table::{Format, Table};
 
 /// Key widths in bytes; 0 is the u64 key.
@@ -96,15 +97,10 @@ impl Subject {
         Ok(match s {
             0 => Subject::Nest(Nest::with_capacity(n)),
             1 => Subject::Nest(Nest::with_capacity(n).debug_with_v4_key_hash()),
-            2 => Subject::Cuckoo(cuckoofilter::CuckooFilter::with_capacity(n)),
-            3 => Subject::Bloom(
-                fastbloom::BloomFilter::with_false_pos(fpr)
-                    .seed(&u128::from(seed))
-                    .expected_items(n),
-            ),
-            _ => Subject::Quotient(
-                qfilter::Filter::new(n as u64, fpr).map_err(|e| format!("qfilter: {e}"))?,
-            ),
+            // The peers as the single-thread figures build them.
+            2 => Subject::Cuckoo(CuckooFilterSubject::new(n).filter),
+            3 => Subject::Bloom(BloomSubject::new(n, fpr, seed).filter),
+            _ => Subject::Quotient(QuotientSubject::new(n, fpr)?.filter),
         })
     }
 
@@ -193,6 +189,17 @@ fn measure(
     Ok(m)
 }
 
+const RATE: Format = Format::Fixed(1);
+const RATIO: Format = Format::WithRange(2);
+
+/// One measured column `OP WHERE` (CSV `OP_WHERE`) for each of the `sizes`.
+fn columns(table: Table, sizes: &[(usize, usize, usize, &str)], op: &str, f: Format) -> Table {
+    sizes.iter().fold(table, |t, &(_, _, _, where_)| {
+        let csv = format!("{op}_{}", where_.replace(' ', "_"));
+        t.measured(&format!("{op} {where_}"), &csv, f)
+    })
+}
+
 /// The byte-key tables: rates by subject and key width at `sizes` (items, lookups, where), and
 /// the new hash against the old one.
 pub fn byte_keys(
@@ -228,26 +235,14 @@ pub fn byte_keys(
     ));
     for &(_, _, _, where_) in sizes {
         let csv = where_.replace(' ', "_");
-        rates = rates
-            .measured(
-                &format!("lookups {where_}"),
-                &format!("lookups_{csv}"),
-                Format::Fixed(1),
-            )
-            .measured(
-                "/ u64",
-                &format!("lookups_{csv}_vs_u64"),
-                Format::WithRange(2),
-            );
-    }
-    for &(_, _, _, where_) in sizes {
-        let csv = where_.replace(' ', "_");
         rates = rates.measured(
-            &format!("inserts {where_}"),
-            &format!("inserts_{csv}"),
-            Format::Fixed(1),
+            &format!("lookups {where_}"),
+            &format!("lookups_{csv}"),
+            RATE,
         );
+        rates = rates.measured("/ u64", &format!("lookups_{csv}_vs_u64"), RATIO);
     }
+    rates = columns(rates, sizes, "inserts", RATE);
     let ratio = |a: &Samples, b: &Samples| of_medians(&[a, b], |v| v[0] / v[1]);
     for (s, name) in SUBJECTS.iter().enumerate() {
         for (wi, &w) in WIDTHS.iter().enumerate() {
@@ -269,22 +264,8 @@ pub fn byte_keys(
         "The v5 row's rate over the v4 row's, per round (range), from the table above: 1.20 = \
          20% more operations per second with the new hash.",
     );
-    for &(_, _, _, where_) in sizes {
-        let csv = where_.replace(' ', "_");
-        speedup = speedup.measured(
-            &format!("lookups {where_}"),
-            &format!("lookups_{csv}"),
-            Format::WithRange(2),
-        );
-    }
-    for &(_, _, _, where_) in sizes {
-        let csv = where_.replace(' ', "_");
-        speedup = speedup.measured(
-            &format!("inserts {where_}"),
-            &format!("inserts_{csv}"),
-            Format::WithRange(2),
-        );
-    }
+    speedup = columns(speedup, sizes, "lookups", RATIO);
+    speedup = columns(speedup, sizes, "inserts", RATIO);
     for (wi, &w) in WIDTHS.iter().enumerate() {
         let mut row: Vec<_> = runs
             .iter()

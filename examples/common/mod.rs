@@ -39,3 +39,34 @@ pub fn median<T: PartialOrd + Copy>(v: &mut [T]) -> T {
     v.sort_by(|a, b| a.partial_cmp(b).expect("values that compare"));
     v[v.len() / 2]
 }
+
+/// Nanoseconds per operation for `n` operations since `start`.
+pub fn ns_per(start: std::time::Instant, n: usize) -> f64 {
+    start.elapsed().as_secs_f64() * 1e9 / n as f64
+}
+
+/// The positional argument `i` (1 for the first) as a whole number of at least `min` (`_`
+/// allowed between digits), or `default` when it is absent. A bad one prints `usage` and what
+/// was wrong, and exits with status 2.
+pub fn number(i: usize, name: &str, default: usize, min: usize, usage: &str) -> usize {
+    let Some(s) = std::env::args().nth(i) else {
+        return default;
+    };
+    let n = s.replace('_', "").parse().ok().filter(|&n| n >= min);
+    n.unwrap_or_else(|| {
+        eprintln!("usage: {usage}: {name}: a whole number of at least {min}, not {s:?}");
+        std::process::exit(2)
+    })
+}
+
+/// A shape `BxF`, or `ssBxF` for semi-sorted buckets: (semi-sorted, entries per bucket,
+/// fingerprint bits).
+pub fn parse_shape(shape: &str) -> Result<(bool, usize, u32), String> {
+    let (semi, rest) = match shape.strip_prefix("ss") {
+        Some(rest) => (true, rest),
+        None => (false, shape),
+    };
+    rest.split_once('x')
+        .and_then(|(b, f)| Some((semi, b.parse().ok()?, f.parse().ok()?)))
+        .ok_or_else(|| format!("shape {shape}: want BxF or ssBxF, e.g. 4x12"))
+}
