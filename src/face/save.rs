@@ -95,8 +95,8 @@ impl CuckooFilter {
     ///   waits only when no path within the search has room: it then waits
     ///   for the rest of the save, its I/O included, and starts the step.
     ///
-    /// (The repository's `save_slow_writer` example measures both with a
-    /// `Write` taking 1 ms a call.) It writes a zero header first (which
+    /// (The repository's docs/benchmarks.md, "Removed examples", gives
+    /// both as measured with a `Write` taking 1 ms a call.) It writes a zero header first (which
     /// every reader refuses), the table, then seeks back to write the real
     /// header, and leaves `w` at the end of what it wrote. Same copy as
     /// `to_bytes`. [`save_to_path`](Self::save_to_path) saves this way.
