@@ -51,8 +51,9 @@ pub enum InsertError {
     /// practically never do this with keys of 6 bits or more (4- or 5-bit
     /// keys and 2-slot buckets make such pairs by chance: a filter with no
     /// maximum capacity then places the item in an earlier chain, or
-    /// starts the next one, and refuses only in its first chain before the
-    /// last doubling); keys chosen to
+    /// starts the next one from the last generation of a chain, and
+    /// refuses only where neither can be done: in practice in its first
+    /// chain, before its last doubling); keys chosen to
     /// share a bucket pair do (the default seed is public: seed the hasher
     /// with [`Builder::seed`](crate::Builder::seed) against untrusted
     /// keys). Growing would double the memory without separating them, so
