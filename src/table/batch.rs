@@ -51,8 +51,8 @@ pub(crate) trait Probe {
 
     /// Batches of lookups run faster compiled for AVX-512
     /// ([`Layout::WIDE_BATCH_PAYS`]).
-    // Read only where the AVX-512 loop exists, which loom leaves out.
-    #[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
+    // Read only where the AVX-512 loop exists, which loom and Miri leave out.
+    #[cfg_attr(any(cuckoo_nest_loom, miri), allow(dead_code))]
     const WIDE_BATCH_PAYS: bool;
 }
 
