@@ -212,10 +212,10 @@ impl Builder {
     /// within the rate given: a second chain from 128 times the first
     /// capacity, a third from 16,384 times (docs/design.md, "Growth past
     /// the spare bits"). The cost, against a filter built for the final count
-    /// (docs/design.md, "Growth"): at 8 times the first capacity, about 1.5
-    /// times its bits per item, batch lookups about 1.3 times as long and
-    /// single ones about 1.5 times, inserts (growth included) about 2
-    /// times. Not
+    /// (docs/benchmarks.md, "Growth"): at 8 times the first capacity, about
+    /// 1.5 times its bits per item, batch lookups 1.7 to 1.8 times as long,
+    /// single ones 1.8 to 2.2 times, inserts (growth included) 2.4 to 3.3
+    /// times, depending on the machine. Not
     /// with semi-sorted buckets, nor with fingerprints wider than 32 bits
     /// less the spare bits.
     ///
