@@ -214,8 +214,8 @@ impl Builder {
     /// the spare bits"). The cost, against a filter built for the final count
     /// (docs/benchmarks.md, "Growth"): at 8 times the first capacity, about
     /// 1.5 times its bits per item, batch lookups 1.7 to 1.8 times as long,
-    /// single ones 1.8 to 2.2 times, inserts (growth included) 2.4 to 3.3
-    /// times, depending on the machine. Not
+    /// single ones 1.8 to 2.2 times (two 2-core hosts), inserts (growth
+    /// included) about 3.2 times (one host). Not
     /// with semi-sorted buckets, nor with fingerprints wider than 32 bits
     /// less the spare bits.
     ///
