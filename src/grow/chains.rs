@@ -1,7 +1,8 @@
 //! Chains (docs/design.md, "Growth past the spare bits"): a filter with no
 //! maximum capacity whose last generation is full keeps it, as it is, among
 //! its earlier chains and starts the next chain's first generation. What
-//! reads and steps of that need: the earlier chains' lookups, and the step.
+//! reads, inserts and steps of that need: the earlier chains' lookups, an
+//! item the current chain refuses placed in an earlier one, and the step.
 
 use super::*;
 
@@ -110,5 +111,49 @@ impl<const B: usize> Growable<B> {
         );
         self.gate.open();
         Ok(())
+    }
+}
+
+impl<const B: usize> Growable<B> {
+    /// An item the current chain refused because its pair there is full of
+    /// the pair's own items (`Generation::refusal`), into the newest
+    /// earlier chain with room for it: `None` if none has (or there is no
+    /// earlier chain). Short keys make such pairs without any key chosen
+    /// to collide: the pairs of every chain follow the first chain's key
+    /// alone (`Nested`'s `alt_mask`), so with 4-bit keys and 2-slot
+    /// buckets an item's pair is one of 15 per bucket, and five random
+    /// items of one pair come up within a few hundred thousand inserts.
+    /// An earlier chain's final generation, below its own design load,
+    /// almost always has room for the item, where its lookups and removes
+    /// (which read every chain) find it; no memory is added. A merge puts
+    /// items into earlier chains the same way (`insert_older`).
+    ///
+    /// Where no earlier chain has room, or there is none, and the refusing
+    /// generation is the last of its chain, the insert starts the next
+    /// chain (`Growable::grow`), whose two more key bits and fresh spare
+    /// bits separate the pair's items from the new one, rather than refuse
+    /// an item of an unbounded filter. What that can cost is bounded: the
+    /// next chain's first table is a quarter of this one, and a chain can
+    /// only be started from the last generation of the one before, which
+    /// only the count reaches (keys chosen to crowd a pair still cannot
+    /// make a generation double before its load does).
+    #[cold]
+    pub(super) fn insert_earlier_chains(
+        state: &State<B>,
+        item: NestedItem,
+        copies: Copies,
+    ) -> Option<Result<bool, InsertError>> {
+        for g in state.older.iter().rev() {
+            let (i1, i2, fp) = g.addr.place(state.cur.addr.narrow(item, &g.addr));
+            let placed = match g.table.insert_if_room(i1, i2, fp, copies) {
+                Ok(Some(stored)) => Ok(stored),
+                Ok(None) => g.table.insert_displacing(i1, i2, fp, copies),
+                Err(e) => Err(e),
+            };
+            if placed.is_ok() {
+                return Some(placed);
+            }
+        }
+        None
     }
 }

@@ -65,6 +65,7 @@
 pub(crate) mod barrier;
 mod chains;
 mod gate;
+mod load;
 mod persist;
 mod read;
 mod reclaim;

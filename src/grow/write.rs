@@ -197,48 +197,6 @@ impl<const B: usize> Growable<B> {
         }
     }
 
-    /// An item the current chain refused because its pair there is full of
-    /// the pair's own items (`Generation::refusal`), into the newest
-    /// earlier chain with room for it: `None` if none has (or there is no
-    /// earlier chain). Short keys make such pairs without any key chosen
-    /// to collide: the pairs of every chain follow the first chain's key
-    /// alone (`Nested`'s `alt_mask`), so with 4-bit keys and 2-slot
-    /// buckets an item's pair is one of 15 per bucket, and five random
-    /// items of one pair come up within a few hundred thousand inserts.
-    /// An earlier chain's final generation, below its own design load,
-    /// almost always has room for the item, where its lookups and removes
-    /// (which read every chain) find it; no memory is added. A merge puts
-    /// items into earlier chains the same way (`insert_older`).
-    ///
-    /// Where no earlier chain has room, or there is none, and the refusing
-    /// generation is the last of its chain, the insert starts the next
-    /// chain (`Growable::grow`), whose two more key bits and fresh spare
-    /// bits separate the pair's items from the new one, rather than refuse
-    /// an item of an unbounded filter. What that can cost is bounded: the
-    /// next chain's first table is a quarter of this one, and a chain can
-    /// only be started from the last generation of the one before, which
-    /// only the count reaches (keys chosen to crowd a pair still cannot
-    /// make a generation double before its load does).
-    #[cold]
-    fn insert_earlier_chains(
-        state: &State<B>,
-        item: NestedItem,
-        copies: Copies,
-    ) -> Option<Result<bool, InsertError>> {
-        for g in state.older.iter().rev() {
-            let (i1, i2, fp) = g.addr.place(state.cur.addr.narrow(item, &g.addr));
-            let placed = match g.table.insert_if_room(i1, i2, fp, copies) {
-                Ok(Some(stored)) => Ok(stored),
-                Ok(None) => g.table.insert_displacing(i1, i2, fp, copies),
-                Err(e) => Err(e),
-            };
-            if placed.is_ok() {
-                return Some(placed);
-            }
-        }
-        None
-    }
-
     /// An insert into generation `g`: into a free slot of the pair if there
     /// is one; else, in a table short of the load it grows at, by
     /// displacement; else `Full` (the caller grows the filter). Growing
@@ -287,55 +245,6 @@ impl<const B: usize> Growable<B> {
             }
             other => other,
         }
-    }
-
-    /// True if generation `g` holds the load it grows at: checked on a
-    /// sample of buckets around `i1` and `i2` first (the count is summed
-    /// over every stripe, so it is read only when the sample says so),
-    /// then on the whole count.
-    ///
-    /// Past [`PREPARE_AT`] of that load (by the same sample), it also
-    /// takes its turn preparing the next generation.
-    ///
-    /// An insert that finds its pair full asks this every time (at 8x, one
-    /// insert in seven), and a sample costs about 600 instructions with
-    /// packed slots (16 buckets; 2,300 with the 64 read before). So a
-    /// thread that sampled the generation clearly short of that load (under
-    /// [`SURE_SHORT`] of it) takes that answer again for its next
-    /// [`SAMPLE_REUSE`] asks without sampling ([`recent_short`]). Such an
-    /// answer, stale by a few inserts, only lets them make room by
-    /// displacement instead of growing; near the load every ask samples
-    /// anew, so the step comes when it did (tests/it/growable.rs,
-    /// `a_generation_takes_its_capacity_before_it_grows`). At 8x
-    /// (`examples/growth.rs -- 125000 3 8`, alternating): 166-173 ns an
-    /// insert with growth before, 100 after, against 31 for a fixed filter
-    /// built for the count; reusing answers near the load too (up to 31
-    /// asks) gave 87 but put the step off past its design load. The
-    /// lock-free claims (e1f7a86), which replaced the stripes' counts with
-    /// this sample, had taken it from 78 ns to 166.
-    #[cold]
-    pub(super) fn near_full(&self, g: &Generation<B>, i1: usize, i2: usize) -> bool {
-        if recent_short(g) {
-            return false;
-        }
-        let load = g.grow_load;
-        let whole = || g.table.len() as f64 / (g.buckets() * B) as f64;
-        let (sampled, exact) = match (g.table.sample_load(i1), g.table.sample_load(i2)) {
-            (Some((n1, s1)), Some((n2, s2))) => ((n1 + n2) as f64 / (s1 + s2) as f64, false),
-            // A small table: its count is as cheap as a sample.
-            _ => (whole(), true),
-        };
-        if sampled >= PREPARE_AT * load {
-            self.prepare_next(g);
-        }
-        let full = sampled >= load && (exact || whole() >= load);
-        // Only an answer clearly short of the load is reused: near it, the
-        // sample's noise would put the step off (each ask is a new draw);
-        // and a small table's whole count is as cheap as a sample.
-        if !exact && sampled < SURE_SHORT * load {
-            remember_short(g);
-        }
-        full
     }
 
     /// Removes one copy of `hash`'s fingerprint, if there is one: from
@@ -463,8 +372,9 @@ impl<const B: usize> Generation<B> {
     /// practically never fill a pair with items of that pair alone, so
     /// this is the mark of keys chosen to collide; shorter keys do it by
     /// chance, and `attempt` then places the item in an earlier chain or
-    /// starts the next one where it can (`insert_earlier_chains`). Where any slot holds an item of another pair,
-    /// the search failed because the buckets around are full: keys with a
+    /// starts the next one where it can (`insert_earlier_chains`,
+    /// chains.rs). Where any slot holds an item of another pair, the search
+    /// failed because the buckets around are full: keys with a
     /// few copies each (copies of a key go to one pair, so they fill
     /// buckets as a fraction as many larger items would) do that at a third
     /// of the load distinct keys reach, and growing, which splits every
@@ -499,60 +409,4 @@ impl<const B: usize> Generation<B> {
             InsertError::Crowded { len, slots }
         })
     }
-}
-
-/// How many more times a thread takes a generation's "short of its growth
-/// load" without sampling it again ([`Growable::near_full`]).
-// Unread under loom, where every ask samples.
-#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
-const SAMPLE_REUSE: u32 = 31;
-
-/// A sample under this share of the growth load is reused
-/// ([`Growable::near_full`]).
-const SURE_SHORT: f64 = 0.8;
-
-#[cfg(not(cuckoo_nest_loom))]
-std::thread_local! {
-    /// The generation (by address) this thread last sampled short of its
-    /// growth load, and how many more asks may take that answer.
-    static SHORT: std::cell::Cell<(usize, u32)> = const { std::cell::Cell::new((0, 0)) };
-}
-
-/// True if this thread sampled `g` short of its growth load within its
-/// last [`SAMPLE_REUSE`] asks (counting this one). An address reused by a
-/// later generation can only make a few of its inserts displace instead of
-/// grow, never grow early.
-#[inline]
-fn recent_short<const B: usize>(g: &Generation<B>) -> bool {
-    #[cfg(not(cuckoo_nest_loom))]
-    {
-        let at = std::ptr::from_ref(g) as usize;
-        SHORT
-            .try_with(|c| match c.get() {
-                (seen, left) if seen == at && left > 0 => {
-                    c.set((seen, left - 1));
-                    true
-                }
-                _ => false,
-            })
-            .unwrap_or(false)
-    }
-    // Loom's model threads share one OS thread: every ask samples.
-    #[cfg(cuckoo_nest_loom)]
-    {
-        let _ = g;
-        false
-    }
-}
-
-/// Notes that this thread just sampled `g` short of its growth load.
-#[inline]
-fn remember_short<const B: usize>(g: &Generation<B>) {
-    #[cfg(not(cuckoo_nest_loom))]
-    {
-        let at = std::ptr::from_ref(g) as usize;
-        let _ = SHORT.try_with(|c| c.set((at, SAMPLE_REUSE)));
-    }
-    #[cfg(cuckoo_nest_loom)]
-    let _ = g;
 }
