@@ -14,8 +14,8 @@ impl<const B: usize> Growable<B> {
     /// takes its turn preparing the next generation.
     ///
     /// An insert that finds its pair full asks this every time (at 8x, one
-    /// insert in seven), and a sample costs about 600 instructions with
-    /// packed slots (16 buckets; 2,300 with the 64 read before). So a
+    /// insert in seven), and a sample costs about 1,240 instructions with
+    /// packed slots (16 buckets; 4,540 with the 64 read before). So a
     /// thread that sampled the generation clearly short of that load (under
     /// [`SURE_SHORT`] of it) takes that answer again for its next
     /// [`SAMPLE_REUSE`] asks without sampling ([`recent_short`]). Such an
