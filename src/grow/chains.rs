@@ -143,17 +143,29 @@ impl<const B: usize> Growable<B> {
         item: NestedItem,
         copies: Copies,
     ) -> Option<Result<bool, InsertError>> {
-        for g in state.older.iter().rev() {
-            let (i1, i2, fp) = g.addr.place(state.cur.addr.narrow(item, &g.addr));
-            let placed = match g.table.insert_if_room(i1, i2, fp, copies) {
-                Ok(Some(stored)) => Ok(stored),
-                Ok(None) => g.table.insert_displacing(i1, i2, fp, copies),
-                Err(e) => Err(e),
-            };
-            if placed.is_ok() {
-                return Some(placed);
-            }
+        state.older.iter().rev().find_map(|g| {
+            g.insert_last(state.cur.addr.narrow(item, &g.addr), copies)
+                .ok()
+                .map(Ok)
+        })
+    }
+}
+
+impl<const B: usize> Generation<B> {
+    /// Inserts `item` (as this generation's chain sees it) into this
+    /// generation, the last of an earlier chain, which grows no more: into
+    /// a free slot of its pair, else by displacement, else refused. What a
+    /// merge's item of an earlier chain and an item the current chain
+    /// refused both take.
+    pub(super) fn insert_last(
+        &self,
+        item: NestedItem,
+        copies: Copies,
+    ) -> Result<bool, InsertError> {
+        let (i1, i2, fp) = self.addr.place(item);
+        match self.table.insert_if_room(i1, i2, fp, copies)? {
+            Some(stored) => Ok(stored),
+            None => self.table.insert_displacing(i1, i2, fp, copies),
         }
-        None
     }
 }

@@ -150,11 +150,7 @@ impl<const B: usize> Growable<B> {
                 slots: state.cur.buckets() * B,
             });
         };
-        let (i1, i2, fp) = g.addr.place(item);
-        match g.table.insert_if_room(i1, i2, fp, copies)? {
-            Some(stored) => Ok(stored),
-            None => g.table.insert_displacing(i1, i2, fp, copies),
-        }
+        g.insert_last(item, copies)
     }
 
     /// One try at inserting `item` into `state`'s current generation,
