@@ -104,6 +104,9 @@ pub fn user_lookups(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), 
 
 const BESIDE_WRITER_SLOWDOWN: figures::Ratio = figures::BESIDE_WRITER.ratios[0];
 
+/// Share of the thread-scaling lookups, and of the mixed runs' reads, that hit.
+const POSITIVE_FRACTION: f64 = 0.5;
+
 pub fn thread_scaling(
     o: &Options,
     keys: &keys::Keys,
@@ -125,7 +128,7 @@ pub fn thread_scaling(
         keys,
         o.items,
         &counts,
-        o.positive_fraction,
+        POSITIVE_FRACTION,
         fpr_target,
         rounds,
         &phase,
@@ -166,7 +169,7 @@ pub fn growth(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), String
 
 pub fn out_of_cache(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), String> {
     let phase = Phase::start("cache-line rate", 2);
-    let (rates, mut buffer) = memory::line_rates(o.memory_mib, sizes.loads, o.reps, &phase)?;
+    let (rates, mut buffer) = memory::line_rates(sizes.memory_mib, sizes.loads, o.reps, &phase)?;
     phase.finish(&format!(
         "{:.0} M random 64-B lines/s on one core (2 MiB pages), {:.0} M/s (4 KiB pages); \
          latency {:.0} ns",
@@ -176,7 +179,7 @@ pub fn out_of_cache(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), 
     ));
     let phase = Phase::start("out-of-cache lookups", 3);
     let oc = memory::out_of_cache(
-        o.memory_mib,
+        sizes.memory_mib,
         0.5,
         sizes.oc_lookups,
         o.threads,
