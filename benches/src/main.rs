@@ -78,11 +78,7 @@ fn run(o: &Options) -> Result<(), String> {
     let header = header(o, &before, lookups, fpr_target);
     println!("{header}");
 
-    let mut out = Output {
-        tables: Vec::new(),
-        figures: Vec::new(),
-        extra_plots: Vec::new(),
-    };
+    let mut out = Output::default();
     // The single-thread, space and thread figures share one key set; the other parts make
     // their own.
     let keys = [Part::Single, Part::Space, Part::Threads]

@@ -364,7 +364,7 @@ impl Figure {
 }
 
 /// Groups the figures' panels by plot file, in the order the figures come.
-pub fn plots(figures: &[&Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>)> {
+pub fn plots(figures: &[Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>)> {
     let mut out: Vec<(&'static str, &'static str, Vec<Panel>)> = Vec::new();
     for f in figures {
         let (Some(spec), Some(panel)) = (f.spec.plot.as_ref(), f.panel()) else {
