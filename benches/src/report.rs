@@ -45,10 +45,7 @@ pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> St
     }
     // n, the peers' target and the single-thread rounds are those parts' settings; the growth
     // and memory figures give their own sizes.
-    if [Part::Single, Part::Space, Part::Lookups, Part::Threads]
-        .iter()
-        .any(|&p| o.runs(p))
-    {
+    if o.parts.iter().any(|&p| p <= Part::Threads) {
         let _ = writeln!(
             h,
             "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed \

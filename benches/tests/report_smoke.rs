@@ -394,10 +394,16 @@ fn only_growth_writes_only_the_growth_figures() {
 fn bad_options_exit_with_code_2() {
     for args in [
         &["--items", "many"][..],
+        &["--items", "10"],
+        &["--threads"],
         &["--no-such-option"],
         &["--configs", "3x7"],
+        &["--configs", "4x33"],
+        &["--configs", "ss4x3"],
+        &["--configs", "fpr=2"],
         &["--reps", "0"],
         &["--only", "everything"],
+        &["--only", ","],
     ] {
         let result = run(args);
         assert_eq!(result.status.code(), Some(2), "{args:?}");
