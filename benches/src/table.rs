@@ -164,17 +164,15 @@ impl Table {
     }
 
     pub fn csv(&self) -> String {
-        let mut s = String::new();
-        s.push_str(&csv_field(&csv_name(&self.label)));
+        let mut s = csv_field(&self.label.to_lowercase().replace(' ', "_"));
         for c in &self.columns {
-            s.push(',');
-            s.push_str(&csv_field(&c.csv));
+            let name = csv_field(&c.csv);
+            let _ = write!(s, ",{name}");
             if c.spread {
                 let kind = match c.format {
                     Format::WithRange(_) => "_round",
                     _ => "",
                 };
-                let name = csv_field(&c.csv);
                 let _ = write!(s, ",{name}{kind}_min,{name}{kind}_max");
             }
         }
@@ -183,23 +181,17 @@ impl Table {
             s.push_str(&csv_field(label));
             for (v, c) in values.iter().zip(&self.columns) {
                 // Full precision: the CSV is for re-plotting, the markdown for reading.
-                let cells = match (v, c.spread) {
-                    (Some(v), true) => format!("{},{},{}", v.median, v.min, v.max),
-                    (Some(v), false) => format!("{}", v.median),
-                    (None, true) => ",,".to_string(),
-                    (None, false) => String::new(),
+                let _ = match (v, c.spread) {
+                    (Some(v), true) => write!(s, ",{},{},{}", v.median, v.min, v.max),
+                    (Some(v), false) => write!(s, ",{}", v.median),
+                    (None, true) => write!(s, ",,,"),
+                    (None, false) => write!(s, ","),
                 };
-                s.push(',');
-                s.push_str(&cells);
             }
             s.push('\n');
         }
         s
     }
-}
-
-fn csv_name(s: &str) -> String {
-    s.to_lowercase().replace(' ', "_")
 }
 
 fn csv_field(s: &str) -> String {
