@@ -81,15 +81,10 @@ pub enum Part {
 }
 
 impl Part {
-    pub const ALL: [Part; 7] = [
-        Part::Single,
-        Part::Space,
-        Part::Lookups,
-        Part::Threads,
-        Part::Growth,
-        Part::Memory,
-        Part::ByteKeys,
-    ];
+    pub const ALL: [Part; 7] = {
+        use Part::*;
+        [Single, Space, Lookups, Threads, Growth, Memory, ByteKeys]
+    };
 
     pub fn name(self) -> &'static str {
         match self {

@@ -229,14 +229,13 @@ fn check_table(out: &Path, name: &str, kind: Kind) {
         );
         // The speedup is the last thread count's rate over the first's.
         let counts: Vec<&String> = h.iter().filter(|c| c.ends_with("thr_m_ops_s")).collect();
-        let speedup = (h
-            .iter()
-            .find(|c| c.starts_with("ratio_speedup") && !c.contains("_round_")))
-        .unwrap_or_else(|| panic!("{name} has no speedup column"));
-        for row in &csv.rows {
-            let want = csv.cell(row, counts[counts.len() - 1]) / csv.cell(row, counts[0]);
-            close(csv.cell(row, speedup), want, &format!("{name} {}", row[0]));
-        }
+        let speedup = (h.iter())
+            .find(|c| c.starts_with("ratio_speedup") && !c.contains("_round_"))
+            .unwrap_or_else(|| panic!("{name} has no speedup column"));
+        let (first, last) = (counts[0], counts[counts.len() - 1]);
+        csv.check_ratio(&csv.rows, speedup, |row| {
+            csv.cell(row, last) / csv.cell(row, first)
+        });
     }
 }
 
