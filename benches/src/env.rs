@@ -5,27 +5,17 @@
 use crate::cli;
 use crate::memory;
 
-pub struct Machine {
-    pub cpu: String,
-    pub cores: usize,
-    pub thp: String,
-}
-
-pub fn machine() -> Machine {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_string());
-    Machine {
-        cpu,
-        cores: cli::available_cores(),
-        thp: memory::thp_mode(),
-    }
+/// "CPU model, N cores available; transparent huge pages: mode".
+pub fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu = (cpuinfo.lines().find(|l| l.starts_with("model name")))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown CPU", |(_, v)| v.trim());
+    format!(
+        "{cpu}, {} cores available; transparent huge pages: {}",
+        cli::available_cores(),
+        memory::thp_mode()
+    )
 }
 
 /// Load average and cumulative CPU ticks at one moment.

@@ -36,7 +36,6 @@ use std::time::Instant;
 
 use cli::{Options, Parsed, Part};
 use env::Busy;
-use progress::Phase;
 use report::{header, write_outputs, Output};
 use sizes::Sizes;
 
@@ -78,55 +77,27 @@ fn run(o: &Options) -> Result<(), String> {
     let header = header(o, &before, lookups, fpr_target);
     println!("{header}");
 
-    let mut out = Output {
-        tables: Vec::new(),
-        figures: Vec::new(),
-        extra_plots: Vec::new(),
-    };
-    // The single-thread, space and thread figures share one key set; the other parts make
-    // their own.
-    let keys = [Part::Single, Part::Space, Part::Threads]
+    let mut out = Output::default();
+    // The single-thread, space and thread parts share one key set, dropped after the last of
+    // them; the other parts make their own.
+    let mut keys = [Part::Single, Part::Space, Part::Threads]
         .iter()
         .any(|&p| o.runs(p))
         .then(|| parts::shared_keys(o));
-    let keys_for = |part| keys.as_ref().filter(|_| o.runs(part));
-    if let Some(keys) = keys_for(Part::Single) {
-        parts::single_thread(o, keys, lookups, fpr_target, &mut out)?;
-    }
-    if let Some(keys) = keys_for(Part::Space) {
-        let phase = Phase::start("bits per item against false-positive rate", 1);
-        let (table, panel) = space::bits_per_item(&keys.present[..o.items], o.seed);
-        out.tables.push(table);
-        out.extra_plots.push((
-            "space_bits_per_item.svg",
-            "Bits per item against the false-positive rate",
-            panel,
-        ));
-        phase.inc();
-        phase.finish("sizes of every filter at six rates");
-    }
-    if o.runs(Part::Lookups) {
-        parts::user_lookups(o, &sizes, &mut out)?;
-    }
-    if let Some(keys) = keys_for(Part::Threads) {
-        parts::thread_scaling(o, keys, fpr_target, &sizes, &mut out)?;
-    }
-    drop(keys);
-    if o.runs(Part::Growth) {
-        parts::growth(o, &sizes, &mut out)?;
-    }
-    if o.runs(Part::Memory) {
-        parts::out_of_cache(o, &sizes, &mut out)?;
-    }
-    if o.runs(Part::ByteKeys) {
-        // Out of cache every round refills 25 filters of 20M keys: --reps rounds there.
-        let (n, l) = sizes.byte_keys_in_cache;
-        let mut at = vec![(n, l, 2 * o.reps + 1, "in cache")];
-        if let Some((n, l)) = sizes.byte_keys_out_of_cache {
-            at.push((n, l, o.reps.max(1), "out of cache"));
+    for &part in &o.parts {
+        if part > Part::Threads {
+            keys = None;
         }
-        let tables = byte_keys::byte_keys(&at, fpr_target, o.seed ^ 0xB7E5)?;
-        out.tables.extend(tables);
+        let shared = || keys.as_ref().expect("made for the parts that share them");
+        match part {
+            Part::Single => parts::single_thread(o, shared(), lookups, fpr_target, &mut out)?,
+            Part::Space => parts::space(o, shared(), &mut out),
+            Part::Lookups => parts::user_lookups(o, &sizes, &mut out)?,
+            Part::Threads => parts::thread_scaling(o, shared(), fpr_target, &sizes, &mut out)?,
+            Part::Growth => parts::growth(o, &sizes, &mut out)?,
+            Part::Memory => parts::out_of_cache(o, &sizes, &mut out)?,
+            Part::ByteKeys => parts::byte_keys(o, &sizes, fpr_target, &mut out)?,
+        }
     }
 
     let after = Busy::now();

@@ -1,7 +1,6 @@
-//! The parts of the report that take their own sizes and keys, each run and summarised
-//! on its progress line: the single-thread figures, shuffled lookups, thread scaling,
-//! growth and out-of-cache lookups; and the keys the single-thread, space and thread parts
-//! share.
+//! The parts of the report, each run and summarised on its progress line: the single-thread
+//! figures, space, shuffled lookups, thread scaling, growth, out-of-cache lookups and byte
+//! keys; and the keys the single-thread, space and thread parts share.
 
 use cuckoo_nest_bench::keys;
 
@@ -11,7 +10,7 @@ use crate::progress::Phase;
 use crate::report::Output;
 use crate::single::{self, Workload};
 use crate::sizes::{Sizes, FILL_SETS};
-use crate::{growth, lookups, memory, subjects, threads};
+use crate::{byte_keys, growth, lookups, memory, space, subjects, threads};
 
 pub fn shared_keys(o: &Options) -> keys::Keys {
     let phase = Phase::start("keys", 1);
@@ -50,6 +49,20 @@ pub fn single_thread(
         out.figure(f);
     }
     Ok(())
+}
+
+/// Bits per item against the false-positive rate, for the first n keys.
+pub fn space(o: &Options, keys: &keys::Keys, out: &mut Output) {
+    let phase = Phase::start("bits per item against false-positive rate", 1);
+    let (table, panel) = space::bits_per_item(&keys.present[..o.items], o.seed);
+    out.tables.push(table);
+    out.extra_plots.push((
+        "space_bits_per_item.svg",
+        "Bits per item against the false-positive rate",
+        panel,
+    ));
+    phase.inc();
+    phase.finish("sizes of every filter at six rates");
 }
 
 /// Shuffled hit/miss lookups (in cache, out of L3) and lookups beside a writer.
@@ -104,6 +117,9 @@ pub fn user_lookups(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), 
 
 const BESIDE_WRITER_SLOWDOWN: figures::Ratio = figures::BESIDE_WRITER.ratios[0];
 
+/// Share of the thread-scaling lookups, and of the mixed runs' reads, that hit.
+const POSITIVE_FRACTION: f64 = 0.5;
+
 pub fn thread_scaling(
     o: &Options,
     keys: &keys::Keys,
@@ -125,7 +141,7 @@ pub fn thread_scaling(
         keys,
         o.items,
         &counts,
-        o.positive_fraction,
+        POSITIVE_FRACTION,
         fpr_target,
         rounds,
         &phase,
@@ -166,7 +182,7 @@ pub fn growth(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), String
 
 pub fn out_of_cache(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), String> {
     let phase = Phase::start("cache-line rate", 2);
-    let (rates, mut buffer) = memory::line_rates(o.memory_mib, sizes.loads, o.reps, &phase)?;
+    let (rates, mut buffer) = memory::line_rates(sizes.memory_mib, sizes.loads, o.reps, &phase)?;
     phase.finish(&format!(
         "{:.0} M random 64-B lines/s on one core (2 MiB pages), {:.0} M/s (4 KiB pages); \
          latency {:.0} ns",
@@ -176,7 +192,7 @@ pub fn out_of_cache(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), 
     ));
     let phase = Phase::start("out-of-cache lookups", 3);
     let oc = memory::out_of_cache(
-        o.memory_mib,
+        sizes.memory_mib,
         0.5,
         sizes.oc_lookups,
         o.threads,
@@ -197,5 +213,23 @@ pub fn out_of_cache(o: &Options, sizes: &Sizes, out: &mut Output) -> Result<(), 
         oc.negative_batched_pct.map_or(f64::NAN, |s| s.median)
     ));
     out.tables.push(memory::table(&rates, &oc));
+    Ok(())
+}
+
+/// Lookups and inserts of 8- to 64-byte keys beside u64 keys, in cache and out of cache.
+pub fn byte_keys(
+    o: &Options,
+    sizes: &Sizes,
+    fpr_target: f64,
+    out: &mut Output,
+) -> Result<(), String> {
+    // Out of cache every round refills 25 filters of 20M keys: --reps rounds there.
+    let (n, l) = sizes.byte_keys_in_cache;
+    let mut at = vec![(n, l, 2 * o.reps + 1, "in cache")];
+    if let Some((n, l)) = sizes.byte_keys_out_of_cache {
+        at.push((n, l, o.reps.max(1), "out of cache"));
+    }
+    let tables = byte_keys::byte_keys(&at, fpr_target, o.seed ^ 0xB7E5)?;
+    out.tables.extend(tables);
     Ok(())
 }

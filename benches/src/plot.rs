@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use plotters::coord::ranged1d::ValueFormatter;
+use plotters::element::{DashedPathElement, DynElement, IntoDynElement};
 use plotters::prelude::*;
 
 use cuckoo_nest_bench::stats::Spread;
@@ -60,7 +61,7 @@ fn draw_inner(
     let (plots, legend) = root.split_horizontally(panel_w * cols as u32);
     let areas = plots.split_evenly((rows, cols));
 
-    let markers = marker_order(panels);
+    let entries = legend_entries(panels);
     // One y scale for every panel of a file, so panels side by side read alike: a log axis for
     // all of them when one line in any panel is 8 times above the lowest (a machine reference,
     // say), so the others are not squashed into the bottom.
@@ -101,16 +102,14 @@ fn draw_inner(
                 .collect();
             let y_axis = (y_low / 1.5..y_max).log_scale().with_key_points(ticks);
             let mut chart = chart.build_cartesian_2d(x_axis, y_axis)?;
-            mesh(&mut chart, panel)?;
-            lines(&mut chart, panel, &markers, y_low / 1.5, x_max - x_min)?;
+            draw_panel(&mut chart, panel, &entries, y_low / 1.5, x_max - x_min)?;
         } else {
             let mut chart = chart.build_cartesian_2d(x_axis, 0.0..y_max)?;
-            mesh(&mut chart, panel)?;
-            lines(&mut chart, panel, &markers, 0.0, x_max - x_min)?;
+            draw_panel(&mut chart, panel, &entries, 0.0, x_max - x_min)?;
         }
     }
 
-    draw_legend(&legend, panels)?;
+    draw_legend(&legend, &entries)?;
     root.present()?;
     Ok(())
 }
@@ -149,7 +148,18 @@ type Chart<'a, Y> = ChartContext<
     >,
 >;
 
-fn mesh<'a, Y>(chart: &mut Chart<'a, Y>, panel: &Panel) -> Result<(), Box<dyn std::error::Error>>
+/// The axes, then each series: a line, a marker of its own shape at every point (colour
+/// alone does not tell every pair of lines apart), error bars from the slowest to the fastest
+/// round (clipped at `floor` on a log axis), each series' bars a few pixels beside the others'
+/// (`x_span`: the axis' width in x coordinates), so bars at one x do not cover each other. The
+/// reference lines come last, dashed, so they lie over the filters' lines.
+fn draw_panel<'a, Y>(
+    chart: &mut Chart<'a, Y>,
+    panel: &Panel,
+    entries: &[&Series],
+    floor: f64,
+    x_span: i32,
+) -> Result<(), Box<dyn std::error::Error>>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -161,38 +171,15 @@ where
         .y_label_formatter(&|y| trim(*y))
         .light_line_style(WHITE.mix(0.0))
         .draw()?;
-    Ok(())
-}
-
-/// Each series: a line, a marker of its own shape at every point (colour
-/// alone does not tell every pair of lines apart), error bars from the
-/// slowest to the fastest round (clipped at `floor` on a log axis), each
-/// series' bars a few pixels beside the others' (`x_span`: the axis' width in
-/// x coordinates), so bars at one x do not cover each other. The
-/// reference lines come last, dashed, so they lie over the filters' lines.
-fn lines<'a, Y>(
-    chart: &mut Chart<'a, Y>,
-    panel: &Panel,
-    markers: &[String],
-    floor: f64,
-    x_span: i32,
-) -> Result<(), Box<dyn std::error::Error>>
-where
-    Y: Ranged<ValueType = f64>,
-{
     // About 3 pixels between neighbouring series' bars, the bars centred on the point.
     let step = (x_span / 150).max(1);
     let k = panel.series.len() as i32;
-    let filters = panel
-        .series
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !s.reference);
-    let references = panel.series.iter().enumerate().filter(|(_, s)| s.reference);
-    for (i, s) in filters.chain(references) {
+    let mut order: Vec<(usize, &Series)> = panel.series.iter().enumerate().collect();
+    order.sort_by_key(|(_, s)| s.reference);
+    for (i, s) in order {
         let dodge = (2 * i as i32 - (k - 1)) * step / 2;
         let c = s.color.plotters();
-        let shape = markers.iter().position(|n| *n == s.name).unwrap_or(0);
+        let shape = entries.iter().position(|e| e.name == s.name).unwrap_or(0);
         let points: Vec<(i32, f64)> = s
             .points
             .iter()
@@ -208,18 +195,9 @@ where
         } else {
             chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
         }
-        let pts = points.iter().copied();
-        match shape % 5 {
-            0 => chart.draw_series(pts.map(|p| Circle::new(p, 4, c.filled())))?,
-            1 => chart.draw_series(pts.map(|p| TriangleMarker::new(p, 5, c.filled())))?,
-            2 => {
-                chart.draw_series(pts.map(|p| {
-                    EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], c.filled())
-                }))?
-            }
-            3 => chart.draw_series(pts.map(|p| Cross::new(p, 4, c.stroke_width(2))))?,
-            _ => chart.draw_series(pts.map(|p| Circle::new(p, 4, c.stroke_width(2))))?,
-        };
+        for &p in &points {
+            chart.plotting_area().draw(&marker(shape, p, c))?;
+        }
         chart.draw_series(s.points.iter().map(|(x, y)| {
             let x = x_coord(*x) + dodge;
             PathElement::new(
@@ -231,52 +209,50 @@ where
     Ok(())
 }
 
-/// Series names in legend order: a series' marker shape is its index here
-/// (cycling through five: filled circle, triangle, square, cross, ring).
-fn marker_order(panels: &[Panel]) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
+/// Every series once, in the order first seen: the legend's order, in which a series' index
+/// is its marker's shape.
+fn legend_entries(panels: &[Panel]) -> Vec<&Series> {
+    let mut seen: Vec<&Series> = Vec::new();
     for s in panels.iter().flat_map(|p| &p.series) {
-        if !seen.contains(&s.name) {
-            seen.push(s.name.clone());
+        if !seen.iter().any(|e| e.name == s.name) {
+            seen.push(s);
         }
     }
     seen
 }
 
-/// The shared legend: every series named once, in the order first seen.
+/// Marker `shape` at `at`, cycling through five: filled circle, triangle, square, cross, ring.
+fn marker<'a, DB: DrawingBackend + 'a, C: Clone + 'static>(
+    shape: usize,
+    at: C,
+    c: RGBColor,
+) -> DynElement<'a, DB, C> {
+    match shape % 5 {
+        0 => Circle::new(at, 4, c.filled()).into_dyn(),
+        1 => TriangleMarker::new(at, 5, c.filled()).into_dyn(),
+        2 => (EmptyElement::at(at) + Rectangle::new([(-4, -4), (4, 4)], c.filled())).into_dyn(),
+        3 => Cross::new(at, 4, c.stroke_width(2)).into_dyn(),
+        _ => Circle::new(at, 4, c.stroke_width(2)).into_dyn(),
+    }
+}
+
+/// The shared legend: every series named once, with its line and marker.
 fn draw_legend(
     legend: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-    panels: &[Panel],
+    entries: &[&Series],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut seen: Vec<(&str, Rgb, bool)> = Vec::new();
-    for s in panels.iter().flat_map(|p| &p.series) {
-        if !seen.iter().any(|(n, _, _)| *n == s.name) {
-            seen.push((&s.name, s.color, s.reference));
-        }
-    }
     let mut y = 40;
-    for (i, (name, c, reference)) in seen.iter().enumerate() {
-        let c = c.plotters();
-        if *reference {
-            legend.draw(&plotters::element::DashedPathElement::new(
-                vec![(8, y), (40, y)],
-                8,
-                5,
-                c.stroke_width(3),
-            ))?;
+    for (i, s) in entries.iter().enumerate() {
+        let c = s.color.plotters();
+        let line = vec![(8, y), (40, y)];
+        if s.reference {
+            legend.draw(&DashedPathElement::new(line, 8, 5, c.stroke_width(3)))?;
         } else {
-            legend.draw(&PathElement::new(vec![(8, y), (40, y)], c.stroke_width(3)))?;
+            legend.draw(&PathElement::new(line, c.stroke_width(3)))?;
         }
-        let at = (24, y);
-        match i % 5 {
-            0 => legend.draw(&Circle::new(at, 4, c.filled()))?,
-            1 => legend.draw(&TriangleMarker::new(at, 5, c.filled()))?,
-            2 => legend.draw(&Rectangle::new([(20, y - 4), (28, y + 4)], c.filled()))?,
-            3 => legend.draw(&Cross::new(at, 4, c.stroke_width(2)))?,
-            _ => legend.draw(&Circle::new(at, 4, c.stroke_width(2)))?,
-        }
+        legend.draw(&marker(i, (24, y), c))?;
         // Long names wrap at spaces, so none runs past the picture.
-        for line in wrap(name, 34) {
+        for line in wrap(&s.name, 34) {
             legend.draw(&Text::new(
                 line,
                 (48, y - 7),

@@ -1,14 +1,13 @@
 //! A progress bar per phase (on stderr, hidden when stderr is not a terminal) and a one-line
 //! summary when the phase ends, so stdout carries only the markdown tables.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+/// A phase: its name is the bar's prefix, its start the bar's.
 pub struct Phase {
     bar: ProgressBar,
-    name: String,
-    start: Instant,
 }
 
 impl Phase {
@@ -24,11 +23,7 @@ impl Phase {
         );
         bar.set_prefix(name.to_string());
         bar.enable_steady_tick(Duration::from_millis(200));
-        Phase {
-            bar,
-            name: name.to_string(),
-            start: Instant::now(),
-        }
+        Phase { bar }
     }
 
     pub fn message(&self, msg: impl Into<String>) {
@@ -44,8 +39,8 @@ impl Phase {
         self.bar.finish_and_clear();
         eprintln!(
             "[{:>5.1} s] {}: {summary}",
-            self.start.elapsed().as_secs_f64(),
-            self.name
+            self.bar.elapsed().as_secs_f64(),
+            self.bar.prefix()
         );
     }
 }

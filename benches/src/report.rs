@@ -13,6 +13,7 @@ use crate::sizes::FILL_SETS;
 use crate::table::{self, Format, Table};
 
 /// Everything the run produces, in report order.
+#[derive(Default)]
 pub struct Output {
     pub tables: Vec<Table>,
     pub figures: Vec<Figure>,
@@ -28,21 +29,15 @@ impl Output {
 }
 
 pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String {
-    let m = env::machine();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let command = ["cargo run --release -p cuckoo-nest-bench".to_string()]
-        .into_iter()
-        .chain((!args.is_empty()).then(|| format!("-- {}", args.join(" "))))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let mut command = "cargo run --release -p cuckoo-nest-bench".to_string();
+    if !args.is_empty() {
+        command = format!("{command} -- {}", args.join(" "));
+    }
     let mut h = String::new();
     let _ = writeln!(h, "# cuckoo-nest throughput report\n");
     let _ = writeln!(h, "- command: `{command}`");
-    let _ = writeln!(
-        h,
-        "- machine: {}, {} cores available; transparent huge pages: {}",
-        m.cpu, m.cores, m.thp
-    );
+    let _ = writeln!(h, "- machine: {}", env::machine());
     let _ = writeln!(h, "- before the run: {}", before.describe());
     if o.parts != Part::ALL {
         let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
@@ -50,10 +45,7 @@ pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> St
     }
     // n, the peers' target and the single-thread rounds are those parts' settings; the growth
     // and memory figures give their own sizes.
-    if [Part::Single, Part::Space, Part::Lookups, Part::Threads]
-        .iter()
-        .any(|&p| o.runs(p))
-    {
+    if o.parts.iter().any(|&p| p <= Part::Threads) {
         let _ = writeln!(
             h,
             "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed \
@@ -102,8 +94,7 @@ pub fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> R
         write_file(&o.out.join(format!("{}.csv", t.name)), &t.csv())?;
     }
     println!("{footer}");
-    let figs: Vec<&Figure> = out.figures.iter().collect();
-    let plots = figures::plots(&figs);
+    let plots = figures::plots(&out.figures);
     report.push_str("### Plots\n\nError bars: the slowest and the fastest round.\n\n");
     for (file, title, panels) in &plots {
         plot::draw(&o.out.join(file), title, panels)?;

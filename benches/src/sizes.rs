@@ -1,5 +1,6 @@
-//! The sizes of the measurements that do not follow `--items` (line loads, out-of-cache
-//! and shuffled lookups, the growth and byte-key filters), for each mode of the run.
+//! The sizes of the measurements that do not follow `--items` (the cache-line load buffer,
+//! line loads, out-of-cache and shuffled lookups, the growth and byte-key filters), for each
+//! mode of the run.
 
 use crate::cli::Mode;
 
@@ -8,6 +9,8 @@ pub const FILL_SETS: usize = 3;
 
 /// Sizes of the measurements that do not follow `--items`, by mode.
 pub struct Sizes {
+    /// MiB of the random cache-line load buffer and of the out-of-cache cuckoo-nest filter.
+    pub memory_mib: usize,
     /// Random line loads per line-rate measurement.
     pub loads: usize,
     /// Lookups per out-of-cache measurement.
@@ -35,6 +38,7 @@ impl Sizes {
     pub fn of(mode: Mode) -> Sizes {
         match mode {
             Mode::Default => Sizes {
+                memory_mib: 256,
                 loads: 16_000_000,
                 oc_lookups: 4_000_000,
                 shuffled_items: 1_000_000,
@@ -48,6 +52,7 @@ impl Sizes {
                 byte_keys_out_of_cache: Some((20 << 20, 1 << 20)),
             },
             Mode::Quick => Sizes {
+                memory_mib: 128,
                 loads: 8_000_000,
                 oc_lookups: 2_000_000,
                 shuffled_items: 1_000_000,
@@ -61,6 +66,7 @@ impl Sizes {
                 byte_keys_out_of_cache: None,
             },
             Mode::Tiny => Sizes {
+                memory_mib: 4,
                 loads: 64_000,
                 oc_lookups: 20_000,
                 shuffled_items: 20_000,

@@ -65,22 +65,22 @@ impl Table {
     }
 
     /// A column of values counted or computed once.
-    pub fn column(mut self, header: &str, csv: &str, format: Format) -> Table {
+    pub fn column(self, header: &str, csv: &str, format: Format) -> Table {
+        self.push_column(header, csv, format, false)
+    }
+
+    /// A column of medians over rounds, with their min and max in the CSV.
+    pub fn measured(self, header: &str, csv: &str, format: Format) -> Table {
+        self.push_column(header, csv, format, true)
+    }
+
+    fn push_column(mut self, header: &str, csv: &str, format: Format, spread: bool) -> Table {
         self.columns.push(Column {
             header: header.to_string(),
             csv: csv.to_string(),
             format,
-            spread: false,
+            spread,
         });
-        self
-    }
-
-    /// A column of medians over rounds, with their min and max in the CSV.
-    pub fn measured(mut self, header: &str, csv: &str, format: Format) -> Table {
-        self = self.column(header, csv, format);
-        if let Some(c) = self.columns.last_mut() {
-            c.spread = true;
-        }
         self
     }
 
@@ -98,8 +98,7 @@ impl Table {
     }
 
     pub fn markdown(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "### {}\n", self.title);
+        let mut s = format!("### {}\n\n", self.title);
         for n in &self.notes {
             let _ = writeln!(s, "{n}  ");
         }
@@ -108,12 +107,25 @@ impl Table {
         }
         // Cells whose rounds spread widely are flagged in the table itself.
         let noisy = |v: &Spread| v.median > 0.0 && (v.max - v.min) / v.median > NOISY;
-        let any_noisy = self.rows.iter().any(|(_, values)| {
-            values
-                .iter()
-                .zip(&self.columns)
-                .any(|(v, c)| c.spread && v.as_ref().is_some_and(noisy))
-        });
+        let mut any_noisy = false;
+        let mut cells = vec![std::iter::once(&self.label)
+            .chain(self.columns.iter().map(|c| &c.header))
+            .cloned()
+            .collect::<Vec<_>>()];
+        for (label, values) in &self.rows {
+            let mut line = vec![label.clone()];
+            for (v, c) in values.iter().zip(&self.columns) {
+                let flag = c.spread && v.as_ref().is_some_and(noisy);
+                any_noisy |= flag;
+                let cell = v.as_ref().map(|v| format_spread(v, c.format));
+                line.push(format!(
+                    "{}{}",
+                    if flag { "~" } else { "" },
+                    cell.unwrap_or_default()
+                ));
+            }
+            cells.push(line);
+        }
         if any_noisy {
             let _ = writeln!(
                 s,
@@ -121,21 +133,6 @@ impl Table {
                  max in the CSV).\n",
                 NOISY * 100.0
             );
-        }
-        let mut cells: Vec<Vec<String>> = Vec::new();
-        let mut header = vec![self.label.clone()];
-        header.extend(self.columns.iter().map(|c| c.header.clone()));
-        cells.push(header);
-        for (label, values) in &self.rows {
-            let mut line = vec![label.clone()];
-            for (v, c) in values.iter().zip(&self.columns) {
-                line.push(match v {
-                    Some(v) if c.spread && noisy(v) => format!("~{}", format_spread(v, c.format)),
-                    Some(v) => format_spread(v, c.format),
-                    None => String::new(),
-                });
-            }
-            cells.push(line);
         }
         let widths: Vec<usize> = (0..cells[0].len())
             .map(|i| {
@@ -147,44 +144,35 @@ impl Table {
                     .max(3)
             })
             .collect();
-        for (n, line) in cells.iter().enumerate() {
+        // The label column left-aligned, the numbers right-aligned.
+        let rule = widths.iter().enumerate().map(|(i, &w)| match i {
+            0 => "-".repeat(w),
+            _ => format!("{}:", "-".repeat(w - 1)),
+        });
+        cells.insert(1, rule.collect());
+        for line in &cells {
             s.push('|');
-            for (i, cell) in line.iter().enumerate() {
-                let pad = widths[i] - cell.chars().count();
-                if i == 0 {
-                    let _ = write!(s, " {cell}{} |", " ".repeat(pad));
-                } else {
-                    let _ = write!(s, " {}{cell} |", " ".repeat(pad));
-                }
+            for (i, (cell, &w)) in line.iter().zip(&widths).enumerate() {
+                let _ = match i {
+                    0 => write!(s, " {cell:<w$} |"),
+                    _ => write!(s, " {cell:>w$} |"),
+                };
             }
             s.push('\n');
-            if n == 0 {
-                s.push('|');
-                for (i, w) in widths.iter().enumerate() {
-                    if i == 0 {
-                        let _ = write!(s, " {} |", "-".repeat(*w));
-                    } else {
-                        let _ = write!(s, " {}: |", "-".repeat(w - 1));
-                    }
-                }
-                s.push('\n');
-            }
         }
         s
     }
 
     pub fn csv(&self) -> String {
-        let mut s = String::new();
-        s.push_str(&csv_field(&csv_name(&self.label)));
+        let mut s = csv_field(&self.label.to_lowercase().replace(' ', "_"));
         for c in &self.columns {
-            s.push(',');
-            s.push_str(&csv_field(&c.csv));
+            let name = csv_field(&c.csv);
+            let _ = write!(s, ",{name}");
             if c.spread {
                 let kind = match c.format {
                     Format::WithRange(_) => "_round",
                     _ => "",
                 };
-                let name = csv_field(&c.csv);
                 let _ = write!(s, ",{name}{kind}_min,{name}{kind}_max");
             }
         }
@@ -193,23 +181,17 @@ impl Table {
             s.push_str(&csv_field(label));
             for (v, c) in values.iter().zip(&self.columns) {
                 // Full precision: the CSV is for re-plotting, the markdown for reading.
-                let cells = match (v, c.spread) {
-                    (Some(v), true) => format!("{},{},{}", v.median, v.min, v.max),
-                    (Some(v), false) => format!("{}", v.median),
-                    (None, true) => ",,".to_string(),
-                    (None, false) => String::new(),
+                let _ = match (v, c.spread) {
+                    (Some(v), true) => write!(s, ",{},{},{}", v.median, v.min, v.max),
+                    (Some(v), false) => write!(s, ",{}", v.median),
+                    (None, true) => write!(s, ",,,"),
+                    (None, false) => write!(s, ","),
                 };
-                s.push(',');
-                s.push_str(&cells);
             }
             s.push('\n');
         }
         s
     }
-}
-
-fn csv_name(s: &str) -> String {
-    s.to_lowercase().replace(' ', "_")
 }
 
 fn csv_field(s: &str) -> String {
@@ -274,7 +256,10 @@ mod tests {
             ],
         );
         let md = t.markdown();
-        assert!(md.contains("| x, y |         1.2 |           |") || md.contains("1.2"));
+        assert!(
+            md.contains("| x, y   |         1.2 |           |      |"),
+            "{md}"
+        );
         // Rounds 1, 2, 3: a spread of 100% of the median, flagged.
         assert!(
             md.contains("~2.0") && md.contains("`~`: a noisy cell"),

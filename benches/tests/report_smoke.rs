@@ -229,14 +229,13 @@ fn check_table(out: &Path, name: &str, kind: Kind) {
         );
         // The speedup is the last thread count's rate over the first's.
         let counts: Vec<&String> = h.iter().filter(|c| c.ends_with("thr_m_ops_s")).collect();
-        let speedup = (h
-            .iter()
-            .find(|c| c.starts_with("ratio_speedup") && !c.contains("_round_")))
-        .unwrap_or_else(|| panic!("{name} has no speedup column"));
-        for row in &csv.rows {
-            let want = csv.cell(row, counts[counts.len() - 1]) / csv.cell(row, counts[0]);
-            close(csv.cell(row, speedup), want, &format!("{name} {}", row[0]));
-        }
+        let speedup = (h.iter())
+            .find(|c| c.starts_with("ratio_speedup") && !c.contains("_round_"))
+            .unwrap_or_else(|| panic!("{name} has no speedup column"));
+        let (first, last) = (counts[0], counts[counts.len() - 1]);
+        csv.check_ratio(&csv.rows, speedup, |row| {
+            csv.cell(row, last) / csv.cell(row, first)
+        });
     }
 }
 
@@ -394,10 +393,16 @@ fn only_growth_writes_only_the_growth_figures() {
 fn bad_options_exit_with_code_2() {
     for args in [
         &["--items", "many"][..],
+        &["--items", "10"],
+        &["--threads"],
         &["--no-such-option"],
         &["--configs", "3x7"],
-        &["--positive-fraction", "2"],
+        &["--configs", "4x33"],
+        &["--configs", "ss4x3"],
+        &["--configs", "fpr=2"],
+        &["--reps", "0"],
         &["--only", "everything"],
+        &["--only", ","],
     ] {
         let result = run(args);
         assert_eq!(result.status.code(), Some(2), "{args:?}");
@@ -412,8 +417,7 @@ fn help_lists_every_option() {
     let result = run(&["--help"]);
     assert!(result.status.success());
     let help = String::from_utf8_lossy(&result.stdout);
-    let options = "--items --threads --positive-fraction --configs --out --quick --tiny --reps \
-                   --memory-mib --seed --only --help";
+    let options = "--items --threads --configs --out --quick --tiny --reps --seed --only --help";
     for option in options.split_whitespace() {
         assert!(help.contains(option), "--help does not list {option}");
     }

@@ -3,25 +3,16 @@
 //! (each carrying its own colour) and one [`Samples`] per x value; the markdown table, the CSV
 //! (median, min, max) and the plot panel all come from that one value.
 //!
-//! The figures themselves, one file per family: [`paper`] (Figures 5 to 8), [`lookups`],
-//! [`threads`] and [`growth`].
+//! The figures themselves are in [`specs`].
 
 use cuckoo_nest_bench::stats::{of_medians, Samples, Spread};
 
 use crate::plot::{Panel, Rgb, Series};
 use crate::table::{Format, Table};
 
-mod growth;
-mod lookups;
-mod paper;
-mod threads;
+mod specs;
 
-pub use growth::{GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
-pub use lookups::{BESIDE_WRITER, SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
-pub use paper::{FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
-pub use threads::{
-    THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS, THREADS_MIXED_50, THREADS_MIXED_90,
-};
+pub use specs::*;
 
 /// Where on the x axis a ratio reads its cells.
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +45,16 @@ pub enum Ratio {
     /// The row's last-over-first speedup divided by the same speedup of the line `line` (the
     /// machine's own scaling for the same traffic).
     ScalingVs { line: &'static str },
+}
+
+impl Ratio {
+    /// The row against the line whose label starts with `line`, at the x value `x`.
+    pub const fn vs(line: &'static str, x: f64) -> Ratio {
+        Ratio::VsLine {
+            line,
+            at: At::Value(x),
+        }
+    }
 }
 
 /// How a ratio combines one round's cells (in the order its cells are listed).
@@ -222,13 +223,6 @@ impl Figure {
             .unwrap_or_default()
     }
 
-    /// A ratio column's header, which says plainly what the cell is: the ratio of the medians
-    /// in the row's cells, then the range of the per-round ratios.
-    fn ratio_header(&self, r: Ratio) -> String {
-        let what = self.ratio_what(r);
-        format!("{what}: ratio of medians (per-round min-max)")
-    }
-
     fn ratio_what(&self, r: Ratio) -> String {
         match r {
             Ratio::VsLine { line, at } => format!("vs {line} at {}", self.x_label(at)),
@@ -313,13 +307,13 @@ impl Figure {
         for (label, csv) in self.x_labels.iter().zip(&self.x_csv) {
             t = t.measured(label, &format!("{csv}_{unit}"), Format::Fixed(1));
         }
+        // A ratio column's header says plainly what its cells are: the ratio of the medians in
+        // the row's cells, then the range of the per-round ratios.
         for &r in s.ratios {
-            let header = self.ratio_header(r);
-            t = t.measured(
-                &header,
-                &format!("ratio_{}", slug(&self.ratio_what(r))),
-                Format::WithRange(2),
-            );
+            let what = self.ratio_what(r);
+            let header = format!("{what}: ratio of medians (per-round min-max)");
+            let csv = format!("ratio_{}", slug(&what));
+            t = t.measured(&header, &csv, Format::WithRange(2));
         }
         for (i, line) in self.lines.iter().enumerate() {
             let mut v: Vec<Option<Spread>> = line.cells.iter().map(Samples::spread).collect();
@@ -364,7 +358,7 @@ impl Figure {
 }
 
 /// Groups the figures' panels by plot file, in the order the figures come.
-pub fn plots(figures: &[&Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>)> {
+pub fn plots(figures: &[Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>)> {
     let mut out: Vec<(&'static str, &'static str, Vec<Panel>)> = Vec::new();
     for f in figures {
         let (Some(spec), Some(panel)) = (f.spec.plot.as_ref(), f.panel()) else {
@@ -386,10 +380,7 @@ mod tests {
         "two_lines",
         "Two lines",
         "M ops/s",
-        &[Ratio::VsLine {
-            line: "base",
-            at: At::First,
-        }],
+        &[Ratio::vs("base", 1.0)],
     );
 
     /// Three rounds of two lines at one x: "mine" 10, 4, 9 and "base" 5, 4, 3.
@@ -441,18 +432,5 @@ mod tests {
             "{csv}"
         );
         assert!(csv.contains("mine,9,4,10,2.25,1,3\n"), "{csv}");
-    }
-
-    /// A ratio of times in a figure of rates: the line's rate over the row's, per round too.
-    #[test]
-    fn time_ratio_is_the_inverse_rate_ratio() {
-        let f = two_lines();
-        let time = Ratio::TimeVsLine {
-            line: "base",
-            at: At::First,
-        };
-        let r = f.ratio(time, 0).unwrap();
-        assert_eq!((r.median, r.min, r.max), (4.0 / 9.0, 1.0 / 3.0, 1.0));
-        assert_eq!(f.ratio_what(time), "time vs base at x");
     }
 }
