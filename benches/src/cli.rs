@@ -118,6 +118,8 @@ pub struct Options {
     pub out: PathBuf,
     /// Interleaved rounds of every measurement; the median is reported with min and max.
     pub reps: usize,
+    /// Size of the random-load buffer and of the out-of-cache cuckoo-nest filter, if set.
+    pub memory_mib: Option<usize>,
     pub seed: u64,
     /// The parts to run (`--only`), in report order.
     pub parts: Vec<Part>,
@@ -157,6 +159,9 @@ OPTIONS:
                            filter once), median reported with min and max; single-thread
                            fills and deletes use min(N, 3) sets of filters; shuffled lookups
                            and lookups beside a writer take 2N+1 rounds [default: 5; --tiny: 1]
+    --memory-mib N         size of the random cache-line load buffer and of the out-of-cache
+                           cuckoo-nest filter: set it above the last-level cache of a large
+                           server [default: 256; --quick: 128; --tiny: 4]
     --seed N               seed of the key generator [default: 2014]
     --only LIST            run only these parts, comma-separated: {parts}
                            [default: all of them]
@@ -188,6 +193,7 @@ where
     let (mut items, mut threads, mut reps) = (None, None, None);
     let mut configs = DEFAULT_CONFIGS.to_string();
     let mut out = PathBuf::from("report-out");
+    let mut memory_mib = None;
     let mut seed = 2014;
     let mut parts = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
@@ -202,6 +208,7 @@ where
             Long("configs") => configs = text(&mut parser, "--configs")?,
             Long("out") => out = PathBuf::from(parser.value().map_err(|e| e.to_string())?),
             Long("reps") => reps = Some(number(&mut parser, "--reps", 1, 101)?),
+            Long("memory-mib") => memory_mib = Some(number(&mut parser, "--memory-mib", 1, 65536)?),
             Long("seed") => seed = number(&mut parser, "--seed", 0, usize::MAX)? as u64,
             Long("only") => parts = Some(parse_parts(&text(&mut parser, "--only")?)?),
             other => return Err(other.unexpected().to_string()),
@@ -219,6 +226,7 @@ where
         configs: parse_configs(&configs)?,
         out,
         reps: reps.unwrap_or(default_reps),
+        memory_mib,
         seed,
         parts: parts.unwrap_or_else(|| Part::ALL.to_vec()),
     })))

@@ -66,7 +66,8 @@ fn run(o: &Options) -> Result<(), String> {
         .map_err(|e| format!("cannot create output folder {}: {e}", o.out.display()))?;
     let before = Busy::now();
     eprintln!("before the run: {}", before.describe());
-    let sizes = Sizes::of(o.mode);
+    let mut sizes = Sizes::of(o.mode);
+    sizes.memory_mib = o.memory_mib.unwrap_or(sizes.memory_mib);
     let lookups = (o.items / 4).max(1000);
     // Bloom and quotient filters are sized for the false-positive rate cuckoo-nest's default
     // configuration expects, so the space columns compare like with like.

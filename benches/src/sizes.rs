@@ -9,7 +9,8 @@ pub const FILL_SETS: usize = 3;
 
 /// Sizes of the measurements that do not follow `--items`, by mode.
 pub struct Sizes {
-    /// MiB of the random cache-line load buffer and of the out-of-cache cuckoo-nest filter.
+    /// MiB of the random cache-line load buffer and of the out-of-cache cuckoo-nest filter
+    /// (`--memory-mib` overrides it).
     pub memory_mib: usize,
     /// Random line loads per line-rate measurement.
     pub loads: usize,
