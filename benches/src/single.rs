@@ -18,7 +18,7 @@ use cuckoo_nest_bench::stats::{mops, rotated, Samples};
 
 use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
-use crate::subjects::{Contender, Growth, Kind, Subject};
+use crate::subjects::{Contender, Kind, Subject};
 use crate::table::{Format, Table};
 
 /// The occupancy steps, as fractions of the capacity n.
@@ -149,15 +149,18 @@ impl Live {
     fn fill_to_capacity(&mut self, w: &Workload<'_>) -> Option<f64> {
         let keys = &w.keys.present;
         if !self.full {
-            let rest = match self.filter.growth() {
-                Growth::UntilFailure => &keys[self.inserted..],
-                Growth::Configured => &keys[self.inserted..w.n.min(keys.len())],
+            let until_failure = self.filter.fills_until_failure();
+            let end = if until_failure {
+                keys.len()
+            } else {
+                w.n.min(keys.len())
             };
+            let rest = &keys[self.inserted..end];
             let t = Instant::now();
             let got = self.filter.insert_all(rest);
             self.insert_secs += t.elapsed().as_secs_f64();
             self.inserted += got;
-            if self.filter.growth() == Growth::UntilFailure && got == rest.len() {
+            if until_failure && got == rest.len() {
                 self.remark = Some(format!(
                     "never failed: ran out of the {} generated keys",
                     keys.len()
@@ -382,7 +385,7 @@ fn delete_pass(pass: usize, live: &mut [(usize, Live)], w: &Workload<'_>, fig: &
     let top = w.step_goals[STEPS.len() - 1];
     for (_, l) in live.iter_mut() {
         // Down to 95% first, untimed: the steps below are the same for every filter.
-        if l.filter.can_remove() && l.inserted > top {
+        if l.inserted > top {
             let _ = l.filter.remove_all(&keys[top..l.inserted]);
             l.inserted = top;
         }
@@ -391,12 +394,13 @@ fn delete_pass(pass: usize, live: &mut [(usize, Live)], w: &Workload<'_>, fig: &
         let to = if i == 0 { 0 } else { w.step_goals[i - 1] };
         for d in rotated(pass + i, live.len()) {
             let l = &mut live[d].1;
-            if !l.filter.can_remove() || w.step_goals[i] > l.inserted {
-                continue; // cannot delete, or never filled this far
+            if w.step_goals[i] > l.inserted {
+                continue; // never filled this far
             }
             let t = Instant::now();
             let found = l.filter.remove_all(&keys[to..l.inserted]);
             let secs = t.elapsed().as_secs_f64();
+            // `None`: the filter cannot delete (it returns at once), its cells stay empty.
             if found.is_some() {
                 fig.lines[d].cells[i].push(pass, mops(l.inserted - to, secs));
             }

@@ -8,7 +8,7 @@ use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::stats::Spread;
 
 use crate::plot::{Panel, Rgb, Series};
-use crate::subjects::{BLOOM_COLOR, QUOTIENT_COLOR, XOR_COLOR};
+use crate::subjects::{self, BLOOM_COLOR, QUOTIENT_COLOR, XOR_COLOR};
 use crate::table::{Format, Table};
 
 /// The rates measured: 10^-k for k in 1..=6.
@@ -38,14 +38,11 @@ fn nest(n: usize, rate: f64, semi: bool) -> Option<f64> {
 }
 
 fn bloom(n: usize, rate: f64, seed: u64) -> f64 {
-    let f = fastbloom::BloomFilter::with_false_pos(rate)
-        .seed(&u128::from(seed))
-        .expected_items(n);
-    f.num_bits() as f64 / n as f64
+    subjects::bloom(n, rate, seed).num_bits() as f64 / n as f64
 }
 
 fn quotient(n: usize, rate: f64) -> Option<f64> {
-    let f = qfilter::Filter::new(n as u64, rate).ok()?;
+    let f = subjects::quotient(n, rate).ok()?;
     Some(f.memory_usage() as f64 * 8.0 / n as f64)
 }
 
