@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::progress::Phase;
+use crate::single::lookup_rate;
 use crate::table::{Format, Table};
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{absent_key, mix64, present_key, SplitMix64};
@@ -205,11 +206,6 @@ pub fn out_of_cache(
         .map(|_| present_key(seed, rng.below(target) as u64))
         .collect();
     phase.message("lookups, one core, beside the line rate");
-    let timed = |q: &[u64], f: &dyn Fn(&[u64]) -> usize| {
-        let t = Instant::now();
-        black_box(f(q));
-        q.len() as f64 / t.elapsed().as_secs_f64() / 1e6
-    };
     let one = |q: &[u64]| q.iter().filter(|k| filter.contains(*k)).count();
     let batch = |q: &[u64]| crate::subjects::nest_contains_batched(&filter, q);
     // Each round measures the line rate right before and right after its lookups, so on a
@@ -220,9 +216,9 @@ pub fn out_of_cache(
     let (mut neg, mut pos, mut bat) = (Samples::default(), Samples::default(), Samples::default());
     for round in 0..reps.max(1) {
         let before = random_loads(buffer.words(), loads, 100 + round as u64);
-        neg.push(round, Some(timed(&negative, &one)));
-        pos.push(round, Some(timed(&positive, &one)));
-        bat.push(round, Some(timed(&negative, &batch)));
+        neg.push(round, lookup_rate(&negative, one));
+        pos.push(round, lookup_rate(&positive, one));
+        bat.push(round, lookup_rate(&negative, batch));
         let after = random_loads(buffer.words(), loads, 200 + round as u64);
         bound.push(round, Some(before.max(after) / 2.0 / 1e6));
     }

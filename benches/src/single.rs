@@ -14,10 +14,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use cuckoo_nest_bench::keys::Keys;
-use cuckoo_nest_bench::stats::{mops, rotated, Samples};
+use cuckoo_nest_bench::stats::{mops, rotated, Samples, Spread};
 
 use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
+use crate::space::bloom_bits_at;
 use crate::subjects::{Contender, Kind, Subject};
 use crate::table::{Format, Table};
 
@@ -76,12 +77,13 @@ impl<'a> Workload<'a> {
 /// sampled on every set.
 #[derive(Default)]
 struct Capacity {
-    items: Option<usize>,
+    items: usize,
+    /// Share of its slots, for filters that have them.
     load: Option<f64>,
-    bits_per_item: Option<f64>,
-    fpr_measured: Option<f64>,
-    fpr_expected: Option<f64>,
-    lost: Option<usize>,
+    bits_per_item: f64,
+    fpr_measured: f64,
+    fpr_expected: f64,
+    lost: usize,
     construction: Samples,
     remark: Option<String>,
 }
@@ -104,7 +106,7 @@ struct Live {
 }
 
 /// One timed pass of `lookups` over `queries`, in M lookups/s.
-fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
+pub fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
     let t = Instant::now();
     black_box(lookups(black_box(queries)));
     mops(queries.len(), t.elapsed().as_secs_f64())
@@ -174,13 +176,13 @@ impl Live {
 /// Space, false positives and lost items of a filter holding `keys`.
 fn at_capacity(filter: &dyn Subject, w: &Workload<'_>, keys: &[u64], cap: &mut Capacity) {
     let inserted = keys.len();
-    cap.items = Some(inserted);
+    cap.items = inserted;
     cap.load = filter.slots().map(|s| inserted as f64 / s as f64);
-    cap.bits_per_item = Some(filter.memory_bytes() as f64 * 8.0 / inserted.max(1) as f64);
-    cap.fpr_expected = Some(filter.expected_fpr(inserted));
+    cap.bits_per_item = filter.memory_bytes() as f64 * 8.0 / inserted.max(1) as f64;
+    cap.fpr_expected = filter.expected_fpr(inserted);
     let probes = &w.keys.absent;
-    cap.fpr_measured = Some(filter.count_hits(probes) as f64 / probes.len() as f64);
-    cap.lost = Some(inserted - filter.count_hits(keys));
+    cap.fpr_measured = filter.count_hits(probes) as f64 / probes.len() as f64;
+    cap.lost = inserted - filter.count_hits(keys);
 }
 
 /// The figures' empty lines: Figure 5 has every filter (and its batch path), the others the
@@ -442,25 +444,23 @@ fn table3(contenders: &[Contender], caps: &[Capacity], w: &Workload<'_>) -> Tabl
         Format::Fixed(2),
     )
     .column("lost items", "lost_items", Format::Count);
-    let exact = |v: Option<f64>| v.map(cuckoo_nest_bench::stats::Spread::exact);
+    let exact = |v: Option<f64>| v.map(Spread::exact);
     for (c, cap) in contenders.iter().zip(caps) {
+        // Cuckoo filters (the rows with slots): fastbloom sized for n at the filter's rate.
+        let bloom = cap
+            .load
+            .map(|_| bloom_bits_at(w.n, cap.fpr_expected, w.keys.seed));
         t.row(
             c.label.clone(),
             vec![
-                exact(cap.items.map(|v| v as f64)),
+                exact(Some(cap.items as f64)),
                 exact(cap.load.map(|v| v * 100.0)),
-                exact(cap.bits_per_item),
-                exact(cap.fpr_measured.map(|v| v * 100.0)),
-                exact(cap.fpr_expected.map(|v| v * 100.0)),
-                // Cuckoo filters (the rows with slots): fastbloom sized for n at the
-                // filter's expected rate.
-                exact(
-                    cap.load
-                        .and(cap.fpr_expected)
-                        .map(|p| crate::space::bloom_bits_at(w.n, p, w.keys.seed)),
-                ),
+                exact(Some(cap.bits_per_item)),
+                exact(Some(cap.fpr_measured * 100.0)),
+                exact(Some(cap.fpr_expected * 100.0)),
+                exact(bloom),
                 cap.construction.spread(),
-                exact(cap.lost.map(|v| v as f64)),
+                exact(Some(cap.lost as f64)),
             ],
         );
     }
@@ -490,8 +490,8 @@ fn summary(contenders: &[Contender], caps: &[Capacity], fig5: &Figure) -> Vec<St
                 "{}: {} items at capacity, {:.1} bits/item, construction {:.1} M/s, lookups \
                  {at_half:.1} M/s (50% hits)",
                 c.label,
-                cap.items.unwrap_or(0),
-                cap.bits_per_item.unwrap_or(0.0),
+                cap.items,
+                cap.bits_per_item,
                 cap.construction.spread().map_or(0.0, |s| s.median),
             )
         })
