@@ -188,41 +188,38 @@ fn at_capacity(filter: &dyn Subject, w: &Workload<'_>, keys: &[u64], cap: &mut C
 /// The figures' empty lines: Figure 5 has every filter (and its batch path), the others the
 /// filters that can be filled.
 fn figures(contenders: &[Contender]) -> Vec<Figure> {
-    let shares = || {
-        Figure::new(
-            &FIG5,
-            POSITIVE_SHARES.to_vec(),
-            percent_axis(&POSITIVE_SHARES),
-        )
-        .note(format!(
-            "Filters at {:.0}% of n (xorf holds all n keys); columns: share of positive \
-                 lookups, hits and misses shuffled together.",
-            FIG5_FILL * 100.0
-        ))
-    };
-    let steps = |spec, note: &str| {
-        Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note.to_string())
-    };
-    let mut figs = vec![
-        shares(),
-        steps(
+    let shares = Figure::new(
+        &FIG5,
+        POSITIVE_SHARES.to_vec(),
+        percent_axis(&POSITIVE_SHARES),
+    );
+    let mut figs = vec![shares.note(format!(
+        "Filters at {:.0}% of n (xorf holds all n keys); columns: share of positive lookups, \
+         hits and misses shuffled together.",
+        FIG5_FILL * 100.0
+    ))];
+    let by_step = [
+        (
             &FIG6_POSITIVE,
             "Occupancy = items inserted / n; every query hits.",
         ),
-        steps(
+        (
             &FIG6_NEGATIVE,
             "Occupancy = items inserted / n; every query misses.",
         ),
-        steps(
+        (
             &FIG7,
             "Column x%: inserts that fill the filter from the previous step to x% of n.",
         ),
-        steps(
+        (
             &FIG8,
             "Column x%: deletes that empty the filter from x% of n to the next step down. \
              Empty: the filter cannot delete.",
         ),
     ];
+    for (spec, note) in by_step {
+        figs.push(Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note));
+    }
     for c in contenders {
         figs[0]
             .lines

@@ -50,14 +50,11 @@ fn quotient(n: usize, rate: f64) -> Option<f64> {
 fn xor(keys: &[u64], rate: f64) -> Option<f64> {
     let n = keys.len() as f64;
     let bytes = if rate >= 1.0 / 256.0 {
-        let f = xorf::BinaryFuse8::try_from(keys).ok()?;
-        std::mem::size_of_val(&*f.fingerprints)
+        size_of_val(&*xorf::BinaryFuse8::try_from(keys).ok()?.fingerprints)
     } else if rate >= 1.0 / 65536.0 {
-        let f = xorf::BinaryFuse16::try_from(keys).ok()?;
-        std::mem::size_of_val(&*f.fingerprints)
+        size_of_val(&*xorf::BinaryFuse16::try_from(keys).ok()?.fingerprints)
     } else {
-        let f = xorf::BinaryFuse32::try_from(keys).ok()?;
-        std::mem::size_of_val(&*f.fingerprints)
+        size_of_val(&*xorf::BinaryFuse32::try_from(keys).ok()?.fingerprints)
     };
     Some(bytes as f64 * 8.0 / n)
 }
