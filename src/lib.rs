@@ -162,6 +162,8 @@ pub use face::{CuckooFilter, ReadFilter, Shape, Statistics};
 pub use hash::StableHasher;
 #[cfg(all(feature = "internals", not(cuckoo_nest_loom)))]
 pub use internals::debug_fail_barriers;
+#[cfg(feature = "internals")]
+pub use internals::{debug_table_memory, TableMemory};
 pub use key::{ByHash, Key, PreHashed};
 pub use persist::{FilterView, LoadOptions, SaveOptions, MAX_METADATA};
 

@@ -21,7 +21,7 @@ use cuckoo_nest_bench::keys::{mix64, present_key, SplitMix64};
 use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples};
 
 use crate::progress::Phase;
-use crate::subjects::{BloomSubject, CuckooFilterSubject, QuotientSubject};
+use crate::subjects::{bloom, quotient};
 use crate::table::{Format, Table};
 
 /// Key widths in bytes; 0 is the u64 key.
@@ -98,9 +98,9 @@ impl Subject {
             0 => Subject::Nest(Nest::with_capacity(n)),
             1 => Subject::Nest(Nest::with_capacity(n).debug_with_v4_key_hash()),
             // The peers as the single-thread figures build them.
-            2 => Subject::Cuckoo(CuckooFilterSubject::new(n).filter),
-            3 => Subject::Bloom(BloomSubject::new(n, fpr, seed).filter),
-            _ => Subject::Quotient(QuotientSubject::new(n, fpr)?.filter),
+            2 => Subject::Cuckoo(cuckoofilter::CuckooFilter::with_capacity(n)),
+            3 => Subject::Bloom(bloom(n, fpr, seed)),
+            _ => Subject::Quotient(quotient(n, fpr)?),
         })
     }
 

@@ -17,18 +17,20 @@ pub fn mix64(x: u64) -> u64 {
 /// The i-th key that gets inserted.
 #[inline]
 pub fn present_key(seed: u64, i: u64) -> u64 {
-    mix64(
-        seed.wrapping_mul(0x1000_0000_0000_0000 | 1)
-            .wrapping_add(2 * i),
-    )
+    key(seed, 2 * i)
 }
 
 /// The i-th key that is never inserted.
 #[inline]
 pub fn absent_key(seed: u64, i: u64) -> u64 {
+    key(seed, 2 * i + 1)
+}
+
+#[inline]
+fn key(seed: u64, input: u64) -> u64 {
     mix64(
         seed.wrapping_mul(0x1000_0000_0000_0000 | 1)
-            .wrapping_add(2 * i + 1),
+            .wrapping_add(input),
     )
 }
 
@@ -67,7 +69,7 @@ pub struct Keys {
     /// Keys to insert, in insertion order. Longer than the capacity, so cuckoo filters can be
     /// filled until their first failed insert.
     pub present: Vec<u64>,
-    /// Keys never inserted: negative lookups and the false-positive rate.
+    /// Keys never inserted, for the false-positive rate.
     pub absent: Vec<u64>,
 }
 
@@ -80,8 +82,7 @@ impl Keys {
         }
     }
 
-    /// `len` lookups of which `positive_fraction` hit: positives drawn uniformly from the first
-    /// `inserted` present keys, negatives from the absent keys, in random order.
+    /// `len` lookups of which `positive_fraction` hit: [`mixed_queries`] of this key set.
     pub fn queries(
         &self,
         len: usize,
@@ -89,23 +90,15 @@ impl Keys {
         positive_fraction: f64,
         tag: u64,
     ) -> Vec<u64> {
-        let absent = self.absent.len();
-        shuffled_mix(
-            self.seed,
-            len,
-            inserted,
-            positive_fraction,
-            tag,
-            |i| self.present[i],
-            |i| self.absent[i % absent],
-            absent,
-        )
+        debug_assert!(inserted <= self.present.len());
+        mixed_queries(self.seed, len, inserted, positive_fraction, tag)
     }
 }
 
-/// `len` lookups of which `positive_fraction` hit the first `inserted` keys of
-/// [`present_key`]`(seed, _)`, the rest [`absent_key`]s, shuffled together: queries for a
-/// filter too big to keep its keys in a vector.
+/// `len` lookups of which `positive_fraction` hit, in random order: positives drawn uniformly
+/// from the first `inserted` keys of [`present_key`]`(seed, _)`, negatives a run of
+/// [`absent_key`]s from a random start. Computed, not read from a key set, so that it serves
+/// filters too big to keep their keys in a vector.
 pub fn mixed_queries(
     seed: u64,
     len: usize,
@@ -113,39 +106,16 @@ pub fn mixed_queries(
     positive_fraction: f64,
     tag: u64,
 ) -> Vec<u64> {
-    shuffled_mix(
-        seed,
-        len,
-        inserted,
-        positive_fraction,
-        tag,
-        |i| present_key(seed, i as u64),
-        |i| absent_key(seed, i as u64),
-        usize::MAX / 2,
-    )
-}
-
-#[allow(clippy::too_many_arguments)] // private: the two public wrappers name the cases.
-fn shuffled_mix(
-    seed: u64,
-    len: usize,
-    inserted: usize,
-    positive_fraction: f64,
-    tag: u64,
-    present: impl Fn(usize) -> u64,
-    absent: impl Fn(usize) -> u64,
-    absent_len: usize,
-) -> Vec<u64> {
     let mut rng = SplitMix64::new(mix64(seed ^ tag.wrapping_mul(0xA24B_AED4_963E_E407)));
     let positives = ((len as f64) * positive_fraction).round() as usize;
     let positives = if inserted == 0 { 0 } else { positives.min(len) };
     let mut q = Vec::with_capacity(len);
     for _ in 0..positives {
-        q.push(present(rng.below(inserted)));
+        q.push(present_key(seed, rng.below(inserted) as u64));
     }
-    let start = rng.below(absent_len.max(1));
-    for i in 0..len - positives {
-        q.push(absent(start + i));
+    let start = rng.below(usize::MAX / 2) as u64;
+    for i in 0..(len - positives) as u64 {
+        q.push(absent_key(seed, start + i));
     }
     rng.shuffle(&mut q);
     q

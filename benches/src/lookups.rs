@@ -2,19 +2,19 @@
 //! and out of L3, against the `cuckoofilter` crate), and lookups while another thread writes.
 
 use std::collections::hash_map::DefaultHasher;
-use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{mixed_queries, present_key};
-use cuckoo_nest_bench::stats::{mops, rotated};
+use cuckoo_nest_bench::stats::rotated;
 
 use crate::cli::NestConfig;
 use crate::figures::{percent_axis, Figure, FigureSpec, Line, BESIDE_WRITER};
 use crate::memory::fill_parallel;
 use crate::plot::Rgb;
 use crate::progress::Phase;
+use crate::single::lookup_rate;
 use crate::subjects::{build_nest, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
 
 /// Shares of hits of the shuffled-lookup figures.
@@ -25,16 +25,7 @@ pub const WRITER_LOAD: f64 = 0.9;
 const WRITER_LAG: usize = 1000;
 
 type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
-
-/// Counts the hits of a slice of queries.
-type CountHits<'a> = Box<dyn Fn(&[u64]) -> usize + 'a>;
-
-/// A lookup path being compared: its line and the loop that counts hits.
-struct Path<'a> {
-    label: String,
-    color: Rgb,
-    count: CountHits<'a>,
-}
+type CountHits<'a> = dyn Fn(&[u64]) -> usize + 'a;
 
 /// Single-thread `contains` with hits and misses shuffled together, on a default cuckoo-nest
 /// filter and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits.
@@ -64,22 +55,23 @@ pub fn shuffled(
         .map(|(j, &p)| mixed_queries(seed, lookups, items, p, 500 + j as u64))
         .collect();
     let (nest, peer) = (&nest, &peer);
-    let paths = [
-        Path {
-            label: "cuckoo-nest default (4x16), contains".into(),
-            color: NestConfig::Default.color(),
-            count: Box::new(|q| q.iter().filter(|k| nest.contains(*k)).count()),
-        },
-        Path {
-            label: "cuckoo-nest default (4x16), contains_batch".into(),
-            color: BATCHED_COLOR,
-            count: Box::new(|q| nest_contains_batched(nest, q)),
-        },
-        Path {
-            label: "cuckoofilter 0.5 (4x8), contains".into(),
-            color: CUCKOOFILTER_COLOR,
-            count: Box::new(|q| q.iter().filter(|k| peer.contains(*k)).count()),
-        },
+    // The lookup paths compared: (line, color, the loop that counts hits).
+    let paths: [(&str, Rgb, &CountHits); 3] = [
+        (
+            "cuckoo-nest default (4x16), contains",
+            NestConfig::Default.color(),
+            &|q| q.iter().filter(|k| nest.contains(*k)).count(),
+        ),
+        (
+            "cuckoo-nest default (4x16), contains_batch",
+            BATCHED_COLOR,
+            &|q| nest_contains_batched(nest, q),
+        ),
+        (
+            "cuckoofilter 0.5 (4x8), contains",
+            CUCKOOFILTER_COLOR,
+            &|q| q.iter().filter(|k| peer.contains(*k)).count(),
+        ),
     ];
     let mut fig = Figure::new(spec, shares.to_vec(), percent_axis(shares)).note(format!(
         "Both filters sized for and holding {items} items (cuckoo-nest {:.0}% of its {:.0} MiB \
@@ -92,15 +84,13 @@ pub fn shuffled(
     ));
     fig.lines = paths
         .iter()
-        .map(|p| Line::new(&p.label, p.color, shares.len()))
+        .map(|&(label, color, _)| Line::new(label, color, shares.len()))
         .collect();
     for r in 0..rounds.max(1) {
         phase.message(format!("{}: round {}", spec.name, r + 1));
         for s in rotated(r, paths.len()) {
             for (j, q) in queries.iter().enumerate() {
-                let t = Instant::now();
-                black_box((paths[s].count)(black_box(q)));
-                fig.lines[s].cells[j].push(r, mops(q.len(), t.elapsed().as_secs_f64()));
+                fig.lines[s].cells[j].push(r, lookup_rate(q, paths[s].2));
             }
         }
     }
@@ -167,9 +157,9 @@ pub fn beside_writer(
 }
 
 fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
-    let t = Instant::now();
-    black_box(queries.iter().filter(|k| filter.contains(*k)).count());
-    mops(queries.len(), t.elapsed().as_secs_f64())
+    lookup_rate(queries, |q| {
+        q.iter().filter(|k| filter.contains(*k)).count()
+    })
 }
 
 /// Times the lookups while a writer thread runs; returns (lookup rate, the writer's pairs,

@@ -3,16 +3,16 @@
 //! A lookup on a filter much bigger than the last-level cache costs (at least) two random
 //! cache-line loads, one per candidate bucket. So one core's rate of random, independent 64-byte
 //! loads over a large buffer (each prefetched ahead as the batch lookups prefetch; the best of
-//! 16, 32 and 64 lines ahead), halved, bounds its lookups per second. The buffer is measured with
-//! 2 MiB pages (advised before its first touch, as the filter's own table is:
-//! `cuckoo_nest_bench::pages`) and with 4 KiB pages, and a dependent pointer chase over the same
-//! buffer gives the load latency for reference.
+//! 16, 32 and 64 lines ahead), halved, bounds its lookups per second. The buffer is a filter
+//! table's own memory (`cuckoo_nest_bench::pages`), measured on 2 MiB pages and on 4 KiB pages,
+//! and a dependent pointer chase over it gives the load latency for reference.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::progress::Phase;
+use crate::single::lookup_rate;
 use crate::table::{Format, Table};
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{absent_key, mix64, present_key, SplitMix64};
@@ -24,7 +24,7 @@ const LINE: usize = 64;
 const FILL_CHUNK: usize = 1 << 12;
 
 /// Writes a single random cycle through all lines (Sattolo's algorithm) into the first word of
-/// each line. (`Buffer::new` has already faulted in every page, so nothing timed pays for that.)
+/// each line of a zeroed buffer.
 fn fill_chase(words: &mut [u64], seed: u64) {
     let lines = words.len() * 8 / LINE;
     let mut order: Vec<u32> = (0..lines as u32).collect();
@@ -32,9 +32,6 @@ fn fill_chase(words: &mut [u64], seed: u64) {
     for i in (1..lines).rev() {
         let j = rng.below(i);
         order.swap(i, j);
-    }
-    for w in words.iter_mut() {
-        *w = 0;
     }
     for i in 0..lines {
         let from = order[i] as usize;
@@ -128,53 +125,40 @@ fn median_of(reps: usize, mut f: impl FnMut() -> f64) -> f64 {
     median(&v)
 }
 
-/// The 2 MiB-page buffer, kept to measure the line rate again beside the filter's lookups.
-pub struct LoadBuffer(Buffer);
-
-impl LoadBuffer {
-    /// Random independent line loads per second, one measurement.
-    fn rate(&mut self, loads: usize, seed: u64) -> f64 {
-        random_loads(self.0.words(), loads, seed)
-    }
-}
-
 /// Measures both page sizes; returns the rates and the 2 MiB-page buffer for `out_of_cache`.
 pub fn line_rates(
     mib: usize,
     loads: usize,
     reps: usize,
     phase: &Phase,
-) -> Result<(LineRates, LoadBuffer), String> {
-    let mut out = [(0.0, 0.0); 2];
-    let mut kept = None;
-    for (k, huge) in [true, false].into_iter().enumerate() {
+) -> Result<(LineRates, Buffer), String> {
+    // (lines/s, latency, buffer) on one page size.
+    let measure = |huge: bool, k: u64| -> Result<(f64, f64, Buffer), String> {
         phase.message(if huge { "2 MiB pages" } else { "4 KiB pages" });
         let mut buf = Buffer::new(mib << 20, huge)?;
-        fill_chase(buf.words_mut(), 17 + k as u64);
-        let words = buf.words();
-        let rate = median_of(reps, || random_loads(words, loads, 5 + k as u64));
-        let latency = chase_latency(words, (loads / 16).max(1000));
-        out[k] = (rate, latency);
-        if huge {
-            kept = Some(LoadBuffer(buf));
-        }
+        fill_chase(buf.words_mut(), 17 + k);
+        let rate = median_of(reps, || random_loads(buf.words(), loads, 5 + k));
+        let latency = chase_latency(buf.words(), (loads / 16).max(1000));
         phase.inc();
-    }
+        Ok((rate, latency, buf))
+    };
+    let (huge_pages, latency_ns_huge, kept) = measure(true, 0)?;
+    let (small_pages, latency_ns_small, _) = measure(false, 1)?;
     let rates = LineRates {
         buffer_mib: mib,
-        huge_pages: out[0].0,
-        small_pages: out[1].0,
-        latency_ns_huge: out[0].1,
-        latency_ns_small: out[1].1,
+        huge_pages,
+        small_pages,
+        latency_ns_huge,
+        latency_ns_small,
     };
-    Ok((rates, kept.expect("the 2 MiB-page buffer was measured")))
+    Ok((rates, kept))
 }
 
 pub struct OutOfCache {
     pub filter_mib: f64,
     pub items: usize,
     pub load_factor: f64,
-    /// Lines per second measured between the lookup measurements (2 MiB pages).
+    /// Lines per second measured beside the lookups (2 MiB pages): the median of the rounds'.
     pub lines_per_s: f64,
     /// M lookups/s on one core (median over rounds), and as % of the bound: the ratio of the
     /// two medians, with the per-round range.
@@ -182,7 +166,7 @@ pub struct OutOfCache {
     pub negative_pct: Option<Spread>,
     pub positive_1: f64,
     pub positive_pct: Option<Spread>,
-    /// One-core negative lookups through `contains_batch` (BATCHED LOOKUPS).
+    /// One-core negative lookups through `contains_batch`.
     pub negative_batched_1: f64,
     pub negative_batched_pct: Option<Spread>,
     /// M lookups/s, all threads together.
@@ -192,9 +176,7 @@ pub struct OutOfCache {
 }
 
 /// Fills one large default cuckoo-nest filter (with all threads: it is built for that) and
-/// times lookups on it. Each round measures the line rate on `buffer` right before and after
-/// the lookups, so on a shared machine both see the same competition; the share of the bound is the
-/// ratio of the two medians, with the range of the rounds' ratios.
+/// times lookups on it, on one core against the bound, then on all threads.
 #[allow(clippy::too_many_arguments)] // One call site; a struct would only rename the list.
 pub fn out_of_cache(
     mib: usize,
@@ -203,7 +185,7 @@ pub fn out_of_cache(
     threads: usize,
     reps: usize,
     seed: u64,
-    buffer: &mut LoadBuffer,
+    buffer: &mut Buffer,
     loads: usize,
     phase: &Phase,
 ) -> Result<OutOfCache, String> {
@@ -217,7 +199,6 @@ pub fn out_of_cache(
     fill_parallel(&filter, seed, target, threads);
     let fill_secs = t.elapsed().as_secs_f64();
     phase.inc();
-    let items = filter.len();
 
     let mut rng = SplitMix64::new(seed);
     let negative: Vec<u64> = (0..lookups as u64).map(|i| absent_key(seed, i)).collect();
@@ -225,79 +206,44 @@ pub fn out_of_cache(
         .map(|_| present_key(seed, rng.below(target) as u64))
         .collect();
     phase.message("lookups, one core, beside the line rate");
-    let r = against_bound(&filter, &negative, &positive, buffer, loads, reps);
+    let one = |q: &[u64]| q.iter().filter(|k| filter.contains(*k)).count();
+    let batch = |q: &[u64]| crate::subjects::nest_contains_batched(&filter, q);
+    // Each round measures the line rate right before and right after its lookups, so on a
+    // shared machine both see the same competition. The round's bound, in M lookups/s (two
+    // lines a lookup): the better of the two rates, so a burst of the neighbours' work on one
+    // side does not sink the bound below lookups measured at a quieter moment.
+    let mut bound = Samples::default();
+    let (mut neg, mut pos, mut bat) = (Samples::default(), Samples::default(), Samples::default());
+    for round in 0..reps.max(1) {
+        let before = random_loads(buffer.words(), loads, 100 + round as u64);
+        neg.push(round, lookup_rate(&negative, one));
+        pos.push(round, lookup_rate(&positive, one));
+        bat.push(round, lookup_rate(&negative, batch));
+        let after = random_loads(buffer.words(), loads, 200 + round as u64);
+        bound.push(round, Some(before.max(after) / 2.0 / 1e6));
+    }
     phase.inc();
     phase.message(format!("lookups, {threads} threads"));
     let negative_all = median_of(reps, || all_threads(&filter, &negative, threads));
     phase.inc();
+    let median = |cell: &Samples| cell.spread().map_or(f64::NAN, |s| s.median);
+    // The share of the bound: the ratio of the medians, with the range of the rounds' ratios.
+    let share = |cell: &Samples| of_medians(&[cell, &bound], |v| v[0] / v[1] * 100.0);
     Ok(OutOfCache {
         filter_mib: filter.memory_usage() as f64 / (1 << 20) as f64,
-        items,
+        items: filter.len(),
         load_factor: filter.load_factor(),
-        lines_per_s: r.lines_per_s,
-        negative_1: r.negative.0,
-        negative_pct: r.negative.1,
-        positive_1: r.positive.0,
-        positive_pct: r.positive.1,
-        negative_batched_1: r.batched.0,
-        negative_batched_pct: r.batched.1,
+        lines_per_s: median(&bound) * 2.0 * 1e6,
+        negative_1: median(&neg),
+        negative_pct: share(&neg),
+        positive_1: median(&pos),
+        positive_pct: share(&pos),
+        negative_batched_1: median(&bat),
+        negative_batched_pct: share(&bat),
         negative_all,
         threads,
-        fill_mops: items as f64 / fill_secs / 1e6,
+        fill_mops: filter.len() as f64 / fill_secs / 1e6,
     })
-}
-
-/// One-core lookups against the bound: (M lookups/s, % of the bound). The rate is the median
-/// over rounds; the share is the ratio of that median to the bound's median, with the smallest
-/// and largest share of a single round.
-struct VsBound {
-    lines_per_s: f64,
-    negative: (f64, Option<Spread>),
-    positive: (f64, Option<Spread>),
-    batched: (f64, Option<Spread>),
-}
-
-/// Each round measures the line rate on `buffer` right before and right after the lookups, so
-/// on a shared machine both see the same competition.
-fn against_bound(
-    filter: &Nest,
-    negative: &[u64],
-    positive: &[u64],
-    buffer: &mut LoadBuffer,
-    loads: usize,
-    reps: usize,
-) -> VsBound {
-    let timed = |q: &[u64], f: &dyn Fn(&[u64]) -> usize| {
-        let t = Instant::now();
-        black_box(f(q));
-        q.len() as f64 / t.elapsed().as_secs_f64() / 1e6
-    };
-    let one = |q: &[u64]| q.iter().filter(|k| filter.contains(*k)).count();
-    let batch = |q: &[u64]| crate::subjects::nest_contains_batched(filter, q);
-    // The bound in M lookups/s: two lines per lookup.
-    let mut bound = Samples::default();
-    let (mut neg, mut pos, mut bat) = (Samples::default(), Samples::default(), Samples::default());
-    for round in 0..reps.max(1) {
-        let before = buffer.rate(loads, 100 + round as u64);
-        neg.push(round, Some(timed(negative, &one)));
-        pos.push(round, Some(timed(positive, &one)));
-        bat.push(round, Some(timed(negative, &batch)));
-        // The round's bound: the better of the line rates right before and right after its
-        // lookups, so a burst of the neighbours' work on one side does not sink the bound
-        // below lookups measured at a quieter moment.
-        let after = buffer.rate(loads, 200 + round as u64);
-        bound.push(round, Some(before.max(after) / 2.0 / 1e6));
-    }
-    let share = |cell: &Samples| {
-        let rate = cell.spread().map_or(f64::NAN, |s| s.median);
-        (rate, of_medians(&[cell, &bound], |v| v[0] / v[1] * 100.0))
-    };
-    VsBound {
-        lines_per_s: bound.spread().map_or(f64::NAN, |s| s.median) * 2.0 * 1e6,
-        negative: share(&neg),
-        positive: share(&pos),
-        batched: share(&bat),
-    }
 }
 
 /// Negative lookups on all threads at once, M lookups/s in aggregate.
@@ -384,60 +330,54 @@ pub fn table(rates: &LineRates, oc: &OutOfCache) -> Table {
         Format::WithRange(0),
     );
     let threads = oc.threads;
-    let rows: [(String, f64, Option<Spread>); 10] = [
-        (
-            "random line loads, 2 MiB pages (M lines/s)".into(),
-            rates.huge_pages / 1e6,
-            None,
-        ),
-        (
-            "random line loads, 4 KiB pages (M lines/s)".into(),
-            rates.small_pages / 1e6,
-            None,
-        ),
-        (
-            "dependent load latency, 2 MiB pages (ns)".into(),
-            rates.latency_ns_huge,
-            None,
-        ),
-        (
-            "dependent load latency, 4 KiB pages (ns)".into(),
-            rates.latency_ns_small,
-            None,
-        ),
-        (
-            "lookup bound = lines/s / 2, beside the lookups (M lookups/s)".into(),
-            oc.lines_per_s / 2.0 / 1e6,
-            None,
-        ),
-        (
-            "cuckoo-nest negative lookups, 1 thread (M/s)".into(),
-            oc.negative_1,
-            oc.negative_pct,
-        ),
-        (
-            "cuckoo-nest positive lookups, 1 thread (M/s)".into(),
-            oc.positive_1,
-            oc.positive_pct,
-        ),
-        (
-            "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)".into(),
-            oc.negative_batched_1,
-            oc.negative_batched_pct,
-        ),
-        (
-            format!("cuckoo-nest negative lookups, {threads} threads (M/s)"),
-            oc.negative_all,
-            None,
-        ),
-        (
-            format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)"),
-            oc.fill_mops,
-            None,
-        ),
-    ];
-    for (label, value, pct) in rows {
-        t.row(label, vec![Some(Spread::exact(value)), pct]);
-    }
+    let mut row = |label: &str, value: f64, pct: Option<Spread>| {
+        t.row(label.to_string(), vec![Some(Spread::exact(value)), pct]);
+    };
+    row(
+        "random line loads, 2 MiB pages (M lines/s)",
+        rates.huge_pages / 1e6,
+        None,
+    );
+    row(
+        "random line loads, 4 KiB pages (M lines/s)",
+        rates.small_pages / 1e6,
+        None,
+    );
+    row(
+        "dependent load latency, 2 MiB pages (ns)",
+        rates.latency_ns_huge,
+        None,
+    );
+    row(
+        "dependent load latency, 4 KiB pages (ns)",
+        rates.latency_ns_small,
+        None,
+    );
+    let bound = oc.lines_per_s / 2.0 / 1e6;
+    row(
+        "lookup bound = lines/s / 2, beside the lookups (M lookups/s)",
+        bound,
+        None,
+    );
+    let (neg, pos) = (oc.negative_pct, oc.positive_pct);
+    row(
+        "cuckoo-nest negative lookups, 1 thread (M/s)",
+        oc.negative_1,
+        neg,
+    );
+    row(
+        "cuckoo-nest positive lookups, 1 thread (M/s)",
+        oc.positive_1,
+        pos,
+    );
+    row(
+        "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)",
+        oc.negative_batched_1,
+        oc.negative_batched_pct,
+    );
+    let all = format!("cuckoo-nest negative lookups, {threads} threads (M/s)");
+    row(&all, oc.negative_all, None);
+    let fill = format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)");
+    row(&fill, oc.fill_mops, None);
     t
 }

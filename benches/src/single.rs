@@ -14,11 +14,12 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use cuckoo_nest_bench::keys::Keys;
-use cuckoo_nest_bench::stats::{mops, rotated, Samples};
+use cuckoo_nest_bench::stats::{mops, rotated, Samples, Spread};
 
 use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
-use crate::subjects::{Contender, Growth, Kind, Subject};
+use crate::space::bloom_bits_at;
+use crate::subjects::{Contender, Kind, Subject};
 use crate::table::{Format, Table};
 
 /// The occupancy steps, as fractions of the capacity n.
@@ -76,12 +77,13 @@ impl<'a> Workload<'a> {
 /// sampled on every set.
 #[derive(Default)]
 struct Capacity {
-    items: Option<usize>,
+    items: usize,
+    /// Share of its slots, for filters that have them.
     load: Option<f64>,
-    bits_per_item: Option<f64>,
-    fpr_measured: Option<f64>,
-    fpr_expected: Option<f64>,
-    lost: Option<usize>,
+    bits_per_item: f64,
+    fpr_measured: f64,
+    fpr_expected: f64,
+    lost: usize,
     construction: Samples,
     remark: Option<String>,
 }
@@ -104,7 +106,7 @@ struct Live {
 }
 
 /// One timed pass of `lookups` over `queries`, in M lookups/s.
-fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
+pub fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
     let t = Instant::now();
     black_box(lookups(black_box(queries)));
     mops(queries.len(), t.elapsed().as_secs_f64())
@@ -149,15 +151,18 @@ impl Live {
     fn fill_to_capacity(&mut self, w: &Workload<'_>) -> Option<f64> {
         let keys = &w.keys.present;
         if !self.full {
-            let rest = match self.filter.growth() {
-                Growth::UntilFailure => &keys[self.inserted..],
-                Growth::Configured => &keys[self.inserted..w.n.min(keys.len())],
+            let until_failure = self.filter.fills_until_failure();
+            let end = if until_failure {
+                keys.len()
+            } else {
+                w.n.min(keys.len())
             };
+            let rest = &keys[self.inserted..end];
             let t = Instant::now();
             let got = self.filter.insert_all(rest);
             self.insert_secs += t.elapsed().as_secs_f64();
             self.inserted += got;
-            if self.filter.growth() == Growth::UntilFailure && got == rest.len() {
+            if until_failure && got == rest.len() {
                 self.remark = Some(format!(
                     "never failed: ran out of the {} generated keys",
                     keys.len()
@@ -171,53 +176,50 @@ impl Live {
 /// Space, false positives and lost items of a filter holding `keys`.
 fn at_capacity(filter: &dyn Subject, w: &Workload<'_>, keys: &[u64], cap: &mut Capacity) {
     let inserted = keys.len();
-    cap.items = Some(inserted);
+    cap.items = inserted;
     cap.load = filter.slots().map(|s| inserted as f64 / s as f64);
-    cap.bits_per_item = Some(filter.memory_bytes() as f64 * 8.0 / inserted.max(1) as f64);
-    cap.fpr_expected = Some(filter.expected_fpr(inserted));
+    cap.bits_per_item = filter.memory_bytes() as f64 * 8.0 / inserted.max(1) as f64;
+    cap.fpr_expected = filter.expected_fpr(inserted);
     let probes = &w.keys.absent;
-    cap.fpr_measured = Some(filter.count_hits(probes) as f64 / probes.len() as f64);
-    cap.lost = Some(inserted - filter.count_hits(keys));
+    cap.fpr_measured = filter.count_hits(probes) as f64 / probes.len() as f64;
+    cap.lost = inserted - filter.count_hits(keys);
 }
 
 /// The figures' empty lines: Figure 5 has every filter (and its batch path), the others the
 /// filters that can be filled.
 fn figures(contenders: &[Contender]) -> Vec<Figure> {
-    let shares = || {
-        Figure::new(
-            &FIG5,
-            POSITIVE_SHARES.to_vec(),
-            percent_axis(&POSITIVE_SHARES),
-        )
-        .note(format!(
-            "Filters at {:.0}% of n (xorf holds all n keys); columns: share of positive \
-                 lookups, hits and misses shuffled together.",
-            FIG5_FILL * 100.0
-        ))
-    };
-    let steps = |spec, note: &str| {
-        Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note.to_string())
-    };
-    let mut figs = vec![
-        shares(),
-        steps(
+    let shares = Figure::new(
+        &FIG5,
+        POSITIVE_SHARES.to_vec(),
+        percent_axis(&POSITIVE_SHARES),
+    );
+    let mut figs = vec![shares.note(format!(
+        "Filters at {:.0}% of n (xorf holds all n keys); columns: share of positive lookups, \
+         hits and misses shuffled together.",
+        FIG5_FILL * 100.0
+    ))];
+    let by_step = [
+        (
             &FIG6_POSITIVE,
             "Occupancy = items inserted / n; every query hits.",
         ),
-        steps(
+        (
             &FIG6_NEGATIVE,
             "Occupancy = items inserted / n; every query misses.",
         ),
-        steps(
+        (
             &FIG7,
             "Column x%: inserts that fill the filter from the previous step to x% of n.",
         ),
-        steps(
+        (
             &FIG8,
             "Column x%: deletes that empty the filter from x% of n to the next step down. \
              Empty: the filter cannot delete.",
         ),
     ];
+    for (spec, note) in by_step {
+        figs.push(Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note));
+    }
     for c in contenders {
         figs[0]
             .lines
@@ -382,7 +384,7 @@ fn delete_pass(pass: usize, live: &mut [(usize, Live)], w: &Workload<'_>, fig: &
     let top = w.step_goals[STEPS.len() - 1];
     for (_, l) in live.iter_mut() {
         // Down to 95% first, untimed: the steps below are the same for every filter.
-        if l.filter.can_remove() && l.inserted > top {
+        if l.inserted > top {
             let _ = l.filter.remove_all(&keys[top..l.inserted]);
             l.inserted = top;
         }
@@ -391,12 +393,13 @@ fn delete_pass(pass: usize, live: &mut [(usize, Live)], w: &Workload<'_>, fig: &
         let to = if i == 0 { 0 } else { w.step_goals[i - 1] };
         for d in rotated(pass + i, live.len()) {
             let l = &mut live[d].1;
-            if !l.filter.can_remove() || w.step_goals[i] > l.inserted {
-                continue; // cannot delete, or never filled this far
+            if w.step_goals[i] > l.inserted {
+                continue; // never filled this far
             }
             let t = Instant::now();
             let found = l.filter.remove_all(&keys[to..l.inserted]);
             let secs = t.elapsed().as_secs_f64();
+            // `None`: the filter cannot delete (it returns at once), its cells stay empty.
             if found.is_some() {
                 fig.lines[d].cells[i].push(pass, mops(l.inserted - to, secs));
             }
@@ -438,25 +441,23 @@ fn table3(contenders: &[Contender], caps: &[Capacity], w: &Workload<'_>) -> Tabl
         Format::Fixed(2),
     )
     .column("lost items", "lost_items", Format::Count);
-    let exact = |v: Option<f64>| v.map(cuckoo_nest_bench::stats::Spread::exact);
+    let exact = |v: Option<f64>| v.map(Spread::exact);
     for (c, cap) in contenders.iter().zip(caps) {
+        // Cuckoo filters (the rows with slots): fastbloom sized for n at the filter's rate.
+        let bloom = cap
+            .load
+            .map(|_| bloom_bits_at(w.n, cap.fpr_expected, w.keys.seed));
         t.row(
             c.label.clone(),
             vec![
-                exact(cap.items.map(|v| v as f64)),
+                exact(Some(cap.items as f64)),
                 exact(cap.load.map(|v| v * 100.0)),
-                exact(cap.bits_per_item),
-                exact(cap.fpr_measured.map(|v| v * 100.0)),
-                exact(cap.fpr_expected.map(|v| v * 100.0)),
-                // Cuckoo filters (the rows with slots): fastbloom sized for n at the
-                // filter's expected rate.
-                exact(
-                    cap.load
-                        .and(cap.fpr_expected)
-                        .map(|p| crate::space::bloom_bits_at(w.n, p, w.keys.seed)),
-                ),
+                exact(Some(cap.bits_per_item)),
+                exact(Some(cap.fpr_measured * 100.0)),
+                exact(Some(cap.fpr_expected * 100.0)),
+                exact(bloom),
                 cap.construction.spread(),
-                exact(cap.lost.map(|v| v as f64)),
+                exact(Some(cap.lost as f64)),
             ],
         );
     }
@@ -486,8 +487,8 @@ fn summary(contenders: &[Contender], caps: &[Capacity], fig5: &Figure) -> Vec<St
                 "{}: {} items at capacity, {:.1} bits/item, construction {:.1} M/s, lookups \
                  {at_half:.1} M/s (50% hits)",
                 c.label,
-                cap.items.unwrap_or(0),
-                cap.bits_per_item.unwrap_or(0.0),
+                cap.items,
+                cap.bits_per_item,
                 cap.construction.spread().map_or(0.0, |s| s.median),
             )
         })

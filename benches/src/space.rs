@@ -8,7 +8,7 @@ use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::stats::Spread;
 
 use crate::plot::{Panel, Rgb, Series};
-use crate::subjects::{BLOOM_COLOR, QUOTIENT_COLOR, XOR_COLOR};
+use crate::subjects::{self, BLOOM_COLOR, QUOTIENT_COLOR, XOR_COLOR};
 use crate::table::{Format, Table};
 
 /// The rates measured: 10^-k for k in 1..=6.
@@ -38,14 +38,11 @@ fn nest(n: usize, rate: f64, semi: bool) -> Option<f64> {
 }
 
 fn bloom(n: usize, rate: f64, seed: u64) -> f64 {
-    let f = fastbloom::BloomFilter::with_false_pos(rate)
-        .seed(&u128::from(seed))
-        .expected_items(n);
-    f.num_bits() as f64 / n as f64
+    subjects::bloom(n, rate, seed).num_bits() as f64 / n as f64
 }
 
 fn quotient(n: usize, rate: f64) -> Option<f64> {
-    let f = qfilter::Filter::new(n as u64, rate).ok()?;
+    let f = subjects::quotient(n, rate).ok()?;
     Some(f.memory_usage() as f64 * 8.0 / n as f64)
 }
 
@@ -53,14 +50,11 @@ fn quotient(n: usize, rate: f64) -> Option<f64> {
 fn xor(keys: &[u64], rate: f64) -> Option<f64> {
     let n = keys.len() as f64;
     let bytes = if rate >= 1.0 / 256.0 {
-        let f = xorf::BinaryFuse8::try_from(keys).ok()?;
-        std::mem::size_of_val(&*f.fingerprints)
+        size_of_val(&*xorf::BinaryFuse8::try_from(keys).ok()?.fingerprints)
     } else if rate >= 1.0 / 65536.0 {
-        let f = xorf::BinaryFuse16::try_from(keys).ok()?;
-        std::mem::size_of_val(&*f.fingerprints)
+        size_of_val(&*xorf::BinaryFuse16::try_from(keys).ok()?.fingerprints)
     } else {
-        let f = xorf::BinaryFuse32::try_from(keys).ok()?;
-        std::mem::size_of_val(&*f.fingerprints)
+        size_of_val(&*xorf::BinaryFuse32::try_from(keys).ok()?.fingerprints)
     };
     Some(bytes as f64 * 8.0 / n)
 }

@@ -8,7 +8,6 @@
 use std::collections::hash_map::DefaultHasher;
 
 use cuckoo_nest::CuckooFilter as Nest;
-use xorf::Filter as _;
 
 use crate::cli::NestConfig;
 use crate::plot::Rgb;
@@ -70,52 +69,48 @@ pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) 
             kind: Kind::Dynamic,
             build: Box::new(move |_| {
                 let filter = build_nest(config, n)?;
-                Ok(Box::new(NestSubject { filter, batched }) as Box<dyn Subject>)
+                Ok(Box::new(NestSubject { filter, batched }))
             }),
         });
     }
-    let dynamic = |label: &str, color, build: Build| Contender {
+    let peer = |label: &str, color, kind, build: Build| Contender {
         label: label.to_string(),
         color,
         batched: None,
-        kind: Kind::Dynamic,
+        kind,
         build,
     };
-    out.push(dynamic(
+    out.push(peer(
         "cuckoofilter 0.5 (4x8)",
         CUCKOOFILTER_COLOR,
-        Box::new(move |_| Ok(Box::new(CuckooFilterSubject::new(n)) as Box<dyn Subject>)),
+        Kind::Dynamic,
+        Box::new(move |_| Ok(Box::new(CuckooFilterSubject::new(n)))),
     ));
-    out.push(dynamic(
+    out.push(peer(
         "fastbloom 0.17 (Bloom)",
         BLOOM_COLOR,
-        Box::new(move |_| Ok(Box::new(BloomSubject::new(n, fpr, seed)) as Box<dyn Subject>)),
+        Kind::Dynamic,
+        Box::new(move |_| Ok(Box::new(bloom(n, fpr, seed)))),
     ));
-    match QuotientSubject::new(n, fpr) {
-        Ok(_) => out.push(dynamic(
+    match quotient(n, fpr) {
+        Ok(_) => out.push(peer(
             "qfilter 0.3 (quotient)",
             QUOTIENT_COLOR,
-            Box::new(move |_| Ok(Box::new(QuotientSubject::new(n, fpr)?) as Box<dyn Subject>)),
+            Kind::Dynamic,
+            Box::new(move |_| Ok(Box::new(quotient(n, fpr)?))),
         )),
         Err(e) => eprintln!("warning: skipped {e}"),
     }
-    out.push(Contender {
-        label: "xorf 0.13 (BinaryFuse16, static)".to_string(),
-        color: XOR_COLOR,
-        batched: None,
-        kind: Kind::Static,
-        build: Box::new(|keys| Ok(Box::new(XorSubject::build(keys)?) as Box<dyn Subject>)),
-    });
+    out.push(peer(
+        "xorf 0.13 (BinaryFuse16, static)",
+        XOR_COLOR,
+        Kind::Static,
+        Box::new(|keys| {
+            let filter = xorf::BinaryFuse16::try_from(keys).map_err(|e| format!("xorf: {e}"))?;
+            Ok(Box::new(filter))
+        }),
+    ));
     out
-}
-
-/// How a filter reaches its "items at capacity" (the paper's Table 3 column).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Growth {
-    /// A cuckoo filter: filled until its first failed insert.
-    UntilFailure,
-    /// Bloom and quotient filters: the capacity they were configured for.
-    Configured,
 }
 
 /// One filter driven by one thread.
@@ -132,13 +127,11 @@ pub trait Subject {
         None
     }
     fn expected_fpr(&self, items: usize) -> f64;
-    /// `Configured` by default: filled to the capacity it was built for.
-    fn growth(&self) -> Growth {
-        Growth::Configured
-    }
-    /// Whether Figure 8 deletes from it: true by default.
-    fn can_remove(&self) -> bool {
-        true
+    /// Whether its "items at capacity" (the paper's Table 3 column) are the inserts before its
+    /// first failure (a cuckoo filter), rather than the capacity it was configured for (Bloom
+    /// and quotient filters, the default).
+    fn fills_until_failure(&self) -> bool {
+        false
     }
 
     /// Inserts `keys` in order; returns how many went in before the first failure.
@@ -165,8 +158,6 @@ pub trait Subject {
         Some(found)
     }
 
-    // BATCHED LOOKUPS: the nest adapter overrides this with `contains_batch` (see
-    // `NestSubject`); the other filters have no batch API and keep the default.
     /// Lookups through the filter's batch API, where it has one (`None` otherwise).
     fn count_hits_batched(&self, _keys: &[u64]) -> Option<usize> {
         None
@@ -229,17 +220,10 @@ impl Subject for NestSubject {
     fn expected_fpr(&self, _items: usize) -> f64 {
         self.filter.expected_false_positive_rate()
     }
-    fn growth(&self) -> Growth {
+    fn fills_until_failure(&self) -> bool {
         // A growable filter never refuses an insert: filled to the count asked for.
-        if self.filter.max_capacity().is_some() {
-            Growth::Configured
-        } else {
-            Growth::UntilFailure
-        }
+        self.filter.max_capacity().is_none()
     }
-
-    // BATCHED LOOKUPS: cuckoo-nest's `contains_batch`, fed in chunks of `BATCH` keys the way a
-    // caller with a stream of keys would use it.
     fn count_hits_batched(&self, keys: &[u64]) -> Option<usize> {
         self.batched
             .then(|| nest_contains_batched(&self.filter, keys))
@@ -250,7 +234,8 @@ impl Subject for NestSubject {
 /// answers to stay in L1.
 pub const BATCH: usize = 1024;
 
-/// Counts hits through `CuckooFilter::contains_batch`, one chunk of [`BATCH`] keys at a time.
+/// Counts hits through `CuckooFilter::contains_batch`, one chunk of [`BATCH`] keys at a time,
+/// the way a caller with a stream of keys would use it.
 pub fn nest_contains_batched(filter: &Nest, keys: &[u64]) -> usize {
     let mut out = [false; BATCH];
     keys.chunks(BATCH)
@@ -278,11 +263,6 @@ impl CuckooFilterSubject {
     }
 }
 
-/// The crate rounds the slot count up to a power of two (`with_capacity`).
-pub fn cuckoofilter_slots(capacity: usize) -> usize {
-    capacity.next_power_of_two().max(4)
-}
-
 impl Subject for CuckooFilterSubject {
     #[inline]
     fn insert_key(&mut self, key: &u64) -> bool {
@@ -300,121 +280,89 @@ impl Subject for CuckooFilterSubject {
         self.filter.memory_usage()
     }
     fn slots(&self) -> Option<usize> {
-        Some(cuckoofilter_slots(self.capacity))
+        // The crate rounds the slot count up to a power of two (`with_capacity`).
+        Some(self.capacity.next_power_of_two().max(4))
     }
     fn expected_fpr(&self, _items: usize) -> f64 {
         // 2b / 2^f with b = 4 entries per bucket and f = 8 fingerprint bits.
         8.0 / 256.0
     }
-    fn growth(&self) -> Growth {
-        Growth::UntilFailure
+    fn fills_until_failure(&self) -> bool {
+        true
     }
 }
 
 // --- fastbloom: a classic Bloom filter (k probes over one bit array) sized for a target rate -
 
-pub struct BloomSubject {
-    pub filter: fastbloom::BloomFilter,
+/// A Bloom filter sized for `capacity` items at false-positive rate `fpr`.
+pub fn bloom(capacity: usize, fpr: f64, seed: u64) -> fastbloom::BloomFilter {
+    fastbloom::BloomFilter::with_false_pos(fpr)
+        .seed(&u128::from(seed))
+        .expected_items(capacity)
 }
 
-impl BloomSubject {
-    pub fn new(capacity: usize, fpr: f64, seed: u64) -> Self {
-        BloomSubject {
-            filter: fastbloom::BloomFilter::with_false_pos(fpr)
-                .seed(&u128::from(seed))
-                .expected_items(capacity),
-        }
-    }
-}
-
-impl Subject for BloomSubject {
+impl Subject for fastbloom::BloomFilter {
     #[inline]
     fn insert_key(&mut self, key: &u64) -> bool {
-        self.filter.insert(key);
+        self.insert(key);
         true
     }
     #[inline]
     fn contains_key(&self, key: &u64) -> bool {
-        self.filter.contains(key)
+        self.contains(key)
     }
     fn memory_bytes(&self) -> usize {
-        self.filter.num_bits() / 8
+        self.num_bits() / 8
     }
     fn expected_fpr(&self, items: usize) -> f64 {
-        self.filter.expected_false_pos(items)
-    }
-    fn can_remove(&self) -> bool {
-        false
+        self.expected_false_pos(items)
     }
 }
 
 // --- qfilter: rank-select quotient filter ----------------------------------------------------
 
-pub struct QuotientSubject {
-    pub filter: qfilter::Filter,
+/// A quotient filter sized for `capacity` items at false-positive rate `fpr`.
+pub fn quotient(capacity: usize, fpr: f64) -> Result<qfilter::Filter, String> {
+    qfilter::Filter::new(capacity as u64, fpr).map_err(|e| format!("qfilter: {e}"))
 }
 
-impl QuotientSubject {
-    pub fn new(capacity: usize, fpr: f64) -> Result<Self, String> {
-        qfilter::Filter::new(capacity as u64, fpr)
-            .map(|filter| QuotientSubject { filter })
-            .map_err(|e| format!("qfilter: {e}"))
-    }
-}
-
-impl Subject for QuotientSubject {
+impl Subject for qfilter::Filter {
     #[inline]
     fn insert_key(&mut self, key: &u64) -> bool {
         // Duplicates allowed, as in a cuckoo filter's plain insert.
-        self.filter.insert_duplicated(key).is_ok()
+        self.insert_duplicated(key).is_ok()
     }
     #[inline]
     fn contains_key(&self, key: &u64) -> bool {
-        self.filter.contains(key)
+        self.contains(key)
     }
     #[inline]
     fn remove_key(&mut self, key: &u64) -> Option<bool> {
-        Some(self.filter.remove(key))
+        Some(self.remove(key))
     }
     fn memory_bytes(&self) -> usize {
-        self.filter.memory_usage()
+        self.memory_usage()
     }
     fn expected_fpr(&self, _items: usize) -> f64 {
-        self.filter.max_error_ratio()
+        self.max_error_ratio()
     }
 }
 
 // --- xorf: a static binary fuse filter, built once from all keys -----------------------------
 
 /// Built from a key slice; lookups only. Its native key type is `u64`, which it mixes itself.
-pub struct XorSubject {
-    pub filter: xorf::BinaryFuse16,
-}
-
-impl XorSubject {
-    pub fn build(keys: &[u64]) -> Result<Self, String> {
-        xorf::BinaryFuse16::try_from(keys)
-            .map(|filter| XorSubject { filter })
-            .map_err(|e| format!("xorf: {e}"))
-    }
-}
-
-impl Subject for XorSubject {
+impl Subject for xorf::BinaryFuse16 {
     fn insert_key(&mut self, _key: &u64) -> bool {
         false
     }
     #[inline]
     fn contains_key(&self, key: &u64) -> bool {
-        self.filter.contains(key)
+        xorf::Filter::contains(self, key)
     }
     fn memory_bytes(&self) -> usize {
-        std::mem::size_of_val(&*self.filter.fingerprints)
-            + std::mem::size_of::<xorf::BinaryFuse16>()
+        std::mem::size_of_val(&*self.fingerprints) + std::mem::size_of::<xorf::BinaryFuse16>()
     }
     fn expected_fpr(&self, _items: usize) -> f64 {
         1.0 / 65536.0
-    }
-    fn can_remove(&self) -> bool {
-        false
     }
 }

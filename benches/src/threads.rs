@@ -26,7 +26,7 @@ use crate::figures::{
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::shared::Shared;
-use crate::subjects::{build_nest, CUCKOOFILTER_COLOR};
+use crate::subjects::{build_nest, BLOOM_COLOR, CUCKOOFILTER_COLOR};
 
 /// Fill levels of the scaling runs, as fractions of n.
 pub const LOOKUP_FILL: f64 = 0.9;
@@ -106,24 +106,22 @@ impl Contender {
         Contender::Machine,
     ];
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Contender::Nest => "cuckoo-nest default (4x16), shared by &",
-            Contender::CuckooMutex => "cuckoofilter in Mutex",
-            Contender::CuckooRwLock => "cuckoofilter in RwLock",
-            Contender::AtomicBloom => "fastbloom AtomicBloomFilter",
-            Contender::Machine => "machine: random atomic fetch_or per key (reference)",
-        }
-    }
-
-    pub fn color(self) -> Rgb {
-        match self {
-            Contender::Nest => NestConfig::Default.color(),
-            Contender::CuckooMutex => CUCKOOFILTER_COLOR,
-            Contender::CuckooRwLock => Rgb(0x39, 0x3b, 0x79),
-            Contender::AtomicBloom => crate::subjects::BLOOM_COLOR,
-            Contender::Machine => Rgb(0x7f, 0x7f, 0x7f),
-        }
+    /// Its line: label and colour.
+    fn line(self, xs: usize) -> Line {
+        let (label, color) = match self {
+            Contender::Nest => (
+                "cuckoo-nest default (4x16), shared by &",
+                NestConfig::Default.color(),
+            ),
+            Contender::CuckooMutex => ("cuckoofilter in Mutex", CUCKOOFILTER_COLOR),
+            Contender::CuckooRwLock => ("cuckoofilter in RwLock", Rgb(0x39, 0x3b, 0x79)),
+            Contender::AtomicBloom => ("fastbloom AtomicBloomFilter", BLOOM_COLOR),
+            Contender::Machine => (
+                "machine: random atomic fetch_or per key (reference)",
+                Rgb(0x7f, 0x7f, 0x7f),
+            ),
+        };
+        Line::new(label, color, xs)
     }
 
     fn build(self, n: usize, fpr: f64, seed: u64) -> Result<Box<dyn Shared>, String> {
@@ -265,9 +263,7 @@ impl Traffic<'_> {
             }
             Job::Inserts => {
                 let filter = c.build(self.n, self.fpr, self.seed)?;
-                let batch = &self.present[..self.insert_total];
-                let secs = timed_threads(t, &|k| filter.insert_all(chunk(batch, t, k)));
-                secs_to_mops(batch.len() / t * t, secs)
+                fill_rate(&*filter, &self.present[..self.insert_total], t, 1)
             }
             Job::Mixed90 | Job::Mixed50 => {
                 let mixed_fill = (self.n as f64 * MIXED_FILL) as usize;
@@ -297,6 +293,37 @@ fn alternating(round: usize, counts: usize) -> impl Iterator<Item = usize> {
     })
 }
 
+/// `keys` inserted `passes` times over into `filter`, split between `t` threads: M inserts/s.
+fn fill_rate(filter: &dyn Shared, keys: &[u64], t: usize, passes: usize) -> f64 {
+    let secs = timed_threads(t, &|k| {
+        (0..passes)
+            .map(|_| filter.insert_all(chunk(keys, t, k)))
+            .sum()
+    });
+    (passes * (keys.len() / t * t)) as f64 / secs / 1e6
+}
+
+/// An empty scaling figure: a line for each of `contenders`, a column for each thread count.
+fn scaling_figure(
+    spec: &'static FigureSpec,
+    counts: &[usize],
+    contenders: &[Contender],
+    note: String,
+    n: usize,
+) -> Result<Figure, String> {
+    let machine_mib = MachineTraffic::new(n)?.bytes() as f64 / (1 << 20) as f64;
+    let (xs, labels, csv) = thread_axis(counts);
+    let mut fig = Figure::new(spec, xs, (labels, csv))
+        .note(note)
+        .note(format!(
+            "machine: one random atomic fetch_or per key (per operation) into a u64 array of \
+             {machine_mib:.1} MiB, the default cuckoo-nest table's size; `speedup / machine's` = \
+             the filter's speedup over the machine's in the same round."
+        ));
+    fig.lines = contenders.iter().map(|c| c.line(counts.len())).collect();
+    Ok(fig)
+}
+
 /// The four thread-scaling figures, every contender and the machine side by side.
 pub fn run(
     keys: &Keys,
@@ -317,21 +344,13 @@ pub fn run(
         fpr,
         seed: keys.seed,
     };
-    let machine_mib = MachineTraffic::new(n)?.bytes() as f64 / (1 << 20) as f64;
-    let mut figs: Vec<Figure> = Job::ALL
+    let mut figs = Job::ALL
         .iter()
         .map(|job| {
-            let (xs, labels, csv) = thread_axis(counts);
-            let mut f = Figure::new(job.spec(), xs, (labels, csv))
-                .note(job.note(positive_fraction))
-                .note(machine_note(machine_mib));
-            f.lines = Contender::ALL
-                .iter()
-                .map(|c| Line::new(c.name(), c.color(), counts.len()))
-                .collect();
-            f
+            let note = job.note(positive_fraction);
+            scaling_figure(job.spec(), counts, &Contender::ALL, note, n)
         })
-        .collect();
+        .collect::<Result<Vec<_>, _>>()?;
     phase.message("fill the lookup filters");
     let mut prefilled = Vec::new();
     for c in Contender::ALL {
@@ -355,16 +374,9 @@ pub fn run(
     Ok(figs)
 }
 
-fn machine_note(mib: f64) -> String {
-    format!(
-        "machine: one random atomic fetch_or per key (per operation) into a u64 array of \
-         {mib:.1} MiB, the default cuckoo-nest table's size; `speedup / machine's` = the \
-         filter's speedup over the machine's in the same round."
-    )
-}
-
-/// Passes of the machine's reference over the large fill's keys per
-/// measurement.
+/// Passes of the machine's reference over the large fill's keys per measurement: a single
+/// pass takes a fifth of a fill's time, and with one pass (less exposed to the host's
+/// interference than the fill) 2-thread speedups came out above 2.
 const MACHINE_PASSES: usize = 5;
 
 /// Writers' scaling: a default cuckoo-nest filter sized for `items` filled to `LARGE_FILL` on
@@ -379,42 +391,25 @@ pub fn large_fill(
     let counts = [1, threads.max(1)];
     let total = (items as f64 * LARGE_FILL) as usize;
     let keys: Vec<u64> = (0..total as u64).map(|i| present_key(seed, i)).collect();
-    let machine_mib = MachineTraffic::new(items)?.bytes() as f64 / (1 << 20) as f64;
-    let (xs, labels, csv) = thread_axis(&counts);
-    let mut fig = Figure::new(&THREADS_FILL, xs, (labels, csv))
-        .note(format!(
-            "An empty default cuckoo-nest filter sized for {items} items filled to {:.0}% with \
-             `insert`, keys split between the threads; a fresh filter for every measurement. \
-             The machine's reference makes {MACHINE_PASSES} passes over the same keys per \
-             measurement, so that it lasts about as long as a fill.",
-            LARGE_FILL * 100.0
-        ))
-        .note(machine_note(machine_mib));
     let contenders = [Contender::Nest, Contender::Machine];
-    fig.lines = contenders
-        .iter()
-        .map(|c| Line::new(c.name(), c.color(), counts.len()))
-        .collect();
+    let note = format!(
+        "An empty default cuckoo-nest filter sized for {items} items filled to {:.0}% with \
+         `insert`, keys split between the threads; a fresh filter for every measurement. \
+         The machine's reference makes {MACHINE_PASSES} passes over the same keys per \
+         measurement, so that it lasts about as long as a fill.",
+        LARGE_FILL * 100.0
+    );
+    let mut fig = scaling_figure(&THREADS_FILL, &counts, &contenders, note, items)?;
     for r in 0..rounds.max(1) {
         phase.message(format!("round {}: fill {total} items", r + 1));
         for c in rotated(r, contenders.len()) {
-            // The machine's pass over the keys takes a fifth of the fill's
-            // time; it makes `MACHINE_PASSES` of them, so both measurements
-            // last about as long and see the host's interference alike (a
-            // single short pass gave 2-thread speedups above 2).
             let passes = match contenders[c] {
                 Contender::Machine => MACHINE_PASSES,
                 _ => 1,
             };
             for i in alternating(r, counts.len()) {
                 let filter = contenders[c].build(items, 0.01, seed)?;
-                let t = counts[i];
-                let secs = timed_threads(t, &|k| {
-                    (0..passes)
-                        .map(|_| filter.insert_all(chunk(&keys, t, k)))
-                        .sum()
-                });
-                let rate = (passes * (keys.len() / t * t)) as f64 / secs / 1e6;
+                let rate = fill_rate(&*filter, &keys, counts[i], passes);
                 fig.lines[c].cells[i].push(r, Some(rate));
             }
         }

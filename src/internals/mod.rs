@@ -5,10 +5,10 @@
 //! reached as users reach them, through
 //! [`Builder::growable`](crate::Builder::growable).
 
-use crate::error::LengthMismatch;
+use crate::error::{BuildError, LengthMismatch};
 use crate::face::CuckooFilter;
 use crate::shape::with_table;
-use crate::table::check_lengths;
+use crate::table::{check_lengths, Words};
 
 /// The loom models of the read-side sections' protocol on its own
 /// (`grow/reclaim/slot.rs`): each function is one model, run by a test of
@@ -100,6 +100,25 @@ impl CuckooFilter {
         crate::persist::save_to_path(&self.inner, &self.config, path, &[], |_, _| {
             Err(error.into())
         })
+    }
+}
+
+/// Zeroed memory of at least `bytes` bytes, allocated as a table's words
+/// are (with `huge_pages`, from 4 MiB up: 2 MiB-aligned and advised for
+/// transparent huge pages before its first touch), and backed before this
+/// returns: for the report's random cache-line load rate, measured on the
+/// pages the lookups it bounds read.
+pub fn debug_table_memory(bytes: usize, huge_pages: bool) -> Result<TableMemory, BuildError> {
+    Words::zeroed(bytes.div_ceil(8), huge_pages).map(TableMemory)
+}
+
+/// Memory from [`debug_table_memory`], freed when dropped.
+pub struct TableMemory(Words);
+
+impl std::ops::Deref for TableMemory {
+    type Target = [crate::sync::AtomicU64];
+    fn deref(&self) -> &Self::Target {
+        &self.0
     }
 }
 

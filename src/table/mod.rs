@@ -41,7 +41,7 @@ use crate::sync::{Ordering, Spin};
 use cuckoo_nest_simd::Native;
 use snapshot::SaveState;
 use stripes::Stripes;
-use words::Words;
+pub(crate) use words::Words;
 
 /// Words of a table of `buckets` buckets of `bucket_bits` bits: whole cache
 /// lines (8 words), so prefetches and loads of the last bucket stay inside
