@@ -4,7 +4,9 @@
 
 use cuckoo_nest::{debug_table_memory, TableMemory};
 
-/// A large, zeroed buffer of u64s, backed (page faults taken) when `new` returns.
+/// A large, zeroed buffer of u64s: on huge pages backed (page faults taken) when `new`
+/// returns, on the heap as it is first written (write every word before timing reads of it:
+/// untouched heap pages all read the kernel's one zero page, which stays in cache).
 pub struct Buffer(TableMemory);
 
 impl Buffer {

@@ -105,9 +105,10 @@ impl CuckooFilter {
 
 /// Zeroed memory of at least `bytes` bytes, allocated as a table's words
 /// are (with `huge_pages`, from 4 MiB up: 2 MiB-aligned and advised for
-/// transparent huge pages before its first touch), and backed before this
-/// returns: for the report's random cache-line load rate, measured on the
-/// pages the lookups it bounds read.
+/// transparent huge pages before its first touch, and backed before this
+/// returns; without, from the heap, backed as it is first written): for the
+/// report's random cache-line load rate, measured on the pages the lookups
+/// it bounds read.
 pub fn debug_table_memory(bytes: usize, huge_pages: bool) -> Result<TableMemory, BuildError> {
     Words::zeroed(bytes.div_ceil(8), huge_pages).map(TableMemory)
 }
