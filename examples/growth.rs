@@ -1,0 +1,54 @@
+//! A growable filter: started small, it doubles its table as items come, while lookups go on,
+//! and keeps the false-positive rate it was built for at every size.
+//!
+//! Built with `Builder::growable(true)` from a capacity of 1,000 at a 1% false-positive rate,
+//! then filled with 200,000 keys: nothing is refused, every key is found, and the rate
+//! measured on keys never inserted stays at or under 1%.
+//!
+//! `cargo run --release -p cuckoo-nest-examples --example growth`
+
+use cuckoo_nest::CuckooFilter;
+
+const RATE: f64 = 0.01;
+const ITEMS: u64 = 200_000;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let filter = CuckooFilter::builder()
+        .capacity(1_000)
+        .false_positive_rate(RATE)
+        .growable(true)
+        .build()?;
+    let first = filter.capacity();
+
+    for k in 0..ITEMS {
+        // A growable filter makes room instead of refusing.
+        filter.insert(&k)?;
+    }
+    assert_eq!(filter.len(), ITEMS as usize);
+    assert!(filter.capacity() >= ITEMS as usize);
+    assert!((0..ITEMS).all(|k| filter.contains(&k)));
+
+    // Keys never inserted: the share the filter says "maybe" to.
+    let absent = ITEMS..ITEMS + 100_000;
+    let false_positives = absent.clone().filter(|k| filter.contains(k)).count();
+    let rate = false_positives as f64 / absent.count() as f64;
+    assert!(rate <= RATE, "false-positive rate {rate} over {RATE}");
+
+    let stats = filter.statistics();
+    println!(
+        "capacity {first} -> {} through {} growth steps; {} items, {:.1} bits per item; \
+         false positives {:.3}% (target {}%)",
+        filter.capacity(),
+        stats.growth_steps,
+        filter.len(),
+        filter.memory_usage() as f64 * 8.0 / filter.len() as f64,
+        rate * 100.0,
+        RATE * 100.0
+    );
+    Ok(())
+}
+
+#[test]
+fn runs() {
+    main().unwrap();
+}
