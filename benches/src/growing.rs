@@ -25,7 +25,7 @@ pub fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, Stri
         .map_err(|e| format!("growable cuckoo-nest: {e}"))?;
     Ok(Box::new(NestSubject {
         filter,
-        batched: false,
+        batched: true,
     }))
 }
 

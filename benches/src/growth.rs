@@ -7,7 +7,8 @@
 //! at each size (C, 2C, 4C, ... 64C) the growable and the scalable filter take the next keys,
 //! and a fixed filter is built for the size and filled from empty, each timed, in a rotated
 //! order; then the three answer the same shuffled lookups (half hits), rotated again, and
-//! their memory is counted. The insert rate of a growing filter at a size is its rate from
+//! their memory is counted; at 8C the growable and the fixed filter also answer them in
+//! batches (`contains_batch`). The insert rate of a growing filter at a size is its rate from
 //! empty to that size, growth included, against the fixed filter's from empty to the same
 //! count. The false-positive rate is counted once, in the first round, on keys never inserted.
 
@@ -15,13 +16,13 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use cuckoo_nest_bench::keys::Keys;
-use cuckoo_nest_bench::stats::{mops, rotated};
+use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples, Spread};
 
 use crate::cli::NestConfig;
 use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
 use crate::growing::{growable_nest, ScalableSubject, GROWABLE_COLOR, SCALABLE_COLOR};
 use crate::progress::Phase;
-use crate::subjects::{build_nest, NestSubject, Subject};
+use crate::subjects::{build_nest, NestSubject, Subject, BATCH};
 use crate::table::{Format, Table};
 
 /// Sizes measured, as multiples of the first capacity C.
@@ -99,7 +100,7 @@ fn fixed_fill(keys: &[u64], n: usize) -> Result<(Box<dyn Subject>, Option<f64>),
     let filter = build_nest(NestConfig::FalsePositiveRate(RATE), n)?;
     let mut filter: Box<dyn Subject> = Box::new(NestSubject {
         filter,
-        batched: false,
+        batched: true,
     });
     let got = filter.insert_all(&keys[..n]);
     let rate = (got == n)
@@ -113,6 +114,20 @@ fn lookup_rate(filter: &dyn Subject, queries: &[u64]) -> Option<f64> {
     let t = Instant::now();
     black_box(filter.count_hits(black_box(queries)));
     mops(queries.len(), t.elapsed().as_secs_f64())
+}
+
+/// The same through the filter's batch API, [`BATCH`] keys a call; `None` without one.
+fn batch_rate(filter: &dyn Subject, queries: &[u64]) -> Option<f64> {
+    let t = Instant::now();
+    black_box(filter.count_hits_batched(black_box(queries))?);
+    mops(queries.len(), t.elapsed().as_secs_f64())
+}
+
+/// A ratio as the tables print it: median of the rounds, their range in brackets.
+fn show(ratio: Option<Spread>) -> String {
+    ratio.map_or("-".to_string(), |s| {
+        format!("{:.2}x ({:.2}-{:.2})", s.median, s.min, s.max)
+    })
 }
 
 /// The x axis: k for 2^k C, labelled "1x" to "64x".
@@ -171,6 +186,8 @@ pub fn run(
     let first_build = t.elapsed().as_secs_f64();
     // False positives at each size, counted in the first round.
     let mut fpr: Vec<Vec<Option<f64>>> = vec![vec![None; MULTIPLES.len()]; SUBJECTS];
+    // Batched lookups at the target size, growable and fixed.
+    let mut batched = [Samples::default(), Samples::default()];
     for r in 0..rounds {
         let mut growable = Growing::new(|| growable_nest(first, RATE))?;
         let mut scalable =
@@ -200,6 +217,9 @@ pub fn run(
             for s in rotated(r + i, SUBJECTS) {
                 let Some(f) = subjects[s] else { continue };
                 figs[0].lines[s].cells[i].push(r, lookup_rate(f, &queries[i]));
+                if m == TARGET_MULTIPLE && s != SCALABLE {
+                    batched[s].push(r, batch_rate(f, &queries[i]));
+                }
                 let bits = f.memory_bytes() as f64 * 8.0 / goal as f64;
                 figs[1].lines[s].cells[i].push(r, Some(bits));
                 if r == 0 {
@@ -210,6 +230,7 @@ pub fn run(
         }
         phase.inc();
     }
+    let batch_ratio = of_medians(&[&batched[FIXED], &batched[GROWABLE]], |v| v[0] / v[1]);
     let notes = [
         format!(
             "C = {first} items, the first capacity of both growing filters; the fixed filter \
@@ -230,6 +251,13 @@ pub fn run(
             "{lookups} lookups per measurement: hits drawn uniformly from the keys inserted so \
              far, misses never inserted, shuffled together. `time vs`: the fixed filter's \
              rate / the row's (1.5 = each lookup takes 1.5 times as long)."
+        ),
+        format!(
+            "Batched at {TARGET_MULTIPLE}x (`contains_batch`, {BATCH} keys a call, the same \
+             queries): growable {:.1} M lookups/s, fixed {:.1}; time vs the fixed filter {}.",
+            batched[GROWABLE].spread().map_or(f64::NAN, |s| s.median),
+            batched[FIXED].spread().map_or(f64::NAN, |s| s.median),
+            show(batch_ratio)
         ),
         notes[1].clone(),
     ];
@@ -255,7 +283,7 @@ pub fn run(
         ),
     ];
     let fpr_table = fpr_table(&labels, &fpr, first, keys.absent.len());
-    let summary = summary(&figs, &fpr[GROWABLE]);
+    let summary = summary(&figs, batch_ratio, &fpr[GROWABLE]);
     Ok(GrowthRun {
         figures: figs,
         fpr: fpr_table,
@@ -317,17 +345,16 @@ fn max_of(a: Option<f64>, b: f64) -> Option<f64> {
 }
 
 /// The growable filter against the fixed one at the issue's size (each figure's first ratio
-/// column), and its highest false-positive rate.
-fn summary(figs: &[Figure], fpr: &[Option<f64>]) -> String {
-    let ratio = |f: &Figure| {
-        f.ratio(f.spec.ratios[0], GROWABLE)
-            .map_or("-".to_string(), |s| format!("{:.2}x", s.median))
-    };
+/// column, and the batches' ratio), and its highest false-positive rate.
+fn summary(figs: &[Figure], batches: Option<Spread>, fpr: &[Option<f64>]) -> String {
+    let ratio = |f: &Figure| show(f.ratio(f.spec.ratios[0], GROWABLE));
     let worst = fpr.iter().flatten().copied().fold(None, max_of);
     format!(
-        "growable at {TARGET_MULTIPLE}x C against the fixed filter: lookups {} its time, {} its \
-         bits per item, inserts {} its time; false positives at most {:.3}% (target {}%)",
+        "growable at {TARGET_MULTIPLE}x C against the fixed filter: lookups {} its time, \
+         batches {} its time, {} its bits per item, inserts {} its time; false positives at \
+         most {:.3}% (target {}%)",
         ratio(&figs[0]),
+        show(batches),
         ratio(&figs[1]),
         ratio(&figs[2]),
         worst.unwrap_or(f64::NAN) * 100.0,

@@ -10,12 +10,12 @@
 //! count alone:
 //!
 //! ```sh
-//! cargo build --release -p cuckoo-nest-examples --example lookup_instructions
+//! cargo build --release -p cuckoo-nest-bench --bin lookup_instructions
 //! for shape in 4x16 4x12 ss4x13; do
 //!   for f in single batch; do
 //!     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!       --toggle-collect="*measured_$f*" \
-//!       target/release/examples/lookup_instructions $shape 2>&1 |
+//!       target/release/lookup_instructions $shape 2>&1 |
 //!       awk -v s=$shape -v f=$f '/Collected/ {print s, f, $4 / 200000}'
 //!   done
 //! done
@@ -34,11 +34,9 @@
 //! `@M` after it starts it at `1/M` of the items instead (`g4x10@1024`:
 //! past 128x a filter with no maximum capacity reads a table per chain).
 
-#[path = "common/mod.rs"]
-mod common;
-
-use common::{keys, parse_shape, shuffle};
 use cuckoo_nest::{CuckooFilter, PreHashed};
+use cuckoo_nest_bench::keys::{stream, SplitMix64};
+use cuckoo_nest_bench::tool::shape as builder;
 
 const ITEMS: usize = 1_000_000;
 const LOOKUPS: usize = 200_000;
@@ -82,7 +80,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(rest) => (true, rest),
         None => (false, shape.as_str()),
     };
-    let (semi, b, f) = parse_shape(rest)?;
     let roomy = match std::env::args().nth(2).as_deref() {
         None => false,
         Some("roomy") => true,
@@ -90,14 +87,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // A growable filter starts at an eighth (or `1/M`) and grows.
     let capacity = if growable { ITEMS / multiple } else { ITEMS };
-    let filter = CuckooFilter::builder()
-        .capacity(if roomy { 2 * capacity } else { capacity })
-        .bucket_size(b)
-        .fingerprint_bits(f)
-        .semi_sorted(semi)
+    let filter = builder(rest, if roomy { 2 * capacity } else { capacity })?
         .growable(growable)
         .build()?;
-    let items = keys(ITEMS, 1);
+    let items = stream(1, ITEMS);
     measured_insert(&filter, &items)?;
     // Half present, half absent, shuffled (a sorted stream of hits then
     // misses would flatter a branchy path).
@@ -107,8 +100,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .copied()
         .collect();
     queries.truncate(LOOKUPS / 2);
-    queries.extend(keys(LOOKUPS - queries.len(), 2));
-    shuffle(&mut queries, 3);
+    queries.extend(stream(2, LOOKUPS - queries.len()));
+    SplitMix64::new(3).shuffle(&mut queries);
     let single = measured_single(&filter, &queries);
     let mut out = vec![false; queries.len()];
     let batch = measured_batch(&filter, &queries, &mut out);

@@ -2,7 +2,7 @@
 //! timed, through N items, for a growable filter started at capacity C and
 //! for a fixed filter built for N, on the same keys, in alternating runs.
 //!
-//! `cargo run --release -p cuckoo-nest-examples --example growth_latency [-- N [C [RUNS [PAGES]]]]`
+//! `cargo run --release -p cuckoo-nest-bench --bin growth_latency [-- N [C [RUNS [PAGES]]]]`
 //! (default N = 8,000,000, C = 125,000, 2 runs of each; PAGES `huge`, the
 //! default, or `4k`: both filters built with `huge_pages(false)`, so no
 //! table is backed ahead by a thread of its own)
@@ -14,11 +14,9 @@
 //! machine's own floor: page faults as the table is first touched, the
 //! hypervisor, the other core's load.
 
-#[path = "common/mod.rs"]
-mod common;
-
-use common::{keys, number};
 use cuckoo_nest::CuckooFilter;
+use cuckoo_nest_bench::keys::stream;
+use cuckoo_nest_bench::tool::arg;
 use std::time::Instant;
 
 const RATE: f64 = 0.01;
@@ -72,15 +70,15 @@ fn report(name: &str, run: &Run) {
 
 fn main() {
     const USAGE: &str = "growth_latency [N [C [RUNS [PAGES]]]]";
-    let n = number(1, "N", 8_000_000, 1, USAGE);
-    let c = number(2, "C", 125_000, 1, USAGE);
-    let runs = number(3, "RUNS", 2, 1, USAGE);
-    let huge = match std::env::args().nth(4).as_deref() {
-        None | Some("huge") => true,
-        Some("4k") => false,
-        Some(other) => panic!("pages {other}: want huge or 4k"),
+    let n: usize = arg(1, 8_000_000, USAGE);
+    let c: usize = arg(2, 125_000, USAGE);
+    let runs: usize = arg(3, 2, USAGE);
+    let huge = match arg(4, "huge".to_string(), USAGE).as_str() {
+        "huge" => true,
+        "4k" => false,
+        other => panic!("pages {other}: want huge or 4k"),
     };
-    let keys = keys(n, 42);
+    let keys = stream(42, n);
     println!(
         "every insert timed (us), {n} keys at a {RATE} false-positive rate: growable from capacity {c} vs fixed built for {n}; {runs} alternating runs; {} pages",
         if huge { "huge" } else { "4 KiB" }

@@ -12,18 +12,16 @@
 //!    the first filter dropped before.
 //!
 //! ```sh
-//! cargo run --release -p cuckoo-nest-examples --example reference_workload -- 1000000 4x12,4x16,ss4x13
+//! cargo run --release -p cuckoo-nest-bench --bin reference_workload -- 1000000 4x12,4x16,ss4x13
 //! ```
 //!
 //! Prints one line per shape: nanoseconds per insert, per lookup at each
 //! hit rate, per batch lookup at 50%, and per key of the batch insert. Shapes as in
 //! `lookup_instructions` (`BxF`, `ssBxF` for semi-sorted).
 
-#[path = "common/mod.rs"]
-mod common;
-
-use common::{keys, ns_per, number, parse_shape, shuffle};
-use cuckoo_nest::{CuckooFilter, PreHashed};
+use cuckoo_nest::PreHashed;
+use cuckoo_nest_bench::keys::{stream, SplitMix64};
+use cuckoo_nest_bench::tool::{arg, ns_per, shape as builder};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -31,13 +29,12 @@ const MAX_LOOKUPS: usize = 10_000_000;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     const USAGE: &str = "reference_workload [N [SHAPES [SEED]]]";
-    let n = number(1, "N", 1_000_000, 1, USAGE);
-    let shapes = std::env::args().nth(2);
-    let shapes = shapes.unwrap_or_else(|| "4x12,4x16,ss4x13".into());
-    let seed = number(3, "SEED", 1, 0, USAGE) as u64;
-    let added = keys(n, seed);
+    let n: usize = arg(1, 1_000_000, USAGE);
+    let shapes: String = arg(2, "4x12,4x16,ss4x13".into(), USAGE);
+    let seed: u64 = arg(3, 1, USAGE);
+    let added = stream(seed, n);
     let sample = n.min(MAX_LOOKUPS);
-    let fresh = keys(sample, seed + 1_000_003);
+    let fresh = stream(seed + 1_000_003, sample);
     let rates = [0.0, 0.25, 0.5, 0.75, 1.0];
     let lookup_sets: Vec<Vec<u64>> = rates
         .iter()
@@ -51,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect();
             set.truncate(hits);
             set.extend_from_slice(&fresh[..sample - set.len()]);
-            shuffle(&mut set, seed + 7 + r as u64);
+            SplitMix64::new(seed + 7 + r as u64).shuffle(&mut set);
             set
         })
         .collect();
@@ -60,15 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "shape", "insert ns", "find 0%", "25%", "50%", "75%", "100%", "batch 50%", "batch insert"
     );
     for shape in shapes.split(',') {
-        let (semi, b, f) = parse_shape(shape)?;
-        let build = || {
-            CuckooFilter::builder()
-                .capacity(n)
-                .bucket_size(b)
-                .fingerprint_bits(f)
-                .semi_sorted(semi)
-                .build()
-        };
+        let build = || builder(shape, n)?.build().map_err(|e| e.to_string());
         let filter = build()?;
         let start = Instant::now();
         for &k in &added {

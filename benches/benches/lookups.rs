@@ -1,0 +1,150 @@
+//! How fast are lookups, against the `cuckoofilter` crate (0.5) and the hardware? Criterion,
+//! on the same random u64 keys for every filter, queries half hits, shuffled:
+//!
+//! - in cache (1M items): single-thread `contains`, `contains_batch` and the peer (the SIMD
+//!   kernels alone, on the 16-bit compare of a bucket pair a default filter makes, are
+//!   `kernels/eq16x8/*` in `cargo bench -p cuckoo-nest-bench --bench kernels`);
+//! - out of cache (a table of >= 256 MiB): the same three, both of ours again on 4 KiB pages,
+//!   and this core's random cache-line load rate (the hardware limit: a lookup needs two
+//!   lines).
+//!
+//! Criterion prints each bench's time and throughput; the ratios between them, and the goals
+//! they are read against, are in docs/benchmarks.md ("Criterion benchmarks"), and the report
+//! computes the same ratios with their per-round ranges.
+//!
+//! `cargo bench -p cuckoo-nest-bench --bench lookups`; `CUCKOO_BENCH_BIG_ITEMS` sets the
+//! out-of-cache item count (default 125M, a 258 MiB table; smaller values are for trying the
+//! bench quickly, 0 leaves the out-of-cache benches out).
+
+use criterion::{Criterion, Throughput};
+use cuckoo_nest::CuckooFilter;
+use cuckoo_nest_bench::keys::{mixed_queries, stream, Keys};
+use cuckoo_nest_bench::pages::Buffer;
+use std::collections::hash_map::DefaultHasher;
+use std::time::{Duration, Instant};
+
+type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
+
+/// Queries per measured iteration: enough that loop overhead is noise.
+const QUERIES: usize = 1 << 16;
+
+fn lookups(c: &mut Criterion, group: &str, ours: &CuckooFilter, peer: &Peer, q: &[u64]) {
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Elements(q.len() as u64));
+    g.bench_function("contains_simd", |b| {
+        b.iter(|| q.iter().filter(|k| ours.contains(*k)).count())
+    });
+    let mut out = vec![false; q.len()];
+    g.bench_function("contains_batch", |b| {
+        b.iter(|| ours.contains_batch_into(q, &mut out).unwrap())
+    });
+    g.bench_function("peer_cuckoofilter", |b| {
+        b.iter(|| q.iter().filter(|k| peer.contains(*k)).count())
+    });
+    g.finish();
+}
+
+fn in_cache(c: &mut Criterion) {
+    let n = 1_000_000;
+    let present = Keys::generate(1, n, 0).present;
+    let ours = CuckooFilter::with_capacity(n);
+    let mut peer = Peer::with_capacity(n);
+    for k in &present {
+        ours.insert(k).unwrap();
+        peer.add(k).unwrap();
+    }
+    lookups(
+        c,
+        "in_cache_1M",
+        &ours,
+        &peer,
+        &mixed_queries(1, QUERIES, n, 0.5, 1),
+    );
+}
+
+/// Independent random loads of one word per 64-byte line from a buffer far
+/// bigger than the caches: this core's random cache-line load rate.
+fn cache_line_rate(c: &mut Criterion, bytes: usize) {
+    let lines = bytes / 64;
+    // On 2 MiB pages like the filter's own table, so the baseline pays the same TLB costs.
+    let buf = Buffer::new(lines * 64, true).expect("the line-load buffer");
+    let buf = buf.words();
+    let idx: Vec<u32> = stream(9, QUERIES)
+        .iter()
+        .map(|k| (k % lines as u64) as u32)
+        .collect();
+    let mut g = c.benchmark_group("out_of_cache");
+    g.throughput(Throughput::Elements(idx.len() as u64));
+    g.bench_function("random_line_loads", |b| {
+        b.iter(|| {
+            idx.iter()
+                .map(|&i| buf[i as usize * 8])
+                .fold(0u64, u64::wrapping_add)
+        })
+    });
+    g.finish();
+}
+
+fn out_of_cache(c: &mut Criterion, n: usize) {
+    let t = Instant::now();
+    let present = Keys::generate(2, n, 0).present;
+    let big = CuckooFilter::with_capacity(n);
+    big.insert_batch(&present).expect("sized for n");
+    eprintln!(
+        "out_of_cache: ours {} MiB, {} items, filled in {:.1} s",
+        big.memory_usage() >> 20,
+        n,
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let mut peer = Peer::with_capacity(n);
+    let mut peer_failed = 0;
+    for k in &present {
+        peer_failed += peer.add(k).is_err() as usize;
+    }
+    eprintln!(
+        "out_of_cache: cuckoofilter {} MiB, filled in {:.1} s ({peer_failed} inserts failed)",
+        peer.memory_usage() >> 20,
+        t.elapsed().as_secs_f64()
+    );
+    let q = mixed_queries(2, QUERIES, n, 0.5, 2);
+    lookups(c, "out_of_cache", &big, &peer, &q);
+    drop(peer);
+
+    // The same table without the transparent-huge-page advice: what the
+    // 2 MiB pages change for random lookups (TLB misses).
+    let small_pages = CuckooFilter::builder()
+        .capacity(n)
+        .huge_pages(false)
+        .build()
+        .expect("build");
+    small_pages.insert_batch(&present).expect("sized for n");
+    let mut g = c.benchmark_group("out_of_cache");
+    g.throughput(Throughput::Elements(q.len() as u64));
+    g.bench_function("contains_simd_4k_pages", |b| {
+        b.iter(|| q.iter().filter(|k| small_pages.contains(*k)).count())
+    });
+    let mut out = vec![false; q.len()];
+    g.bench_function("contains_batch_4k_pages", |b| {
+        b.iter(|| small_pages.contains_batch_into(&q, &mut out).unwrap())
+    });
+    g.finish();
+    drop(small_pages);
+    cache_line_rate(c, big.memory_usage().max(256 << 20) * 2);
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    in_cache(&mut c);
+    let big: usize = std::env::var("CUCKOO_BENCH_BIG_ITEMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(125_000_000);
+    if big > 0 {
+        out_of_cache(&mut c, big);
+    }
+    c.final_summary();
+}
