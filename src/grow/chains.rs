@@ -43,7 +43,7 @@ impl<const B: usize> State<B> {
     /// inlined: a filter past its spare bits pays a call, every other
     /// lookup loop keeps its registers (inlined, it cost a fixed filter's
     /// lookup 3 instructions and a growable one's 10: callgrind,
-    /// `examples/lookup_instructions.rs`).
+    /// `benches/src/bin/lookup_instructions.rs`).
     #[inline(never)]
     pub(super) fn older_contain(&self, hash: u64) -> bool {
         !broken::CHAINS_LOOKUP_NEWEST_ONLY

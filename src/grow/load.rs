@@ -23,7 +23,7 @@ impl<const B: usize> Growable<B> {
     /// displacement instead of growing; near the load every ask samples
     /// anew, so the step comes when it did (tests/it/growable.rs,
     /// `a_generation_takes_its_capacity_before_it_grows`). At 8x
-    /// (`examples/growth.rs -- 125000 3 8`, alternating): 166-173 ns an
+    /// (`examples/growth.rs -- 125000 3 8`, removed after 510b72b, alternating): 166-173 ns an
     /// insert with growth before, 100 after, against 31 for a fixed filter
     /// built for the count; reusing answers near the load too (up to 31
     /// asks) gave 87 but put the step off past its design load. The

@@ -415,7 +415,7 @@ impl<const B: usize> Growable<B> {
 /// Starts a thread that backs `next`'s memory, every piece in turn, so that
 /// no insert pays for it: backing a huge page can take the kernel
 /// milliseconds when it must first compact memory to find one, and
-/// measured so inside inserts (`examples/growth_latency.rs`). The thread
+/// measured so inside inserts (`benches/src/bin/growth_latency.rs`). The thread
 /// holds the generation until it is done, so it outlives neither the
 /// memory nor, if the filter drops first, more than that. False if no
 /// thread could start (the inserts then back it a piece at a time), and

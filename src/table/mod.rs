@@ -221,7 +221,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// Frees the table's words on a thread of its own, for a table that
     /// is being dropped: freeing a retired growth generation of tens of
     /// MiB on 4 KiB pages took the writer that dropped it 1 to 2 ms at
-    /// 16M to 32M items (`examples/growth_latency.rs`). The table keeps the smallest words
+    /// 16M to 32M items (`benches/src/bin/growth_latency.rs`). The table keeps the smallest words
     /// in their place, and must not be read again: only dropped. Where no
     /// thread can start, or the placeholder cannot be had, the words are
     /// left to the table's own drop.

@@ -127,7 +127,7 @@ impl Words {
         // they are touched. At a cache line's alignment it allocates and
         // then writes every zero itself: the insert that started a growth
         // step with `huge_pages(false)` spent 44 ms doing so at 32M items
-        // (`examples/growth_latency.rs -- 64000000 1000000 2 4k`). The
+        // (`growth_latency -- 64000000 1000000 2 4k`, a binary of the bench crate). The
         // block is a line longer, and the table starts at its first line.
         let align = if huge {
             HUGE_PAGE
