@@ -211,8 +211,8 @@ impl<const B: usize> Growable<B> {
     }
 
     /// Bytes of the table(s) with their stripes and padding: the current
-    /// generation's, the frozen one's while a step is under way, and the
-    /// next one's once inserts have begun to prepare it.
+    /// generation's, the frozen one's and its chunks' marks while a step is
+    /// under way, and the next one's once inserts have begun to prepare it.
     pub(crate) fn memory_usage(&self) -> usize {
         let next = self
             .next
@@ -224,10 +224,9 @@ impl<const B: usize> Growable<B> {
         let state = self.state.load(&guard);
         next + state.cur.table.memory_usage()
             + state.older_sum(|g| g.table.memory_usage())
-            + state
-                .migration
-                .as_ref()
-                .map_or(0, |m| m.from.table.memory_usage())
+            + state.migration.as_ref().map_or(0, |m| {
+                m.from.table.memory_usage() + std::mem::size_of_val::<[Chunk]>(&m.chunks)
+            })
     }
 }
 

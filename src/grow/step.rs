@@ -118,16 +118,17 @@ impl<const B: usize> Growable<B> {
 
     /// Copies the chunks of the frozen generation that hold `hash`'s
     /// buckets, so every copy of its fingerprint is in the current one.
+    /// True if this call copied either.
     pub(super) fn copy_chunks_of(
         &self,
         state: &State<B>,
         m: &Migration<B>,
         item: NestedItem,
         guard: &Guard,
-    ) -> Result<(), InsertError> {
+    ) -> Result<bool, InsertError> {
         let (j1, j2, _) = m.from.addr.place(item);
-        self.copy_chunk(state, m, j1 / CHUNK_BUCKETS, guard)?;
-        self.copy_chunk(state, m, j2 / CHUNK_BUCKETS, guard)
+        let first = self.copy_chunk(state, m, j1 / CHUNK_BUCKETS, guard)?;
+        Ok(self.copy_chunk(state, m, j2 / CHUNK_BUCKETS, guard)? | first)
     }
 
     /// Copies chunk `c` of the frozen generation into the current one,
@@ -135,15 +136,20 @@ impl<const B: usize> Growable<B> {
     /// it). If the current generation has no room for a fingerprint (only
     /// possible with crafted hashes: it is held under [`migration_load`]),
     /// the chunk is left to be resumed from that fingerprint and the error
-    /// returned; the frozen generation still answers for every item.
+    /// returned; the frozen generation still answers for every item. True
+    /// if this call copied it.
     pub(super) fn copy_chunk(
         &self,
         state: &State<B>,
         m: &Migration<B>,
         c: usize,
         guard: &Guard,
-    ) -> Result<(), InsertError> {
+    ) -> Result<bool, InsertError> {
         let chunk = &m.chunks[c];
+        // Most asks find the chunk copied: one load, no locked instruction.
+        if chunk.state.load(Ordering::Acquire) == DONE {
+            return Ok(false);
+        }
         let spin = Spin::new();
         // Claimed from `LEFT_OVER`: a copy that stopped, to resume.
         let resumed = 'claim: loop {
@@ -157,7 +163,7 @@ impl<const B: usize> Growable<B> {
                 }
             }
             match chunk.state.load(Ordering::Acquire) {
-                DONE => return Ok(()),
+                DONE => return Ok(false),
                 BUSY => spin.wait(),
                 _ => {}
             }
@@ -190,7 +196,7 @@ impl<const B: usize> Growable<B> {
         m.moved.fetch_add(moved, Ordering::Relaxed);
         chunk.state.store(DONE, Ordering::Release);
         self.count_done_when(Publish::AfterCopy, state, m, guard);
-        Ok(())
+        Ok(true)
     }
 
     /// The first pass over chunk `c`: reads its buckets (the frozen

@@ -35,6 +35,45 @@ fn grows_through_every_generation_and_loses_nothing() {
     assert!(keys(n, 1).skip((n / 2) as usize).all(|h| g.contains(h)));
 }
 
+/// Chunks of the step under way, if one is.
+fn chunks_left_to_copy(g: &Growable<4>) -> Option<usize> {
+    let guard = pin();
+    let state = g.state.load(&guard);
+    state.migration.as_ref().map(|m| m.chunks.len())
+}
+
+#[test]
+fn a_step_ends_within_two_inserts_a_chunk() {
+    // Each insert during a step copies its own item's chunks or, if it
+    // copied neither, helps with the next: a step of `n` chunks ends
+    // within `2n` inserts, long before the budget of new items that would
+    // make one insert copy the rest (`finish`). Checked for every step of
+    // a fill to depth 4 (depth 2 under miri).
+    let g = Growable::<4>::new(64, 12, SPARE_BITS, 240, false, false).unwrap();
+    let depth = if MIRI { 2 } else { 4 };
+    let mut pool = keys(u64::MAX, 3);
+    let mut inserted = Vec::new();
+    let mut steps = 0;
+    while g.depth() < depth {
+        let h = pool.next().unwrap();
+        g.insert(h, Copies::Any).unwrap();
+        inserted.push(h);
+        if let Some(chunks) = chunks_left_to_copy(&g) {
+            steps += 1;
+            let mut during = 0;
+            while chunks_left_to_copy(&g).is_some() {
+                let h = pool.next().unwrap();
+                g.insert(h, Copies::Any).unwrap();
+                inserted.push(h);
+                during += 1;
+            }
+            assert!(during <= 2 * chunks, "{during} inserts for {chunks} chunks");
+        }
+    }
+    assert_eq!(steps, depth as usize);
+    assert!(inserted.iter().all(|&h| g.contains(h)));
+}
+
 #[test]
 fn the_last_generation_full_is_full() {
     let g = Growable::<2>::new(4, 8, SPARE_BITS, 6, false, false).unwrap();
@@ -157,11 +196,11 @@ fn clear_empties_every_generation() {
 }
 
 /// A growable filter without a maximum, with 2 spare bits, of 2-slot
-/// buckets and 32 local buckets (two 16-bucket chunks of a step's copy to
-/// a block). (Not under loom, whose chunks are one bucket.)
+/// buckets and two chunks of a step's copy to a block (16 local buckets).
+/// (Not under loom, whose chunks are one bucket.)
 #[cfg(not(cuckoo_nest_loom))]
 fn unbounded_two_spare_bits() -> Growable<2> {
-    Growable::<2>::new(32, 8, 2, 40, false, true).unwrap()
+    Growable::<2>::new(2 * CHUNK_BUCKETS, 8, 2, 5 * CHUNK_BUCKETS / 2, false, true).unwrap()
 }
 
 /// The current generation's addressing.
@@ -183,7 +222,7 @@ fn lower_half_keys(addr: Nested, salt: u64) -> impl Iterator<Item = u64> {
     })
 }
 
-/// Fills block 0 (32 buckets) of `g`'s current generation, empty, with
+/// Fills block 0 (two chunks' buckets) of `g`'s current generation, empty, with
 /// two keys of `pool` in each bucket, its primary (so each goes straight
 /// to a free slot, with no growth check). Returns the keys of the second
 /// chunk's buckets.
@@ -207,7 +246,7 @@ fn fill_block_0(g: &Growable<2>, pool: &mut impl Iterator<Item = u64>) -> Vec<u6
 /// doubling: inserts a key of `pool` with both buckets in the first chunk.
 /// Its insert grows the filter, copies that chunk (its keys fill their
 /// buckets of the half) and displaces one of them into the second chunk's
-/// buckets of the half, whose 32 keys then have 31 slots: the copy of the
+/// buckets of the half, whose keys then have one slot too few: the copy of the
 /// second chunk is stuck, not yet tried.
 #[cfg(not(cuckoo_nest_loom))]
 fn grow_into_a_stuck_copy(g: &Growable<2>, pool: &mut impl Iterator<Item = u64>) {

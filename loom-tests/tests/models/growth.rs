@@ -170,14 +170,13 @@ fn insert_during_growth_is_kept() {
 fn a_step_finished_by_another_writer_loses_nothing() {
     check("14d a step finished by a later writer vs lookup", 2, || {
         // Four buckets, a chunk each (under loom): the insert that grows the
-        // filter copies three (its own item's two, and its share), and the
-        // next writer the last, ending the step, while a lookup runs. The
-        // step is three-quarters done between. (Every insert copies its own
+        // filter and the next copy three (each its own item's), and the
+        // writer after them the last, ending the step, while a lookup runs.
+        // The step is three-quarters done between. (Every insert copies its own
         // item's chunks first, so in a 2-bucket generation the insert that
         // grows the filter copies all of it.)
-        let (filter, items, trigger, extra) = four_full_buckets(false);
-        filter.insert(&PreHashed(trigger)).unwrap();
-        assert_eq!(depth(&filter), 1, "the insert grew the filter");
+        let (filter, items, first, extra) = four_full_buckets(false);
+        grow_and_copy_three_chunks(&filter, first);
         let filter = Arc::new(filter);
         // The items of bucket 1, the chunk the later writer copies (every
         // item more multiplies the interleavings: all eight ran past 14
@@ -194,8 +193,9 @@ fn a_step_finished_by_another_writer_loses_nothing() {
             "a lookup missed an item while a writer finished the step"
         );
         assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
-        assert!(filter.contains(&PreHashed(extra)) && filter.contains(&PreHashed(trigger)));
-        assert_eq!(filter.len(), items.len() + 2);
+        assert!(filter.contains(&PreHashed(extra)));
+        assert!(first.iter().all(|&h| filter.contains(&PreHashed(h))));
+        assert_eq!(filter.len(), items.len() + 3);
     });
 }
 
@@ -230,20 +230,23 @@ fn remove_of_one_copy_during_growth_leaves_the_other() {
 /// so no insert of the setup reaches a growth check) of items that all go
 /// to the lower half of its split (spare bit 0 clear), alternating in spare
 /// bit 1, so a generation two doublings up holds them all with room. Also
-/// an insert `t` aimed at that half, with no bucket in bucket 1 (it grows
-/// the filter, copies its own buckets and bucket 0, and takes a slot of the
-/// half), and `z`, aimed there too: its write copies bucket 1, whose two
-/// items then find one free slot between them, and it meets the copy stuck
-/// and grows the filter again. Found by the hash arithmetic alone, as in
+/// inserts `t` and `u` that copy every bucket but 1
+/// ([`grow_and_copy_three_chunks`]: `t`, aimed at that half, grows the
+/// filter, copies its own two buckets, and takes a slot of the half; `u`,
+/// aimed at the other half, copies the third bucket, an insert that copies
+/// its own buckets helping with no other), and `z`, aimed at the first
+/// half, on bucket 1: its write copies bucket 1, whose two items then find
+/// one free slot between them, and it meets the copy stuck and grows the
+/// filter again. Found by the hash arithmetic alone, as in
 /// `two_full_buckets`.
-fn a_copy_with_no_room() -> (CuckooFilter, Vec<u64>, u64, u64) {
+fn a_copy_with_no_room() -> (CuckooFilter, Vec<u64>, [u64; 2], u64) {
     four_full_buckets(true)
 }
 
 /// [`a_copy_with_no_room`]'s generation, with its items all in the lower
 /// half of the split if `one_half`, else alternating between the halves
 /// (so the copy fits: `z`'s write copies bucket 1 and ends the step).
-fn four_full_buckets(one_half: bool) -> (CuckooFilter, Vec<u64>, u64, u64) {
+fn four_full_buckets(one_half: bool) -> (CuckooFilter, Vec<u64>, [u64; 2], u64) {
     let filter = tiny_growable(4);
     let locate = |h: u64| {
         let (i1, i2, fp) = filter.debug_locate(h);
@@ -269,17 +272,38 @@ fn four_full_buckets(one_half: bool) -> (CuckooFilter, Vec<u64>, u64, u64) {
             items.push(h);
         }
     }
-    let mut keys = keys.filter(|&h| locate(h).2 == 0);
+    // `t` on bucket 0 and 2 or 3, `u` on the other of 2 and 3 and not on
+    // bucket 1, `z` on bucket 1 and not on the other of 2 and 3.
+    let pair = |h: u64| {
+        let (i1, i2, _, _) = locate(h);
+        [i1, i2]
+    };
     let t = keys
         .by_ref()
-        .find(|&h| locate(h).0 != 1 && locate(h).1 != 1)
+        .find(|&h| locate(h).2 == 0 && pair(h).contains(&0) && !pair(h).contains(&1))
         .unwrap();
-    let z = keys.next().unwrap();
+    let rest = if pair(t).contains(&2) { 3 } else { 2 };
+    let u = keys
+        .by_ref()
+        .find(|&h| locate(h).2 == 1 && pair(h).contains(&rest) && !pair(h).contains(&1))
+        .unwrap();
+    let z = keys
+        .find(|&h| locate(h).2 == 0 && pair(h).contains(&1) && !pair(h).contains(&rest))
+        .unwrap();
     for &h in &items {
         filter.insert(&PreHashed(h)).unwrap();
     }
     assert_eq!(depth(&filter), 0, "setup: eight items fill four buckets");
-    (filter, items, t, z)
+    (filter, items, [t, u], z)
+}
+
+/// Inserts `t` and `u` of [`four_full_buckets`]: the filter grows, and
+/// every chunk but bucket 1's is copied.
+fn grow_and_copy_three_chunks(filter: &CuckooFilter, [t, u]: [u64; 2]) {
+    filter.insert(&PreHashed(t)).unwrap();
+    assert_eq!(depth(filter), 1, "the insert grew the filter");
+    filter.insert(&PreHashed(u)).unwrap();
+    assert_eq!(depth(filter), 1, "the upper half had room");
 }
 
 #[test]
@@ -290,9 +314,8 @@ fn a_step_grown_again_for_a_stuck_copy_loses_nothing() {
         // both generations into one two doublings up, with the writers
         // stopped at the gate, while a lookup of every item runs (26k
         // executions, 17 s; bucket 1's two items alone, 482).
-        let (filter, items, t, z) = a_copy_with_no_room();
-        filter.insert(&PreHashed(t)).unwrap();
-        assert_eq!(depth(&filter), 1, "the insert grew the filter");
+        let (filter, items, first, z) = a_copy_with_no_room();
+        grow_and_copy_three_chunks(&filter, first);
         let filter = Arc::new(filter);
         let reader = {
             let filter = Arc::clone(&filter);
@@ -306,7 +329,8 @@ fn a_step_grown_again_for_a_stuck_copy_loses_nothing() {
             "a lookup missed an item while the filter was grown again"
         );
         assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
-        assert!(filter.contains(&PreHashed(t)) && filter.contains(&PreHashed(z)));
-        assert_eq!(filter.len(), items.len() + 2);
+        assert!(first.iter().all(|&h| filter.contains(&PreHashed(h))));
+        assert!(filter.contains(&PreHashed(z)));
+        assert_eq!(filter.len(), items.len() + 3);
     });
 }
