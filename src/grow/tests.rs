@@ -49,8 +49,8 @@ fn a_step_ends_within_two_inserts_a_chunk() {
     // within `2n` inserts, long before the budget of new items that would
     // make one insert copy the rest (`finish`). Checked for every step of
     // a fill to depth 4 (depth 2 under miri).
-    let g = Growable::<4>::new(64, 12, SPARE_BITS, 240, false, false).unwrap();
-    let depth = if MIRI { 2 } else { 4 };
+    let (local, first, depth) = if MIRI { (16, 60, 2) } else { (64, 240, 4) };
+    let g = Growable::<4>::new(local, 12, SPARE_BITS, first, false, false).unwrap();
     let mut pool = keys(u64::MAX, 3);
     let mut inserted = Vec::new();
     let mut steps = 0;
