@@ -109,6 +109,15 @@ impl CuckooFilter {
 /// returns; without, from the heap, backed as it is first written): for the
 /// report's random cache-line load rate, measured on the pages the lookups
 /// it bounds read.
+///
+/// ```
+/// # #[cfg(feature = "internals")] {
+/// use std::sync::atomic::Ordering;
+/// let memory = cuckoo_nest::debug_table_memory(8 << 20, true).unwrap();
+/// assert!(memory.len() >= (8 << 20) / 8);
+/// assert!(memory.iter().all(|w| w.load(Ordering::Relaxed) == 0));
+/// # }
+/// ```
 pub fn debug_table_memory(bytes: usize, huge_pages: bool) -> Result<TableMemory, BuildError> {
     Words::zeroed(bytes.div_ceil(8), huge_pages).map(TableMemory)
 }
