@@ -34,53 +34,48 @@ pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> St
     if !args.is_empty() {
         command = format!("{command} -- {}", args.join(" "));
     }
-    let mut h = String::new();
-    let _ = writeln!(h, "# cuckoo-nest throughput report\n");
-    let _ = writeln!(h, "- command: `{command}`");
-    let _ = writeln!(h, "- machine: {}", env::machine());
-    let _ = writeln!(h, "- before the run: {}", before.describe());
+    let mut h = vec![
+        "# cuckoo-nest throughput report\n".to_string(),
+        format!("- command: `{command}`"),
+        format!("- machine: {}", env::machine()),
+        format!("- before the run: {}", before.describe()),
+    ];
     if o.parts != Part::ALL {
         let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
-        let _ = writeln!(h, "- parts run (`--only`): {}", parts.join(", "));
+        h.push(format!("- parts run (`--only`): {}", parts.join(", ")));
     }
     // n, the peers' target and the single-thread rounds are those parts' settings; the growth
     // and memory figures give their own sizes.
     if o.parts.iter().any(|&p| p <= Part::Threads) {
-        let _ = writeln!(
-            h,
+        h.push(format!(
             "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed \
              {}), hashed by each filter through its own `&T: Hash` API",
             table::format_value(o.items as f64, Format::Count),
             o.seed
-        );
-        let _ = writeln!(
-            h,
+        ));
+        h.push(format!(
             "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% \
              false-positive target, the rate cuckoo-nest's default (4x16) expects",
             fpr_target * 100.0
-        );
+        ));
     }
-    if o.runs(Part::Single) {
-        let _ = writeln!(
-            h,
+    h.push(if o.runs(Part::Single) {
+        format!(
             "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled \
              for Figures 7 and 8 and Table 3's construction rate); M ops/s = million \
              operations per second",
             table::format_value(lookups as f64, Format::Count),
             o.reps,
             o.reps.min(FILL_SETS),
-        );
+        )
     } else {
-        let _ = writeln!(
-            h,
-            "- {} interleaved rounds; M ops/s = million operations per second",
-            o.reps
-        );
-    }
+        let reps = o.reps;
+        format!("- {reps} interleaved rounds; M ops/s = million operations per second")
+    });
     if o.mode == Mode::Tiny {
-        let _ = writeln!(h, "- TINY MODE: a smoke test, the numbers mean nothing");
+        h.push("- TINY MODE: a smoke test, the numbers mean nothing".to_string());
     }
-    h
+    h.join("\n") + "\n"
 }
 
 pub fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> Result<(), String> {
