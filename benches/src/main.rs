@@ -67,7 +67,7 @@ fn run(o: &Options) -> Result<(), String> {
     let before = Busy::now();
     eprintln!("before the run: {}", before.describe());
     let mut report = Report::new(o);
-    let header = header(o, &before, report.lookups, report.fpr_target);
+    let header = header(&report, &before);
     println!("{header}");
     for &part in &o.parts {
         report.run(part)?;
@@ -77,7 +77,7 @@ fn run(o: &Options) -> Result<(), String> {
     eprintln!("after the run: {busy}");
     let secs = started.elapsed().as_secs_f64();
     let footer = format!("Total time: {secs:.0} s. After the run: {busy}.");
-    write_outputs(o, &header, &footer, &report.out)?;
+    write_outputs(&report, &header, &footer)?;
     eprintln!("total: {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -5,11 +5,12 @@
 use cuckoo_nest_bench::keys::Keys;
 
 use crate::cli::{Options, Part};
-use crate::figures::{self, SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
+use crate::figures::{self, Figure, SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
+use crate::plot::Panel;
 use crate::progress::Phase;
-use crate::report::Output;
 use crate::single::{self, Workload};
 use crate::sizes::{Sizes, FILL_SETS};
+use crate::table::Table;
 use crate::{byte_keys, growth, lookups, memory, space, subjects, threads};
 
 /// What the parts read, and the tables and figures they write.
@@ -23,7 +24,11 @@ pub struct Report<'a> {
     pub fpr_target: f64,
     /// The single-thread, space and thread parts' keys, dropped after the last of them.
     keys: Option<Keys>,
-    pub out: Output,
+    /// What the parts produce, in report order.
+    pub tables: Vec<Table>,
+    pub figures: Vec<Figure>,
+    /// Plots drawn from data that is not a timed figure: (file, title, panel).
+    pub extra_plots: Vec<(&'static str, &'static str, Panel)>,
 }
 
 /// Share of the thread-scaling lookups, and of the mixed runs' reads, that hit.
@@ -43,8 +48,15 @@ impl Report<'_> {
             lookups: (o.items / 4).max(1000),
             fpr_target,
             keys: None,
-            out: Output::default(),
+            tables: Vec::new(),
+            figures: Vec::new(),
+            extra_plots: Vec::new(),
         }
+    }
+
+    fn figure(&mut self, f: Figure) {
+        self.tables.push(f.table());
+        self.figures.push(f);
     }
 
     /// Runs `part`, making the shared keys first where it needs them.
@@ -83,55 +95,47 @@ impl Report<'_> {
         for l in &run.summary {
             eprintln!("          {l}");
         }
-        self.out.tables.push(run.table3);
-        run.figures.into_iter().for_each(|f| self.out.figure(f));
+        self.tables.push(run.table3);
+        run.figures.into_iter().for_each(|f| self.figure(f));
         Ok(())
     }
 
     /// Bits per item against the false-positive rate, for the first n keys.
     fn space(&mut self) -> Result<(), String> {
         let phase = Phase::start("bits per item against false-positive rate", 1);
-        let (table, panel) =
-            space::bits_per_item(&self.keys().present[..self.o.items], self.o.seed);
-        self.out.tables.push(table);
+        let keys = &self.keys().present[..self.o.items];
+        let (table, panel) = space::bits_per_item(keys, self.o.seed);
+        self.tables.push(table);
         let title = "Bits per item against the false-positive rate";
-        self.out
-            .extra_plots
-            .push(("space_bits_per_item.svg", title, panel));
-        phase.inc();
+        let plot = ("space_bits_per_item.svg", title, panel);
+        self.extra_plots.push(plot);
         phase.finish("sizes of every filter at six rates");
         Ok(())
     }
 
     /// Shuffled hit/miss lookups (in cache, out of L3) and lookups beside a writer.
     fn user_lookups(&mut self) -> Result<(), String> {
-        let (o, sizes) = (self.o, &self.sizes);
+        let (o, s) = (self.o, &self.sizes);
         let phase = Phase::start("shuffled lookups", 3);
         let rounds = 2 * o.reps + 1;
         let seed = o.seed ^ 0x5111_FF1E;
-        let (lookups, threads) = (sizes.shuffled_lookups, o.threads);
+        let (lookups, threads, out_of_l3) = (s.shuffled_lookups, o.threads, s.out_of_l3_items);
         let in_cache = &lookups::SHUFFLED_SHARES[..];
-        let mut runs = vec![(
-            &SHUFFLED_IN_CACHE,
-            sizes.shuffled_items,
-            in_cache,
-            rounds,
-            seed,
-        )];
-        if let Some(items) = sizes.out_of_l3_items {
+        let mut runs = vec![(&SHUFFLED_IN_CACHE, s.shuffled_items, in_cache, rounds, seed)];
+        if let Some(items) = out_of_l3 {
             runs.push((&SHUFFLED_OUT_OF_L3, items, &[0.5], o.reps, seed ^ 1));
         }
         for (spec, items, shares, rounds, seed) in runs {
             let fig =
                 lookups::shuffled(spec, items, shares, lookups, rounds, seed, threads, &phase)?;
-            self.out.figure(fig);
+            self.figure(fig);
         }
-        if sizes.out_of_l3_items.is_none() {
+        if out_of_l3.is_none() {
             eprintln!("          shuffled lookups out of L3: skipped in this mode");
         }
         let fig = lookups::beside_writer(o.items, lookups, rounds, seed ^ 2, threads, &phase)?;
         let slowdown = fig.ratio(figures::BESIDE_WRITER.ratios[0], 0);
-        self.out.figure(fig);
+        self.figure(fig);
         let slowdown = slowdown.map_or(0.0, |s| s.median);
         phase.finish(&format!(
             "lookups beside a writer: {slowdown:.2}x slower than alone"
@@ -159,11 +163,11 @@ impl Report<'_> {
             rounds,
             &phase,
         )?;
-        figs.into_iter().for_each(|f| self.out.figure(f));
+        figs.into_iter().for_each(|f| self.figure(f));
         let items = self.sizes.large_fill_items;
         let fill = threads::large_fill(items, o.threads, o.reps, o.seed, &phase)?;
         let vs_machine = fill.ratio(figures::Ratio::ScalingVs { line: "machine" }, 0);
-        self.out.figure(fill);
+        self.figure(fill);
         phase.finish(&format!(
             "threads {counts:?}; large fill at {} threads: {:.2} of the machine's scaling",
             o.threads,
@@ -181,8 +185,8 @@ impl Report<'_> {
         let (first, lookups, absent) = (s.growth_first, s.growth_lookups, s.growth_absent);
         let run = growth::run(first, lookups, absent, o.reps, seed, &phase)?;
         phase.finish(&run.summary);
-        run.figures.into_iter().for_each(|f| self.out.figure(f));
-        self.out.tables.push(run.fpr);
+        run.figures.into_iter().for_each(|f| self.figure(f));
+        self.tables.push(run.fpr);
         Ok(())
     }
 
@@ -221,7 +225,7 @@ impl Report<'_> {
             oc.lines_per_s / 2e6,
             oc.negative_batched_pct.map_or(f64::NAN, |s| s.median)
         ));
-        self.out.tables.push(memory::table(&rates, &oc));
+        self.tables.push(memory::table(&rates, &oc));
         Ok(())
     }
 
@@ -235,7 +239,7 @@ impl Report<'_> {
             at.push((n, l, o.reps.max(1), "out of cache"));
         }
         let tables = byte_keys::byte_keys(&at, self.fpr_target, o.seed ^ 0xB7E5)?;
-        self.out.tables.extend(tables);
+        self.tables.extend(tables);
         Ok(())
     }
 }
@@ -244,7 +248,6 @@ fn shared_keys(o: &Options) -> Keys {
     let phase = Phase::start("keys", 1);
     // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
     let keys = Keys::generate(o.seed, 2 * o.items + 1024, o.items);
-    phase.inc();
     let (present, absent) = (keys.present.len(), keys.absent.len());
     phase.finish(&format!("{present} keys to insert, {absent} absent keys"));
     keys

@@ -4,31 +4,17 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::cli::{Mode, Options, Part};
+use crate::cli::{Mode, Part};
 use crate::env::{self, Busy};
-use crate::figures::{self, Figure};
+use crate::figures;
+use crate::parts::Report;
 use crate::plot;
 use crate::progress::Phase;
 use crate::sizes::FILL_SETS;
-use crate::table::{self, Format, Table};
+use crate::table::{self, Format};
 
-/// Everything the run produces, in report order.
-#[derive(Default)]
-pub struct Output {
-    pub tables: Vec<Table>,
-    pub figures: Vec<Figure>,
-    /// Plots drawn from data that is not a timed figure: (file, title, panel).
-    pub extra_plots: Vec<(&'static str, &'static str, plot::Panel)>,
-}
-
-impl Output {
-    pub fn figure(&mut self, f: Figure) {
-        self.tables.push(f.table());
-        self.figures.push(f);
-    }
-}
-
-pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String {
+pub fn header(r: &Report, before: &Busy) -> String {
+    let o = r.o;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut command = "cargo run --release -p cuckoo-nest-bench".to_string();
     if !args.is_empty() {
@@ -56,7 +42,7 @@ pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> St
         h.push(format!(
             "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% \
              false-positive target, the rate cuckoo-nest's default (4x16) expects",
-            fpr_target * 100.0
+            r.fpr_target * 100.0
         ));
     }
     h.push(if o.runs(Part::Single) {
@@ -64,7 +50,7 @@ pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> St
             "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled \
              for Figures 7 and 8 and Table 3's construction rate); M ops/s = million \
              operations per second",
-            table::format_value(lookups as f64, Format::Count),
+            table::format_value(r.lookups as f64, Format::Count),
             o.reps,
             o.reps.min(FILL_SETS),
         )
@@ -78,7 +64,8 @@ pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> St
     h.join("\n") + "\n"
 }
 
-pub fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> Result<(), String> {
+pub fn write_outputs(out: &Report, header: &str, footer: &str) -> Result<(), String> {
+    let o = out.o;
     let phase = Phase::start("tables and plots", 1);
     let mut report = format!("{header}\n");
     for t in &out.tables {
@@ -101,7 +88,6 @@ pub fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> R
     }
     let _ = writeln!(report, "{footer}");
     write_file(&o.out.join("report.md"), &report)?;
-    phase.inc();
     phase.finish(&format!(
         "{} CSV files, {} SVG plots and report.md in {}",
         out.tables.len(),

@@ -118,22 +118,6 @@ mod tests {
     }
 
     #[test]
-    fn ratios_are_per_round() {
-        let mut a = Samples::default();
-        let mut b = Samples::default();
-        for (r, (x, y)) in [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)]
-            .into_iter()
-            .enumerate()
-        {
-            a.push(r, Some(x));
-            b.push(r, Some(y));
-        }
-        // The ratio of the medians (not the median ratio, 2), with the per-round range beside it.
-        let s = of_medians(&[&a, &b], |v| v[0] / v[1]).unwrap();
-        assert_eq!((s.median, s.min, s.max), (9.0 / 4.0, 1.0, 3.0));
-    }
-
-    #[test]
     fn rotation_visits_everyone_once() {
         let mut v: Vec<usize> = rotated(5, 4).collect();
         assert_eq!(v[0], 1);
