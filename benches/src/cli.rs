@@ -234,6 +234,7 @@ fn text(parser: &mut lexopt::Parser, name: &str) -> Result<String, String> {
         .map_err(|v| format!("invalid value {v:?} for {name}: not valid UTF-8"))
 }
 
+/// `name`'s value: a whole number from `min` to `max`, `_` separators allowed.
 fn number(
     parser: &mut lexopt::Parser,
     name: &str,
@@ -241,16 +242,11 @@ fn number(
     max: usize,
 ) -> Result<usize, String> {
     let v = text(parser, name)?;
-    let digits: String = v.chars().filter(|c| *c != '_').collect();
-    match digits.parse::<usize>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
-        Ok(_) => Err(format!(
-            "invalid value '{v}' for {name}: expected a whole number from {min} to {max}"
-        )),
-        Err(_) => Err(format!(
-            "invalid value '{v}' for {name}: expected a whole number"
-        )),
-    }
+    let n = v.replace('_', "").parse().ok();
+    let n = n.filter(|n| (min..=max).contains(n));
+    n.ok_or_else(|| {
+        format!("invalid value '{v}' for {name}: expected a whole number from {min} to {max}")
+    })
 }
 
 /// The distinct items of `flag`'s comma-separated list, in the order given; at least one.

@@ -221,10 +221,9 @@ fn draw_legend(
     legend: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     entries: &[&Series],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut y = 40;
+    let (mut y, font) = (40, ("sans-serif", 14).into_font().color(&BLACK));
     for (i, s) in entries.iter().enumerate() {
-        let c = s.color.plotters();
-        let line = vec![(8, y), (40, y)];
+        let (c, line) = (s.color.plotters(), vec![(8, y), (40, y)]);
         if s.reference {
             legend.draw(&DashedPathElement::new(line, 8, 5, c.stroke_width(3)))?;
         } else {
@@ -233,11 +232,7 @@ fn draw_legend(
         legend.draw(&marker(i, (24, y), c))?;
         // Long names wrap at spaces, so none runs past the picture.
         for line in wrap(&s.name, 34) {
-            legend.draw(&Text::new(
-                line,
-                (48, y - 7),
-                ("sans-serif", 14).into_font().color(&BLACK),
-            ))?;
+            legend.draw(&Text::new(line, (48, y - 7), font.clone()))?;
             y += 17;
         }
         y += 8;

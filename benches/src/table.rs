@@ -6,8 +6,7 @@ use std::fmt::Write as _;
 
 use cuckoo_nest_bench::stats::Spread;
 
-/// A measured cell is flagged noisy when its rounds' max - min exceeds this
-/// share of its median.
+/// A measured cell is flagged noisy when its rounds' max - min exceeds this share of its median.
 const NOISY: f64 = 0.3;
 
 pub struct Column {
@@ -35,6 +34,7 @@ pub enum Format {
     WithRange(usize),
 }
 
+#[derive(Default)]
 pub struct Table {
     /// File stem of the CSV (and of the plot, where there is one).
     pub name: String,
@@ -52,10 +52,8 @@ impl Table {
         Table {
             name: name.to_string(),
             title: title.to_string(),
-            notes: Vec::new(),
             label: label.to_string(),
-            columns: Vec::new(),
-            rows: Vec::new(),
+            ..Table::default()
         }
     }
 
