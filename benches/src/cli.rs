@@ -177,13 +177,8 @@ pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// What the command line asks for.
-pub enum Parsed {
-    Run(Box<Options>),
-    Help,
-}
-
-pub fn parse<I>(args: I) -> Result<Parsed, String>
+/// The options the command line asks for; `None` for `--help`.
+pub fn parse<I>(args: I) -> Result<Option<Options>, String>
 where
     I: IntoIterator,
     I::Item: Into<OsString>,
@@ -199,7 +194,7 @@ where
     let mut parts = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
-            Short('h') | Long("help") => return Ok(Parsed::Help),
+            Short('h') | Long("help") => return Ok(None),
             // --tiny wins over --quick, in either order.
             Long("quick") if mode != Mode::Tiny => mode = Mode::Quick,
             Long("quick") => {}
@@ -215,7 +210,7 @@ where
             other => return Err(other.unexpected().to_string()),
         }
     }
-    Ok(Parsed::Run(Box::new(Options {
+    Ok(Some(Options {
         mode,
         items: items.unwrap_or([1 << 21, 1 << 19, 20_000][mode as usize]),
         threads: threads.unwrap_or_else(available_cores),
@@ -225,7 +220,7 @@ where
         memory_mib,
         seed,
         parts: parts.unwrap_or_else(|| Part::ALL.to_vec()),
-    })))
+    }))
 }
 
 fn text(parser: &mut lexopt::Parser, name: &str) -> Result<String, String> {
@@ -319,10 +314,7 @@ mod tests {
     use super::*;
 
     fn run(args: &[&str]) -> Result<Options, String> {
-        match parse(args.iter().copied())? {
-            Parsed::Run(o) => Ok(*o),
-            Parsed::Help => Err("help".into()),
-        }
+        parse(args.iter().copied())?.ok_or_else(|| "help".into())
     }
 
     #[test]

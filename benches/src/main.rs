@@ -34,15 +34,15 @@ mod threads;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use cli::{Options, Parsed};
+use cli::Options;
 use env::Busy;
 use parts::Report;
 use report::{header, write_outputs};
 
 fn main() -> ExitCode {
     let options = match cli::parse(std::env::args_os().skip(1)) {
-        Ok(Parsed::Run(o)) => *o,
-        Ok(Parsed::Help) => {
+        Ok(Some(o)) => o,
+        Ok(None) => {
             print!("{}", cli::help_text());
             return ExitCode::SUCCESS;
         }
