@@ -99,7 +99,8 @@ impl Part {
     }
 }
 
-/// How big the run is: sets `--items`' default and the other sizes (sizes.rs).
+/// How big the run is: sets `--items`' default and the other sizes (sizes.rs), which index
+/// their `[default, quick, tiny]` values by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Default,
@@ -176,13 +177,8 @@ pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// What the command line asks for.
-pub enum Parsed {
-    Run(Box<Options>),
-    Help,
-}
-
-pub fn parse<I>(args: I) -> Result<Parsed, String>
+/// The options the command line asks for; `None` for `--help`.
+pub fn parse<I>(args: I) -> Result<Option<Options>, String>
 where
     I: IntoIterator,
     I::Item: Into<OsString>,
@@ -198,7 +194,7 @@ where
     let mut parts = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
-            Short('h') | Long("help") => return Ok(Parsed::Help),
+            Short('h') | Long("help") => return Ok(None),
             // --tiny wins over --quick, in either order.
             Long("quick") if mode != Mode::Tiny => mode = Mode::Quick,
             Long("quick") => {}
@@ -214,22 +210,17 @@ where
             other => return Err(other.unexpected().to_string()),
         }
     }
-    let (default_items, default_reps) = match mode {
-        Mode::Default => (1 << 21, 5),
-        Mode::Quick => (1 << 19, 5),
-        Mode::Tiny => (20_000, 1),
-    };
-    Ok(Parsed::Run(Box::new(Options {
+    Ok(Some(Options {
         mode,
-        items: items.unwrap_or(default_items),
+        items: items.unwrap_or([1 << 21, 1 << 19, 20_000][mode as usize]),
         threads: threads.unwrap_or_else(available_cores),
         configs: parse_configs(&configs)?,
         out,
-        reps: reps.unwrap_or(default_reps),
+        reps: reps.unwrap_or([5, 5, 1][mode as usize]),
         memory_mib,
         seed,
         parts: parts.unwrap_or_else(|| Part::ALL.to_vec()),
-    })))
+    }))
 }
 
 fn text(parser: &mut lexopt::Parser, name: &str) -> Result<String, String> {
@@ -238,6 +229,7 @@ fn text(parser: &mut lexopt::Parser, name: &str) -> Result<String, String> {
         .map_err(|v| format!("invalid value {v:?} for {name}: not valid UTF-8"))
 }
 
+/// `name`'s value: a whole number from `min` to `max`, `_` separators allowed.
 fn number(
     parser: &mut lexopt::Parser,
     name: &str,
@@ -245,61 +237,54 @@ fn number(
     max: usize,
 ) -> Result<usize, String> {
     let v = text(parser, name)?;
-    let digits: String = v.chars().filter(|c| *c != '_').collect();
-    match digits.parse::<usize>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
-        Ok(_) => Err(format!(
-            "invalid value '{v}' for {name}: expected a whole number from {min} to {max}"
-        )),
-        Err(_) => Err(format!(
-            "invalid value '{v}' for {name}: expected a whole number"
-        )),
-    }
+    let n = v.replace('_', "").parse().ok();
+    let n = n.filter(|n| (min..=max).contains(n));
+    n.ok_or_else(|| {
+        format!("invalid value '{v}' for {name}: expected a whole number from {min} to {max}")
+    })
 }
 
-/// The non-empty, trimmed items of a comma-separated list.
-fn items(list: &str) -> impl Iterator<Item = &str> {
-    list.split(',').map(str::trim).filter(|t| !t.is_empty())
+/// The distinct items of `flag`'s comma-separated list, in the order given; at least one.
+fn list<T: PartialEq>(
+    text: &str,
+    flag: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let mut out = Vec::new();
+    for item in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let item = parse(item)?;
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    match out.is_empty() {
+        true => Err(format!("{flag} needs at least one item")),
+        false => Ok(out),
+    }
 }
 
 /// `--only`'s list, kept in report order whatever order it is given in.
-fn parse_parts(list: &str) -> Result<Vec<Part>, String> {
-    let names = || Part::ALL.map(Part::name).join(", ");
-    let mut asked = Vec::new();
-    for token in items(list) {
+fn parse_parts(text: &str) -> Result<Vec<Part>, String> {
+    let asked = list(text, "--only", |token| {
         let part = Part::ALL.into_iter().find(|p| p.name() == token);
-        asked.push(
-            part.ok_or_else(|| format!("invalid part '{token}' in --only: expected {}", names()))?,
-        );
-    }
-    if asked.is_empty() {
-        return Err("--only needs at least one part".to_string());
-    }
-    Ok(Part::ALL
-        .into_iter()
-        .filter(|p| asked.contains(p))
-        .collect())
+        let names = Part::ALL.map(Part::name).join(", ");
+        part.ok_or_else(|| format!("invalid part '{token}' in --only: expected {names}"))
+    })?;
+    let in_report_order = Part::ALL.into_iter().filter(|p| asked.contains(p));
+    Ok(in_report_order.collect())
 }
 
 /// `--configs`' list, each configuration measured once.
-fn parse_configs(list: &str) -> Result<Vec<NestConfig>, String> {
-    let mut out = Vec::new();
-    for token in items(list) {
-        let c = parse_config(token).ok_or_else(|| {
+fn parse_configs(text: &str) -> Result<Vec<NestConfig>, String> {
+    list(text, "--configs", |token| {
+        parse_config(token).ok_or_else(|| {
             format!(
                 "invalid configuration '{token}' in --configs: expected `default`, `BxF` with B \
                  in 2,4,8 and F in 4..=32 (e.g. 4x12), `ss4xF` (semi-sorted) or `fpr=P` with P \
                  between 0 and 1"
             )
-        })?;
-        if !out.contains(&c) {
-            out.push(c);
-        }
-    }
-    if out.is_empty() {
-        return Err("--configs needs at least one configuration".to_string());
-    }
-    Ok(out)
+        })
+    })
 }
 
 /// One `default`, `fpr=P`, `ss4xF` or `BxF` token of `--configs`.
@@ -329,10 +314,7 @@ mod tests {
     use super::*;
 
     fn run(args: &[&str]) -> Result<Options, String> {
-        match parse(args.iter().copied())? {
-            Parsed::Run(o) => Ok(*o),
-            Parsed::Help => Err("help".into()),
-        }
+        parse(args.iter().copied())?.ok_or_else(|| "help".into())
     }
 
     #[test]

@@ -34,15 +34,15 @@ mod threads;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use cli::{Options, Parsed, Part};
+use cli::Options;
 use env::Busy;
-use report::{header, write_outputs, Output};
-use sizes::Sizes;
+use parts::Report;
+use report::{header, write_outputs};
 
 fn main() -> ExitCode {
     let options = match cli::parse(std::env::args_os().skip(1)) {
-        Ok(Parsed::Run(o)) => *o,
-        Ok(Parsed::Help) => {
+        Ok(Some(o)) => o,
+        Ok(None) => {
             print!("{}", cli::help_text());
             return ExitCode::SUCCESS;
         }
@@ -66,54 +66,18 @@ fn run(o: &Options) -> Result<(), String> {
         .map_err(|e| format!("cannot create output folder {}: {e}", o.out.display()))?;
     let before = Busy::now();
     eprintln!("before the run: {}", before.describe());
-    let mut sizes = Sizes::of(o.mode);
-    sizes.memory_mib = o.memory_mib.unwrap_or(sizes.memory_mib);
-    let lookups = (o.items / 4).max(1000);
-    // Bloom and quotient filters are sized for the false-positive rate cuckoo-nest's default
-    // configuration expects, so the space columns compare like with like.
-    let fpr_target = cuckoo_nest::CuckooFilter::with_capacity(o.items)
-        .shape()
-        .false_positive_rate_at_capacity
-        .clamp(1e-9, 0.5);
-    let header = header(o, &before, lookups, fpr_target);
+    let mut report = Report::new(o);
+    let header = header(&report, &before);
     println!("{header}");
-
-    let mut out = Output::default();
-    // The single-thread, space and thread parts share one key set, dropped after the last of
-    // them; the other parts make their own.
-    let mut keys = [Part::Single, Part::Space, Part::Threads]
-        .iter()
-        .any(|&p| o.runs(p))
-        .then(|| parts::shared_keys(o));
     for &part in &o.parts {
-        if part > Part::Threads {
-            keys = None;
-        }
-        let shared = || keys.as_ref().expect("made for the parts that share them");
-        match part {
-            Part::Single => parts::single_thread(o, shared(), lookups, fpr_target, &mut out)?,
-            Part::Space => parts::space(o, shared(), &mut out),
-            Part::Lookups => parts::user_lookups(o, &sizes, &mut out)?,
-            Part::Threads => parts::thread_scaling(o, shared(), fpr_target, &sizes, &mut out)?,
-            Part::Growth => parts::growth(o, &sizes, &mut out)?,
-            Part::Memory => parts::out_of_cache(o, &sizes, &mut out)?,
-            Part::ByteKeys => parts::byte_keys(o, &sizes, fpr_target, &mut out)?,
-        }
+        report.run(part)?;
     }
-
     let after = Busy::now();
-    eprintln!(
-        "after the run: {}; {}",
-        after.describe(),
-        before.steal_since(&after)
-    );
-    let footer = format!(
-        "Total time: {:.0} s. After the run: {}; {}.",
-        started.elapsed().as_secs_f64(),
-        after.describe(),
-        before.steal_since(&after)
-    );
-    write_outputs(o, &header, &footer, &out)?;
+    let busy = format!("{}; {}", after.describe(), before.steal_since(&after));
+    eprintln!("after the run: {busy}");
+    let secs = started.elapsed().as_secs_f64();
+    let footer = format!("Total time: {secs:.0} s. After the run: {busy}.");
+    write_outputs(&report, &header, &footer)?;
     eprintln!("total: {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -50,10 +50,8 @@ fn draw_inner(
     title: &str,
     panels: &[Panel],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let cols = panels.len().min(2);
-    let rows = panels.len().div_ceil(2);
-    let legend_w = 340u32;
-    let (panel_w, panel_h) = (560u32, 400u32);
+    let (cols, rows) = (panels.len().min(2), panels.len().div_ceil(2));
+    let (panel_w, panel_h, legend_w) = (560u32, 400u32, 340u32);
     let size = (panel_w * cols as u32 + legend_w, panel_h * rows as u32 + 50);
     let root = SVGBackend::new(path, size).into_drawing_area();
     root.fill(&WHITE)?;
@@ -70,9 +68,8 @@ fn draw_inner(
         low.is_finite() && high / low > 8.0
     });
     for (area, panel) in areas.iter().zip(panels) {
-        // The x values are whole numbers (percentages, thread counts): an integer axis takes
-        // key points and labels exactly at the measured values.
-        // In hundredths of a unit, so that error bars can stand a little apart (below).
+        // An integer axis (in hundredths, so that error bars can stand a little apart), with
+        // ticks exactly at the measured x values (plotters would pick round numbers).
         let ticks: Vec<i32> = panel.x_ticks.iter().map(|&x| x_coord(x)).collect();
         let lo = ticks.iter().copied().min().unwrap_or(0);
         let hi = ticks.iter().copied().max().unwrap_or(1).max(lo + 1);
@@ -80,12 +77,7 @@ fn draw_inner(
         let (x_min, x_max) = (lo - pad, hi + pad);
         let (y_low, y_max) = y_range(panel);
         let log = log && y_low.is_finite();
-        let caption = if log {
-            format!("{} (log scale)", panel.title)
-        } else {
-            panel.title.clone()
-        };
-        // Ticks exactly at the measured x values (plotters would pick round numbers).
+        let caption = format!("{}{}", panel.title, if log { " (log scale)" } else { "" });
         let x_axis = (x_min..x_max).with_key_points(ticks);
         let mut chart = ChartBuilder::on(area);
         chart
@@ -124,12 +116,7 @@ fn x_coord(x: f64) -> i32 {
 /// A panel's y extent: the lowest positive median and the top of the axis (the highest round's
 /// value plus room above it).
 fn y_range(panel: &Panel) -> (f64, f64) {
-    let points = || {
-        panel
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1))
-    };
+    let points = || panel.series.iter().flat_map(|s| &s.points).map(|p| p.1);
     let y_max = points().map(|p| p.max).fold(0.0f64, f64::max);
     let y_max = if y_max > 0.0 { y_max * 1.12 } else { 1.0 };
     let y_low = points()
@@ -185,25 +172,18 @@ where
             .iter()
             .map(|(x, y)| (x_coord(*x), y.median.max(floor)))
             .collect();
+        let (line, width) = (points.iter().copied(), c.stroke_width(2));
         if s.reference {
-            chart.draw_series(DashedLineSeries::new(
-                points.iter().copied(),
-                8,
-                5,
-                c.stroke_width(2),
-            ))?;
+            chart.draw_series(DashedLineSeries::new(line, 8, 5, width))?;
         } else {
-            chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
+            chart.draw_series(LineSeries::new(line, width))?;
         }
         for &p in &points {
             chart.plotting_area().draw(&marker(shape, p, c))?;
         }
         chart.draw_series(s.points.iter().map(|(x, y)| {
-            let x = x_coord(*x) + dodge;
-            PathElement::new(
-                vec![(x, y.min.max(floor)), (x, y.max.max(floor))],
-                c.stroke_width(1),
-            )
+            let (x, lo, hi) = (x_coord(*x) + dodge, y.min.max(floor), y.max.max(floor));
+            PathElement::new(vec![(x, lo), (x, hi)], c.stroke_width(1))
         }))?;
     }
     Ok(())
@@ -241,10 +221,9 @@ fn draw_legend(
     legend: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     entries: &[&Series],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut y = 40;
+    let (mut y, font) = (40, ("sans-serif", 14).into_font().color(&BLACK));
     for (i, s) in entries.iter().enumerate() {
-        let c = s.color.plotters();
-        let line = vec![(8, y), (40, y)];
+        let (c, line) = (s.color.plotters(), vec![(8, y), (40, y)]);
         if s.reference {
             legend.draw(&DashedPathElement::new(line, 8, 5, c.stroke_width(3)))?;
         } else {
@@ -253,11 +232,7 @@ fn draw_legend(
         legend.draw(&marker(i, (24, y), c))?;
         // Long names wrap at spaces, so none runs past the picture.
         for line in wrap(&s.name, 34) {
-            legend.draw(&Text::new(
-                line,
-                (48, y - 7),
-                ("sans-serif", 14).into_font().color(&BLACK),
-            ))?;
+            legend.draw(&Text::new(line, (48, y - 7), font.clone()))?;
             y += 17;
         }
         y += 8;
@@ -267,16 +242,11 @@ fn draw_legend(
 
 /// `text` in lines of at most `width` characters, broken at spaces.
 fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = vec![String::new()];
+    let mut lines: Vec<String> = Vec::new();
     for word in text.split(' ') {
-        let line = lines.last_mut().expect("one line at least");
-        if !line.is_empty() && line.len() + 1 + word.len() > width {
-            lines.push(word.to_string());
-        } else {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= width => *line += &format!(" {word}"),
+            _ => lines.push(word.to_string()),
         }
     }
     lines
@@ -285,10 +255,8 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 /// A number without trailing zeros: 0.5, 10, 2.25.
 fn trim(v: f64) -> String {
     let s = format!("{v:.2}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".to_string()
-    } else {
-        s.to_string()
+    match s.trim_end_matches('0').trim_end_matches('.') {
+        "-0" => "0".to_string(),
+        s => s.to_string(),
     }
 }

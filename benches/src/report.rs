@@ -4,86 +4,68 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::cli::{Mode, Options, Part};
+use crate::cli::{Mode, Part};
 use crate::env::{self, Busy};
-use crate::figures::{self, Figure};
+use crate::figures;
+use crate::parts::Report;
 use crate::plot;
 use crate::progress::Phase;
 use crate::sizes::FILL_SETS;
-use crate::table::{self, Format, Table};
+use crate::table::{self, Format};
 
-/// Everything the run produces, in report order.
-#[derive(Default)]
-pub struct Output {
-    pub tables: Vec<Table>,
-    pub figures: Vec<Figure>,
-    /// Plots drawn from data that is not a timed figure: (file, title, panel).
-    pub extra_plots: Vec<(&'static str, &'static str, plot::Panel)>,
-}
-
-impl Output {
-    pub fn figure(&mut self, f: Figure) {
-        self.tables.push(f.table());
-        self.figures.push(f);
-    }
-}
-
-pub fn header(o: &Options, before: &Busy, lookups: usize, fpr_target: f64) -> String {
+pub fn header(r: &Report, before: &Busy) -> String {
+    let o = r.o;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut command = "cargo run --release -p cuckoo-nest-bench".to_string();
     if !args.is_empty() {
         command = format!("{command} -- {}", args.join(" "));
     }
-    let mut h = String::new();
-    let _ = writeln!(h, "# cuckoo-nest throughput report\n");
-    let _ = writeln!(h, "- command: `{command}`");
-    let _ = writeln!(h, "- machine: {}", env::machine());
-    let _ = writeln!(h, "- before the run: {}", before.describe());
+    let mut h = vec![
+        "# cuckoo-nest throughput report\n".to_string(),
+        format!("- command: `{command}`"),
+        format!("- machine: {}", env::machine()),
+        format!("- before the run: {}", before.describe()),
+    ];
     if o.parts != Part::ALL {
         let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
-        let _ = writeln!(h, "- parts run (`--only`): {}", parts.join(", "));
+        h.push(format!("- parts run (`--only`): {}", parts.join(", ")));
     }
     // n, the peers' target and the single-thread rounds are those parts' settings; the growth
     // and memory figures give their own sizes.
     if o.parts.iter().any(|&p| p <= Part::Threads) {
-        let _ = writeln!(
-            h,
+        h.push(format!(
             "- n = {} items: every filter is sized for n; keys are u64 from splitmix64 (seed \
              {}), hashed by each filter through its own `&T: Hash` API",
             table::format_value(o.items as f64, Format::Count),
             o.seed
-        );
-        let _ = writeln!(
-            h,
+        ));
+        h.push(format!(
             "- Bloom (fastbloom) and quotient (qfilter) filters sized for n at a {:.4}% \
              false-positive target, the rate cuckoo-nest's default (4x16) expects",
-            fpr_target * 100.0
-        );
+            r.fpr_target * 100.0
+        ));
     }
-    if o.runs(Part::Single) {
-        let _ = writeln!(
-            h,
+    h.push(if o.runs(Part::Single) {
+        format!(
             "- {} lookups per measurement, {} interleaved rounds ({} sets of filters filled \
              for Figures 7 and 8 and Table 3's construction rate); M ops/s = million \
              operations per second",
-            table::format_value(lookups as f64, Format::Count),
+            table::format_value(r.lookups as f64, Format::Count),
             o.reps,
             o.reps.min(FILL_SETS),
-        );
+        )
     } else {
-        let _ = writeln!(
-            h,
-            "- {} interleaved rounds; M ops/s = million operations per second",
-            o.reps
-        );
-    }
+        let reps = o.reps;
+        format!("- {reps} interleaved rounds; M ops/s = million operations per second")
+    });
     if o.mode == Mode::Tiny {
-        let _ = writeln!(h, "- TINY MODE: a smoke test, the numbers mean nothing");
+        h.push("- TINY MODE: a smoke test, the numbers mean nothing".to_string());
     }
-    h
+    h.join("\n") + "\n"
 }
 
-pub fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> Result<(), String> {
+pub fn write_outputs(out: &Report, header: &str, footer: &str) -> Result<(), String> {
+    let o = out.o;
     let phase = Phase::start("tables and plots", 1);
     let mut report = format!("{header}\n");
     for t in &out.tables {
@@ -106,7 +88,6 @@ pub fn write_outputs(o: &Options, header: &str, footer: &str, out: &Output) -> R
     }
     let _ = writeln!(report, "{footer}");
     write_file(&o.out.join("report.md"), &report)?;
-    phase.inc();
     phase.finish(&format!(
         "{} CSV files, {} SVG plots and report.md in {}",
         out.tables.len(),

@@ -1,13 +1,11 @@
 //! The sizes of the measurements that do not follow `--items` (the cache-line load buffer,
-//! line loads, out-of-cache and shuffled lookups, the growth and byte-key filters), for each
-//! mode of the run.
+//! line loads, out-of-cache and shuffled lookups, the growth and byte-key filters), by mode.
 
 use crate::cli::Mode;
 
 /// Sets of single-thread filters filled and emptied at most (the rounds of Figures 7 and 8).
 pub const FILL_SETS: usize = 3;
 
-/// Sizes of the measurements that do not follow `--items`, by mode.
 pub struct Sizes {
     /// MiB of the random cache-line load buffer and of the out-of-cache cuckoo-nest filter
     /// (`--memory-mib` overrides it).
@@ -36,50 +34,22 @@ pub struct Sizes {
 }
 
 impl Sizes {
+    /// Each size as `[default, --quick, --tiny]`.
     pub fn of(mode: Mode) -> Sizes {
-        match mode {
-            Mode::Default => Sizes {
-                memory_mib: 256,
-                loads: 16_000_000,
-                oc_lookups: 4_000_000,
-                shuffled_items: 1_000_000,
-                out_of_l3_items: Some(64_000_000),
-                shuffled_lookups: 1 << 20,
-                large_fill_items: 8 << 20,
-                growth_first: 100_000,
-                growth_lookups: 1 << 18,
-                growth_absent: 500_000,
-                byte_keys_in_cache: (50_000, 1 << 20),
-                byte_keys_out_of_cache: Some((20 << 20, 1 << 20)),
-            },
-            Mode::Quick => Sizes {
-                memory_mib: 128,
-                loads: 8_000_000,
-                oc_lookups: 2_000_000,
-                shuffled_items: 1_000_000,
-                out_of_l3_items: None,
-                shuffled_lookups: 1 << 19,
-                large_fill_items: 2 << 20,
-                growth_first: 15_625,
-                growth_lookups: 1 << 16,
-                growth_absent: 200_000,
-                byte_keys_in_cache: (50_000, 1 << 19),
-                byte_keys_out_of_cache: None,
-            },
-            Mode::Tiny => Sizes {
-                memory_mib: 4,
-                loads: 64_000,
-                oc_lookups: 20_000,
-                shuffled_items: 20_000,
-                out_of_l3_items: Some(40_000),
-                shuffled_lookups: 20_000,
-                large_fill_items: 40_000,
-                growth_first: 1000,
-                growth_lookups: 1 << 12,
-                growth_absent: 20_000,
-                byte_keys_in_cache: (2_000, 4_000),
-                byte_keys_out_of_cache: Some((20_000, 4_000)),
-            },
+        let m = mode as usize;
+        Sizes {
+            memory_mib: [256, 128, 4][m],
+            loads: [16_000_000, 8_000_000, 64_000][m],
+            oc_lookups: [4_000_000, 2_000_000, 20_000][m],
+            shuffled_items: [1_000_000, 1_000_000, 20_000][m],
+            out_of_l3_items: [Some(64_000_000), None, Some(40_000)][m],
+            shuffled_lookups: [1 << 20, 1 << 19, 20_000][m],
+            large_fill_items: [8 << 20, 2 << 20, 40_000][m],
+            growth_first: [100_000, 15_625, 1000][m],
+            growth_lookups: [1 << 18, 1 << 16, 1 << 12][m],
+            growth_absent: [500_000, 200_000, 20_000][m],
+            byte_keys_in_cache: [(50_000, 1 << 20), (50_000, 1 << 19), (2_000, 4_000)][m],
+            byte_keys_out_of_cache: [Some((20 << 20, 1 << 20)), None, Some((20_000, 4_000))][m],
         }
     }
 }

@@ -9,16 +9,14 @@
 
 /// The median of `v` (the mean of the middle two for an even count); NaN for an empty slice.
 pub fn median(v: &[f64]) -> f64 {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
-    if s.is_empty() {
-        return f64::NAN;
-    }
+    let mut s = v.to_vec();
+    s.retain(|x| !x.is_nan());
     s.sort_by(f64::total_cmp);
     let mid = s.len() / 2;
-    if s.len() % 2 == 1 {
-        s[mid]
-    } else {
-        (s[mid - 1] + s[mid]) / 2.0
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[mid],
+        _ => (s[mid - 1] + s[mid]) / 2.0,
     }
 }
 
@@ -33,18 +31,14 @@ pub struct Spread {
 impl Spread {
     /// The spread of the finite, positive samples; `None` when there is none.
     pub fn of(samples: &[f64]) -> Option<Spread> {
-        let v: Vec<f64> = samples
-            .iter()
-            .copied()
-            .filter(|x| x.is_finite() && *x >= 0.0)
-            .collect();
-        if v.is_empty() {
-            return None;
-        }
+        let mut v = samples.to_vec();
+        v.retain(|x| x.is_finite() && *x >= 0.0);
+        let min = v.iter().copied().reduce(f64::min)?;
+        let max = v.iter().copied().reduce(f64::max)?;
         Some(Spread {
             median: median(&v),
-            min: v.iter().copied().fold(f64::INFINITY, f64::min),
-            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            min,
+            max,
         })
     }
 
@@ -71,45 +65,33 @@ impl Samples {
         self.0[round] = v.filter(|x| x.is_finite() && *x > 0.0);
     }
 
-    pub fn get(&self, round: usize) -> Option<f64> {
-        self.0.get(round).copied().flatten()
-    }
-
-    pub fn rounds(&self) -> usize {
-        self.0.len()
-    }
-
     pub fn spread(&self) -> Option<Spread> {
         let v: Vec<f64> = self.0.iter().flatten().copied().collect();
         Spread::of(&v)
     }
 }
 
-/// Combines cells round by round (`f` gets each round's values, in the order given) and
-/// summarises the per-round results; rounds where any cell is missing are skipped.
-pub fn per_round(cells: &[&Samples], f: impl Fn(&[f64]) -> f64) -> Option<Spread> {
-    let rounds = cells.iter().map(|c| c.rounds()).max().unwrap_or(0);
-    let v: Vec<f64> = (0..rounds)
-        .filter_map(|r| {
-            let vals: Option<Vec<f64>> = cells.iter().map(|c| c.get(r)).collect();
-            vals.map(|vals| f(&vals))
-        })
-        .collect();
-    Spread::of(&v)
-}
-
 /// A ratio between cells: `median` is `f` of the cells' medians (the figures a table shows, so
-/// a reader can check it), `min` and `max` the smallest and largest per-round result (rounds
-/// where any cell is missing are skipped). `None` when a cell has no sample or no round has
-/// them all.
+/// a reader can check it), `min` and `max` the smallest and largest result of `f` on one
+/// round's values (rounds where any cell is missing are skipped). `None` when a cell has no
+/// sample or no round has them all.
 pub fn of_medians(cells: &[&Samples], f: impl Fn(&[f64]) -> f64) -> Option<Spread> {
     let medians: Option<Vec<f64>> = cells.iter().map(|c| c.spread().map(|s| s.median)).collect();
     let value = f(&medians?);
-    let rounds = per_round(cells, &f)?;
+    let rounds = cells.iter().map(|c| c.0.len()).max().unwrap_or(0);
+    let round = |r: usize| -> Option<Vec<f64>> {
+        cells
+            .iter()
+            .map(|c| c.0.get(r).copied().flatten())
+            .collect()
+    };
+    let per_round: Vec<f64> = (0..rounds)
+        .filter_map(|r| round(r).map(|v| f(&v)))
+        .collect();
+    let rounds = Spread::of(&per_round)?;
     value.is_finite().then_some(Spread {
         median: value,
-        min: rounds.min,
-        max: rounds.max,
+        ..rounds
     })
 }
 
@@ -133,24 +115,6 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert!(median(&[]).is_nan());
-    }
-
-    #[test]
-    fn ratios_are_per_round() {
-        let mut a = Samples::default();
-        let mut b = Samples::default();
-        for (r, (x, y)) in [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)]
-            .into_iter()
-            .enumerate()
-        {
-            a.push(r, Some(x));
-            b.push(r, Some(y));
-        }
-        let s = per_round(&[&a, &b], |v| v[0] / v[1]).unwrap();
-        assert_eq!((s.median, s.min, s.max), (2.0, 1.0, 3.0));
-        // The ratio of the medians, with the per-round range beside it.
-        let s = of_medians(&[&a, &b], |v| v[0] / v[1]).unwrap();
-        assert_eq!((s.median, s.min, s.max), (9.0 / 4.0, 1.0, 3.0));
     }
 
     #[test]

@@ -6,8 +6,7 @@ use std::fmt::Write as _;
 
 use cuckoo_nest_bench::stats::Spread;
 
-/// A measured cell is flagged noisy when its rounds' max - min exceeds this
-/// share of its median.
+/// A measured cell is flagged noisy when its rounds' max - min exceeds this share of its median.
 const NOISY: f64 = 0.3;
 
 pub struct Column {
@@ -35,6 +34,7 @@ pub enum Format {
     WithRange(usize),
 }
 
+#[derive(Default)]
 pub struct Table {
     /// File stem of the CSV (and of the plot, where there is one).
     pub name: String,
@@ -52,10 +52,8 @@ impl Table {
         Table {
             name: name.to_string(),
             title: title.to_string(),
-            notes: Vec::new(),
             label: label.to_string(),
-            columns: Vec::new(),
-            rows: Vec::new(),
+            ..Table::default()
         }
     }
 
@@ -86,10 +84,8 @@ impl Table {
 
     /// A row of single values (no spread).
     pub fn row_exact(&mut self, label: impl Into<String>, values: Vec<Option<f64>>) {
-        self.row(
-            label,
-            values.into_iter().map(|v| v.map(Spread::exact)).collect(),
-        );
+        let values = values.into_iter().map(|v| v.map(Spread::exact));
+        self.row(label, values.collect());
     }
 
     pub fn row(&mut self, label: impl Into<String>, values: Vec<Option<Spread>>) {
@@ -108,21 +104,16 @@ impl Table {
         // Cells whose rounds spread widely are flagged in the table itself.
         let noisy = |v: &Spread| v.median > 0.0 && (v.max - v.min) / v.median > NOISY;
         let mut any_noisy = false;
-        let mut cells = vec![std::iter::once(&self.label)
-            .chain(self.columns.iter().map(|c| &c.header))
-            .cloned()
-            .collect::<Vec<_>>()];
+        let headers = self.columns.iter().map(|c| c.header.clone());
+        let mut cells = vec![std::iter::once(self.label.clone()).chain(headers).collect()];
         for (label, values) in &self.rows {
             let mut line = vec![label.clone()];
             for (v, c) in values.iter().zip(&self.columns) {
                 let flag = c.spread && v.as_ref().is_some_and(noisy);
                 any_noisy |= flag;
                 let cell = v.as_ref().map(|v| format_spread(v, c.format));
-                line.push(format!(
-                    "{}{}",
-                    if flag { "~" } else { "" },
-                    cell.unwrap_or_default()
-                ));
+                let flag = if flag { "~" } else { "" };
+                line.push(format!("{flag}{}", cell.unwrap_or_default()));
             }
             cells.push(line);
         }
@@ -135,14 +126,7 @@ impl Table {
             );
         }
         let widths: Vec<usize> = (0..cells[0].len())
-            .map(|i| {
-                cells
-                    .iter()
-                    .map(|r| r[i].chars().count())
-                    .max()
-                    .unwrap_or(0)
-                    .max(3)
-            })
+            .map(|i| cells.iter().fold(3, |w, r| w.max(r[i].chars().count())))
             .collect();
         // The label column left-aligned, the numbers right-aligned.
         let rule = widths.iter().enumerate().map(|(i, &w)| match i {
@@ -222,8 +206,7 @@ pub fn format_value(v: f64, format: Format) -> String {
             }
         }
         Format::Count => {
-            let n = v.round() as u128;
-            let raw = n.to_string();
+            let raw = (v.round() as u128).to_string();
             let mut out = String::new();
             for (i, ch) in raw.chars().enumerate() {
                 if i > 0 && (raw.len() - i).is_multiple_of(3) {

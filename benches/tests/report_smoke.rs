@@ -1,22 +1,22 @@
-//! Runs the report binary in tiny mode and checks that every table and plot it promises is
-//! written, that every figure in the CSV files is a finite, positive number (or an empty
-//! cell, for an operation the filter cannot do), that measured cells carry their spread
+//! Runs the report binary in tiny mode and checks that it writes exactly the tables and plots it
+//! promises, that every figure in the CSV files is a finite, positive number (or an empty cell,
+//! for an operation the filter cannot do), that measured cells carry their spread
 //! (min <= median <= max), that ratio columns recompute from their cells, and that the thread
 //! tables have the machine's reference row; and that `--only` runs only the parts it names.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// How a table's cells are checked beyond being numbers.
+/// How a table's cells are checked beyond being numbers: `Spread`, measured in rounds (a min and
+/// a max beside its cells); `Counted` or computed once (no spread); `Ratios` alone, each with
+/// the range of its per-round ratios; `Scaling`, measured in rounds with the machine's own
+/// scaling as a reference row.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
-    /// Measured in rounds: a min and a max beside its cells.
     Spread,
-    /// Counted or computed once: no spread.
     Counted,
-    /// Ratios alone, each with the range of its per-round ratios.
     Ratios,
-    /// Measured in rounds, with the machine's own scaling as a reference row.
     Scaling,
 }
 use Kind::{Counted, Ratios, Scaling, Spread};
@@ -68,20 +68,6 @@ const PHASES: [&str; 7] = [
     "out-of-cache lookups:",
 ];
 
-/// Runs the report with `args` (and `--out` a fresh folder of the test `name`'s own: the tests
-/// run in parallel in one process); its output and the folder.
-fn report(name: &str, args: &[&str]) -> (Output, PathBuf) {
-    let out = std::env::temp_dir().join(format!(
-        "cuckoo-nest-report-smoke-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&out);
-    let result = run(&[args, &["--out", out.to_str().unwrap()]].concat());
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(result.status.success(), "report failed:\n{stderr}");
-    (result, out)
-}
-
 fn run(args: &[&str]) -> Output {
     let report = Command::new(env!("CARGO_BIN_EXE_report"))
         .args(args)
@@ -89,12 +75,70 @@ fn run(args: &[&str]) -> Output {
     report.expect("the report binary runs")
 }
 
-/// `got` is `want` but for rounding.
-fn close(got: f64, want: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= 1e-9 * want.abs(),
-        "{what}: {got}, the cells give {want}"
-    );
+/// A successful run of the report, with `--out` a fresh folder of the test `name`'s own (the
+/// tests run in parallel in one process).
+struct Run {
+    stdout: String,
+    stderr: String,
+    out: PathBuf,
+}
+
+impl Run {
+    fn new(name: &str, args: &[&str]) -> Run {
+        let pid = std::process::id();
+        let out = std::env::temp_dir().join(format!("cuckoo-nest-report-smoke-{pid}-{name}"));
+        let _ = std::fs::remove_dir_all(&out);
+        let result = run(&[args, &["--out", out.to_str().unwrap()]].concat());
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let (stdout, stderr) = (text(&result.stdout), text(&result.stderr));
+        assert!(result.status.success(), "report failed:\n{stderr}");
+        Run {
+            stdout,
+            stderr,
+            out,
+        }
+    }
+
+    /// The run wrote exactly `tables` (checked by kind), `svgs` (each with lines) and report.md
+    /// linking every plot; printed every table on stdout; and printed the summary line of each
+    /// phase for which `ran` holds, and no other.
+    fn check(&self, tables: &[(&str, Kind)], svgs: &[&str], ran: impl Fn(&str) -> bool) {
+        for &(name, kind) in tables {
+            check_table(&self.out, name, kind);
+        }
+        let report = read(&self.out.join("report.md"));
+        for name in svgs {
+            let svg = read(&self.out.join(format!("{name}.svg")));
+            let lines = svg.contains("<polyline") || svg.contains("<path");
+            assert!(svg.contains("</svg>") && lines, "{name}.svg: no lines");
+            let link = format!("({name}.svg)");
+            assert!(report.contains(&link), "no link to {name}.svg");
+        }
+        let written: BTreeSet<String> = (std::fs::read_dir(&self.out).unwrap())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let want: BTreeSet<String> = (tables.iter().map(|(n, _)| format!("{n}.csv")))
+            .chain(svgs.iter().map(|n| format!("{n}.svg")))
+            .chain(["report.md".to_string()])
+            .collect();
+        assert_eq!(written, want);
+        let stdout = &self.stdout;
+        let tables_printed = stdout.matches("\n### ").count();
+        assert_eq!(tables_printed, tables.len(), "tables on stdout:\n{stdout}");
+        for phase in PHASES {
+            let printed = self.stderr.contains(phase);
+            assert_eq!(printed, ran(phase), "{phase}\n{}", self.stderr);
+        }
+    }
+}
+
+/// The folder goes when the test passes; a failing test leaves it to look at.
+impl Drop for Run {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.out);
+        }
+    }
 }
 
 /// A CSV file: its name, header and rows (label first).
@@ -106,27 +150,18 @@ struct Csv {
 
 impl Csv {
     fn read(out: &Path, name: &str) -> Csv {
-        let path = out.join(format!("{name}.csv"));
-        let text =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text = read(&out.join(format!("{name}.csv")));
         let mut lines = text.lines().map(fields);
         let header = lines.next().expect("a header line");
-        Csv {
-            name: name.to_string(),
-            header,
-            rows: lines.collect(),
-        }
-    }
-
-    fn column(&self, column: &str) -> usize {
-        let columns = &self.header;
-        (columns.iter().position(|h| h == column))
-            .unwrap_or_else(|| panic!("{}: no column {column} in {columns:?}", self.name))
+        let (name, rows) = (name.to_string(), lines.collect());
+        Csv { name, header, rows }
     }
 
     fn cell(&self, row: &[String], column: &str) -> f64 {
-        let c = &row[self.column(column)];
-        (c.parse()).unwrap_or_else(|_| panic!("{}: {column} = {c:?} in {row:?}", self.name))
+        let (name, columns) = (&self.name, &self.header);
+        let i = columns.iter().position(|h| h == column);
+        let c = &row[i.unwrap_or_else(|| panic!("{name}: no column {column} in {columns:?}"))];
+        (c.parse()).unwrap_or_else(|_| panic!("{name}: {column} = {c:?} in {row:?}"))
     }
 
     /// The first row whose label starts with `label`.
@@ -135,14 +170,9 @@ impl Csv {
             .unwrap_or_else(|| panic!("{}: no {label} row", self.name))
     }
 
-    /// In every row of `rows`, `ratio` is `want(row)` and lies within its per-round range.
-    fn check_ratio<'a>(
-        &self,
-        rows: impl IntoIterator<Item = &'a Vec<String>>,
-        ratio: &str,
-        want: impl Fn(&[String]) -> f64,
-    ) {
-        for row in rows {
+    /// In every row, `ratio` is `want(row)` but for rounding and lies within its per-round range.
+    fn check_ratio(&self, ratio: &str, want: impl Fn(&[String]) -> f64) {
+        for row in &self.rows {
             let (got, want) = (self.cell(row, ratio), want(row));
             let what = format!("{} {}: {ratio}", self.name, row[0]);
             close(got, want, &what);
@@ -153,23 +183,24 @@ impl Csv {
     }
 }
 
-/// Splits one CSV line; the report quotes fields that contain commas.
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `got` is `want` but for rounding.
+fn close(got: f64, want: f64, what: &str) {
+    let near = (got - want).abs() <= 1e-9 * want.abs();
+    assert!(near, "{what}: {got}, the cells give {want}");
+}
+
+/// Splits one CSV line; the report quotes the labels (the first field) that contain commas.
 fn fields(line: &str) -> Vec<String> {
-    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
+    let (label, rest) = match line.strip_prefix('"') {
+        Some(quoted) => quoted.split_once("\",").expect("a closing quote"),
+        None => line.split_once(',').expect("two fields at least"),
+    };
+    let fields = std::iter::once(label).chain(rest.split(','));
+    fields.map(str::to_string).collect()
 }
 
 /// The table's cells are numbers, finite and positive (zero allowed for a false-positive rate
@@ -178,10 +209,13 @@ fn fields(line: &str) -> Vec<String> {
 fn check_table(out: &Path, name: &str, kind: Kind) {
     let csv = Csv::read(out, name);
     let h = &csv.header;
-    assert!(
-        h.len() >= 2 && !csv.rows.is_empty(),
-        "{name}: too few columns or no rows"
-    );
+    let enough = h.len() >= 2 && !csv.rows.is_empty();
+    assert!(enough, "{name}: too few columns or no rows");
+    // Columns `c` with `c_min` and `c_max` beside them.
+    let beside = |i: usize, k: usize, end: &str| h.get(i + k) == Some(&format!("{}{end}", h[i]));
+    let spread: Vec<usize> = (0..h.len())
+        .filter(|&i| beside(i, 1, "_min") && beside(i, 2, "_max"))
+        .collect();
     let mut numbers = 0;
     for row in &csv.rows {
         assert_eq!(row.len(), h.len(), "{name}: ragged row {row:?}");
@@ -189,65 +223,36 @@ fn check_table(out: &Path, name: &str, kind: Kind) {
         for (cell, column) in row.iter().zip(h).skip(1).filter(|(c, _)| !c.is_empty()) {
             let v: f64 = (cell.parse()).unwrap_or_else(|_| panic!("{name}: {column} = {cell:?}"));
             let zero_ok = column.starts_with("fpr_measured") || column == "lost_items";
-            assert!(
-                v.is_finite() && (v > 0.0 || zero_ok && v == 0.0),
-                "{name}: {column} = {v}"
-            );
+            let fine = v.is_finite() && (v > 0.0 || zero_ok && v == 0.0);
+            assert!(fine, "{name}: {column} = {v}");
             numbers += 1;
+        }
+        for &i in spread.iter().filter(|&&i| !row[i].is_empty()) {
+            let v: Vec<f64> = row[i..i + 3].iter().map(|c| c.parse().unwrap()).collect();
+            let within = v[1] <= v[0] && v[0] <= v[2];
+            assert!(within, "{name}: {} outside its min and max: {row:?}", h[i]);
         }
     }
     assert!(numbers > 0, "{name} has no figures");
-    // Columns `c` with `c_min` and `c_max` beside them.
-    let spread: Vec<usize> = (0..h.len())
-        .filter(|&i| {
-            h.get(i + 1) == Some(&format!("{}_min", h[i]))
-                && h.get(i + 2) == Some(&format!("{}_max", h[i]))
-        })
-        .collect();
-    for row in &csv.rows {
-        for &i in spread.iter().filter(|&&i| !row[i].is_empty()) {
-            let v: Vec<f64> = row[i..i + 3].iter().map(|c| c.parse().unwrap()).collect();
-            assert!(
-                v[1] <= v[0] && v[0] <= v[2],
-                "{name}: {} outside its min and max: {row:?}",
-                h[i]
-            );
-        }
-    }
     match kind {
         Counted => {}
         Ratios => assert!(
             h.iter().any(|c| c.contains("_round_min")),
-            "{name} has no ranges"
+            "{name}: no ranges"
         ),
         Spread | Scaling => assert!(!spread.is_empty(), "{name} has no min/max columns"),
     }
     if kind == Scaling {
-        assert!(
-            csv.rows.iter().any(|r| r[0].starts_with("machine")),
-            "{name}: no machine row"
-        );
+        let machine = csv.rows.iter().any(|r| r[0].starts_with("machine"));
+        assert!(machine, "{name}: no machine row");
         // The speedup is the last thread count's rate over the first's.
         let counts: Vec<&String> = h.iter().filter(|c| c.ends_with("thr_m_ops_s")).collect();
         let speedup = (h.iter())
             .find(|c| c.starts_with("ratio_speedup") && !c.contains("_round_"))
             .unwrap_or_else(|| panic!("{name} has no speedup column"));
         let (first, last) = (counts[0], counts[counts.len() - 1]);
-        csv.check_ratio(&csv.rows, speedup, |row| {
-            csv.cell(row, last) / csv.cell(row, first)
-        });
+        csv.check_ratio(speedup, |row| csv.cell(row, last) / csv.cell(row, first));
     }
-}
-
-/// An SVG with lines.
-fn check_svg(out: &Path, name: &str) {
-    let svg = std::fs::read_to_string(out.join(format!("{name}.svg")))
-        .unwrap_or_else(|e| panic!("{name}.svg: {e}"));
-    let lines = svg.contains("<polyline") || svg.contains("<path");
-    assert!(
-        svg.contains("<svg") && svg.contains("</svg>") && lines,
-        "{name}.svg: no lines"
-    );
 }
 
 /// The growth figures' ratios against the fixed filter at 8x and 64x: of times (its rate over
@@ -259,22 +264,14 @@ fn check_growth_ratios(out: &Path) {
         ("growth_bits_per_item", "bits_item", false),
     ] {
         let csv = Csv::read(out, name);
-        assert_eq!(
-            csv.rows.len(),
-            3,
-            "{name}: growable, fixed and scalable rows"
-        );
+        let rows = csv.rows.len();
+        assert_eq!(rows, 3, "{name}: growable, fixed and scalable rows");
         let base = csv.row("cuckoo-nest fixed");
         for at in ["8x", "64x"] {
             let column = format!("{at}_{unit}");
-            let (ratio, theirs) = (
-                format!(
-                    "ratio_{}vs_cuckoo_nest_fixed_at_{at}",
-                    if time { "time_" } else { "" }
-                ),
-                csv.cell(base, &column),
-            );
-            csv.check_ratio(&csv.rows, &ratio, |row| {
+            let theirs = csv.cell(base, &column);
+            let of = if time { "time_" } else { "" };
+            csv.check_ratio(&format!("ratio_{of}vs_cuckoo_nest_fixed_at_{at}"), |row| {
                 let mine = csv.cell(row, &column);
                 if time {
                     theirs / mine
@@ -292,101 +289,50 @@ fn check_growth_ratios(out: &Path) {
 
 #[test]
 fn tiny_report_writes_every_table_and_plot() {
-    let (result, out) = report("tiny", &["--tiny", "--items", "20000", "--threads", "2"]);
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    for (name, kind) in TABLES {
-        check_table(&out, name, kind);
-    }
-    for name in SVG_FILES {
-        check_svg(&out, name);
-    }
+    let run = Run::new("tiny", &["--tiny", "--items", "20000", "--threads", "2"]);
+    run.check(&TABLES, &SVG_FILES, |_| true);
+    let out = &run.out;
     // Ratio columns print the ratio of the medians in the row's cells.
-    let fig5 = Csv::read(&out, "fig5_lookup_vs_positive_share");
+    let fig5 = Csv::read(out, "fig5_lookup_vs_positive_share");
     let base = fig5.cell(fig5.row("cuckoofilter"), "50pct_m_lookups_s");
-    fig5.check_ratio(&fig5.rows, "ratio_vs_cuckoofilter_at_50pct", |row| {
+    fig5.check_ratio("ratio_vs_cuckoofilter_at_50pct", |row| {
         fig5.cell(row, "50pct_m_lookups_s") / base
     });
-    check_growth_ratios(&out);
-    let lines = Csv::read(&out, "cache_line_rate_and_out_of_cache");
+    check_growth_ratios(out);
+    let lines = Csv::read(out, "cache_line_rate_and_out_of_cache");
     let bound = lines.cell(lines.row("lookup bound"), "value");
     for row in lines.rows.iter().filter(|r| !r[3].is_empty()) {
         let want = lines.cell(row, "value") / bound * 100.0;
-        close(
-            lines.cell(row, "pct_of_bound"),
-            want,
-            &format!("% of bound, {}", row[0]),
-        );
+        let got = lines.cell(row, "pct_of_bound");
+        close(got, want, &format!("% of bound, {}", row[0]));
     }
     // Bloom filters cannot delete: an empty cell, not a number.
-    let fig8 = Csv::read(&out, "fig8_delete_vs_occupancy");
+    let fig8 = Csv::read(out, "fig8_delete_vs_occupancy");
     let bloom = fig8.row("fastbloom");
-    assert!(
-        bloom[1..].iter().all(String::is_empty),
-        "fastbloom deletes: {bloom:?}"
-    );
-
-    // Every table on stdout as markdown, and in report.md with links to every plot.
-    assert_eq!(
-        stdout.matches("\n### ").count(),
-        TABLES.len(),
-        "tables on stdout:\n{stdout}"
-    );
+    let empty = bloom[1..].iter().all(String::is_empty);
+    assert!(empty, "fastbloom deletes: {bloom:?}");
+    // Markdown tables on stdout and in report.md; how busy the machine was before and after.
+    let (stdout, stderr) = (&run.stdout, &run.stderr);
     assert!(stdout.contains("| filter"), "no markdown table on stdout");
-    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
-    assert!(report.contains("### Table 3"));
-    for name in SVG_FILES {
-        assert!(
-            report.contains(&format!("{name}.svg")),
-            "report.md does not link {name}.svg"
-        );
+    let report = read(&out.join("report.md"));
+    assert!(report.contains("### Table 3"), "{report}");
+    assert!(report.contains("steal"), "no steal time in report.md");
+    for when in ["before", "after"] {
+        let line = format!("{when} the run: load average");
+        assert!(stderr.contains(&line), "no {line:?} on stderr\n{stderr}");
     }
-    // One summary line per phase, and how busy the machine was before and after.
-    for line in PHASES.iter().chain(&[
-        "before the run: load average",
-        "after the run: load average",
-    ]) {
-        assert!(stderr.contains(line), "no {line:?} on stderr\n{stderr}");
-    }
-    assert!(
-        report.contains("steal"),
-        "report.md does not give the steal time"
-    );
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// `--only growth`: the growth tables and plot, no other part's, and none of their phases.
 #[test]
 fn only_growth_writes_only_the_growth_figures() {
-    let (result, out) = report("only-growth", &["--tiny", "--only", "growth"]);
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    let stderr = String::from_utf8_lossy(&result.stderr);
+    let run = Run::new("only-growth", &["--tiny", "--only", "growth"]);
     let growth: Vec<(&str, Kind)> = TABLES
         .into_iter()
         .filter(|(n, _)| n.starts_with("growth_"))
         .collect();
-    for &(name, kind) in &growth {
-        check_table(&out, name, kind);
-    }
-    check_growth_ratios(&out);
-    check_svg(&out, "growth");
-    let mut written: Vec<String> = (std::fs::read_dir(&out).unwrap())
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    let mut want: Vec<String> = growth.iter().map(|(n, _)| format!("{n}.csv")).collect();
-    want.extend(["growth.svg".to_string(), "report.md".to_string()]);
-    written.sort();
-    want.sort();
-    assert_eq!(written, want);
-    assert_eq!(stdout.matches("\n### ").count(), growth.len(), "{stdout}");
-    for phase in PHASES {
-        assert_eq!(
-            stderr.contains(phase),
-            phase == "growth:",
-            "{phase}\n{stderr}"
-        );
-    }
-    let _ = std::fs::remove_dir_all(&out);
+    run.check(&growth, &["growth"], |phase| phase == "growth:");
+    check_growth_ratios(&run.out);
 }
 
 #[test]

@@ -1,9 +1,6 @@
-//! The report's figures as data: what each one is called, its unit, its ratio columns and
-//! where it is plotted. The measuring code fills a [`Figure`] with one [`Line`] per subject
-//! (each carrying its own colour) and one [`Samples`] per x value; the markdown table, the CSV
-//! (median, min, max) and the plot panel all come from that one value.
-//!
-//! The figures themselves are in [`specs`].
+//! The report's figures as data (the figures themselves are in [`specs`]). The measuring code
+//! fills a [`Figure`] with one [`Line`] per subject and one [`Samples`] per x value; the
+//! markdown table, the CSV (median, min, max) and the plot panel all come from that one value.
 
 use cuckoo_nest_bench::stats::{of_medians, Samples, Spread};
 
@@ -30,8 +27,7 @@ pub enum Ratio {
     /// The row against the line whose label starts with `line`, at one x.
     VsLine { line: &'static str, at: At },
     /// The row's time per operation against the line's, at one x, in a figure of rates: the
-    /// line's rate over the row's (1.5: the row's operations take 1.5 times as long), for
-    /// targets set in time.
+    /// line's rate over the row's (1.5: the row's operations take 1.5 times as long).
     TimeVsLine { line: &'static str, at: At },
     /// The row at `num` over the row at `den`: a speedup, or a slowdown.
     Within {
@@ -39,8 +35,7 @@ pub enum Ratio {
         num: At,
         den: At,
     },
-    /// The row at `mid` over the mean of its first and last cells (a mixed stream against the
-    /// two pure ones).
+    /// The row at `mid` over the mean of its first and last cells (mixed against pure streams).
     MidVsEnds { mid: At },
     /// The row's last-over-first speedup divided by the same speedup of the line `line` (the
     /// machine's own scaling for the same traffic).
@@ -217,27 +212,20 @@ impl Figure {
         }
     }
 
-    fn x_label(&self, at: At) -> String {
-        self.x_index(at)
-            .map(|i| self.x_labels[i].clone())
-            .unwrap_or_default()
-    }
-
+    /// What a ratio column divides, in its header: "vs cuckoofilter at 50%".
     fn ratio_what(&self, r: Ratio) -> String {
+        let x = |at| {
+            self.x_index(at)
+                .map_or(String::new(), |i| self.x_labels[i].clone())
+        };
         match r {
-            Ratio::VsLine { line, at } => format!("vs {line} at {}", self.x_label(at)),
-            Ratio::TimeVsLine { line, at } => {
-                format!("time vs {line} at {}", self.x_label(at))
+            Ratio::VsLine { line, at } => format!("vs {line} at {}", x(at)),
+            Ratio::TimeVsLine { line, at } => format!("time vs {line} at {}", x(at)),
+            Ratio::Within { name, num, den } => format!("{name} {} / {}", x(num), x(den)),
+            Ratio::MidVsEnds { mid } => {
+                let (mid, first, last) = (x(mid), x(At::First), x(At::Last));
+                format!("{mid} / mean of {first} and {last}")
             }
-            Ratio::Within { name, num, den } => {
-                format!("{name} {} / {}", self.x_label(num), self.x_label(den))
-            }
-            Ratio::MidVsEnds { mid } => format!(
-                "{} / mean of {} and {}",
-                self.x_label(mid),
-                self.x_label(At::First),
-                self.x_label(At::Last)
-            ),
             Ratio::ScalingVs { line } => format!("speedup / {line}'s"),
         }
     }
@@ -246,43 +234,22 @@ impl Figure {
     /// shown in the cells, `min` and `max` the smallest and largest ratio of a single round
     /// (rounds missing a cell are skipped). `None` when a cell it needs is empty.
     pub fn ratio(&self, r: Ratio, row: usize) -> Option<Spread> {
-        let line = &self.lines[row];
-        let (first, last) = (self.x_index(At::First)?, self.x_index(At::Last)?);
+        let cell = |line: usize, at: At| Some(&self.lines[line].cells[self.x_index(at)?]);
+        let vs = |line, at| Some(vec![cell(row, at)?, cell(self.line_index(line)?, at)?]);
+        let ends = |line| Some(vec![cell(line, At::First)?, cell(line, At::Last)?]);
         let (cells, f): (Vec<&Samples>, RatioOf) = match r {
-            Ratio::VsLine { line: other, at } => {
-                let (o, x) = (self.line_index(other)?, self.x_index(at)?);
-                (vec![&line.cells[x], &self.lines[o].cells[x]], |v| {
-                    v[0] / v[1]
-                })
-            }
-            Ratio::TimeVsLine { line: other, at } => {
-                let (o, x) = (self.line_index(other)?, self.x_index(at)?);
-                (vec![&line.cells[x], &self.lines[o].cells[x]], |v| {
-                    v[1] / v[0]
-                })
-            }
+            Ratio::VsLine { line, at } => (vs(line, at)?, |v| v[0] / v[1]),
+            Ratio::TimeVsLine { line, at } => (vs(line, at)?, |v| v[1] / v[0]),
             Ratio::Within { num, den, .. } => {
-                let (a, b) = (self.x_index(num)?, self.x_index(den)?);
-                (vec![&line.cells[a], &line.cells[b]], |v| v[0] / v[1])
+                (vec![cell(row, num)?, cell(row, den)?], |v| v[0] / v[1])
             }
             Ratio::MidVsEnds { mid } => {
-                let m = self.x_index(mid)?;
-                (
-                    vec![&line.cells[m], &line.cells[first], &line.cells[last]],
-                    |v| v[0] / ((v[1] + v[2]) / 2.0),
-                )
+                let cells = [vec![cell(row, mid)?], ends(row)?].concat();
+                (cells, |v| v[0] / ((v[1] + v[2]) / 2.0))
             }
-            Ratio::ScalingVs { line: other } => {
-                let o = &self.lines[self.line_index(other)?];
-                (
-                    vec![
-                        &line.cells[first],
-                        &line.cells[last],
-                        &o.cells[first],
-                        &o.cells[last],
-                    ],
-                    |v| (v[1] / v[0]) / (v[3] / v[2]),
-                )
+            Ratio::ScalingVs { line } => {
+                let cells = [ends(row)?, ends(self.line_index(line)?)?].concat();
+                (cells, |v| (v[1] / v[0]) / (v[3] / v[2]))
             }
         };
         of_medians(&cells, f)
@@ -293,9 +260,7 @@ impl Figure {
     pub fn table(&self) -> Table {
         let s = self.spec;
         let mut t = Table::new(s.name, s.title, s.label);
-        for n in &self.notes {
-            t = t.note(n.clone());
-        }
+        t.notes.clone_from(&self.notes);
         if !s.ratios.is_empty() {
             t = t.note(
                 "Cells: median over interleaved rounds (min and max in the CSV). Ratio columns: \
@@ -307,8 +272,6 @@ impl Figure {
         for (label, csv) in self.x_labels.iter().zip(&self.x_csv) {
             t = t.measured(label, &format!("{csv}_{unit}"), Format::Fixed(1));
         }
-        // A ratio column's header says plainly what its cells are: the ratio of the medians in
-        // the row's cells, then the range of the per-round ratios.
         for &r in s.ratios {
             let what = self.ratio_what(r);
             let header = format!("{what}: ratio of medians (per-round min-max)");
@@ -329,29 +292,24 @@ impl Figure {
         let percent = self.x_labels.first().is_some_and(|l| l.ends_with('%'));
         let scale = if percent { 100.0 } else { 1.0 };
         let xs: Vec<f64> = self.xs.iter().map(|x| x * scale).collect();
-        let series = self
-            .lines
-            .iter()
-            .filter_map(|l| {
-                let points: Vec<(f64, Spread)> = xs
-                    .iter()
-                    .zip(&l.cells)
-                    .filter_map(|(x, c)| c.spread().map(|s| (*x, s)))
-                    .collect();
-                (!points.is_empty()).then(|| Series {
-                    name: l.label.clone(),
-                    color: l.color,
-                    // The machine's own rate for the same traffic, beside the filters.
-                    reference: l.label.ends_with("(reference)"),
-                    points,
-                })
+        let series = self.lines.iter().filter_map(|l| {
+            let points = xs.iter().zip(&l.cells);
+            let points: Vec<(f64, Spread)> = points
+                .filter_map(|(x, c)| Some((*x, c.spread()?)))
+                .collect();
+            (!points.is_empty()).then(|| Series {
+                name: l.label.clone(),
+                color: l.color,
+                // The machine's own rate for the same traffic, beside the filters.
+                reference: l.label.ends_with("(reference)"),
+                points,
             })
-            .collect();
+        });
         Some(Panel {
             title: p.panel.to_string(),
             x_label: p.x_label.to_string(),
             y_label: self.spec.unit.to_string(),
-            series,
+            series: series.collect(),
             x_ticks: xs,
         })
     }
@@ -383,46 +341,29 @@ mod tests {
         &[Ratio::vs("base", 1.0)],
     );
 
-    /// Three rounds of two lines at one x: "mine" 10, 4, 9 and "base" 5, 4, 3.
-    fn two_lines() -> Figure {
-        let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
-        let mut a = Line::new("mine", Rgb(0, 0, 0), 1);
-        let mut b = Line::new("base", Rgb(0, 0, 0), 1);
-        for (round, (x, y)) in [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)]
-            .into_iter()
-            .enumerate()
-        {
-            a.cells[0].push(round, Some(x));
-            b.cells[0].push(round, Some(y));
-        }
-        f.lines = vec![a, b];
-        f
-    }
-
-    /// Three rounds where the median of the per-round ratios (10/5, 4/4, 9/3: 2) differs from
-    /// the ratio of the medians (9/4 = 2.25): the column must print the latter, with the
-    /// rounds' range beside it.
+    /// Three rounds of two lines at one x, "mine" 10, 4, 9 and "base" 5, 4, 3, where the median
+    /// of the per-round ratios (10/5, 4/4, 9/3: 2) differs from the ratio of the medians (9/4 =
+    /// 2.25): the column must print the latter, with the rounds' range beside it.
     #[test]
     fn ratio_column_is_the_ratio_of_the_cells_medians() {
-        let f = two_lines();
+        let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
+        let line = |label| Line::new(label, Rgb(0, 0, 0), 1);
+        f.lines = vec![line("mine"), line("base")];
+        let rounds = [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)];
+        for (round, (x, y)) in rounds.into_iter().enumerate() {
+            f.lines[0].cells[0].push(round, Some(x));
+            f.lines[1].cells[0].push(round, Some(y));
+        }
         let r = f.ratio(TWO_LINES.ratios[0], 0).unwrap();
         assert_eq!((r.median, r.min, r.max), (9.0 / 4.0, 1.0, 3.0));
         let t = f.table();
-        let md = t.markdown();
         // The cells show 9.0 and 4.0; the ratio 2.25 (flagged: its rounds span 1 to 3).
-        assert!(
-            md.contains("vs base at x: ratio of medians (per-round min-max)"),
-            "{md}"
-        );
-        let row = |label: &str| -> Vec<String> {
-            let line = md
-                .lines()
-                .find(|l| l.starts_with(&format!("| {label} ")))
-                .unwrap();
-            line.split('|').map(|c| c.trim().to_string()).collect()
-        };
-        assert_eq!(row("mine")[2..4], ["~9.0", "~2.25 (1.00-3.00)"], "{md}");
-        assert_eq!(row("base")[2..4], ["~4.0", "1.00 (1.00-1.00)"], "{md}");
+        let md = t.markdown();
+        let md = md.split_whitespace().collect::<Vec<_>>().join(" ");
+        let header = "| filter | x | vs base at x: ratio of medians (per-round min-max) |";
+        assert!(md.contains(header), "{md}");
+        assert!(md.contains("| mine | ~9.0 | ~2.25 (1.00-3.00) |"), "{md}");
+        assert!(md.contains("| base | ~4.0 | 1.00 (1.00-1.00) |"), "{md}");
         let csv = t.csv();
         assert!(
             csv.starts_with(

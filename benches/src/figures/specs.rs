@@ -3,8 +3,7 @@
 
 use super::{At, FigureSpec, Ratio};
 
-// Fan et al.'s single-thread figures: Figure 5 (lookups by share of hits), Figure 6 (positive
-// and negative lookups by occupancy), Figure 7 (inserts) and Figure 8 (deletes until empty).
+// Fan et al.'s single-thread figures.
 
 const OCCUPANCY: &str = "occupancy (% of n)";
 
@@ -69,8 +68,7 @@ pub static FIG8: FigureSpec = FigureSpec::new(
     OCCUPANCY,
 );
 
-// The lookups beyond the paper's: shuffled hits and misses in cache and out of L3, and
-// lookups beside a writer.
+// The lookups beyond the paper's.
 
 pub static SHUFFLED_IN_CACHE: FigureSpec = FigureSpec::new(
     "lookups_shuffled_in_cache",
@@ -107,8 +105,7 @@ pub static BESIDE_WRITER: FigureSpec = FigureSpec {
     )
 };
 
-// Thread scaling: lookups, inserts and two mixes by thread count, and writers filling one
-// large filter, each against the machine's own scaling.
+// Thread scaling, each against the machine's own scaling.
 
 /// Ratio columns of every thread-scaling table.
 const SCALING: &[Ratio] = &[
@@ -161,8 +158,8 @@ pub static THREADS_FILL: FigureSpec = FigureSpec::new(
     SCALING,
 );
 
-// Growth: lookups, memory and inserts of a growable filter from C to 64C items, against a
-// fixed filter built for each count and the peer that grows.
+// Growth from C to 64C items, against a fixed filter built for each count and the peer that
+// grows.
 
 /// The fixed filter the growth figures compare with, by the start of its line's label.
 pub const GROWTH_BASE: &str = "cuckoo-nest fixed";
