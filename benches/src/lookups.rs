@@ -14,7 +14,7 @@ use crate::figures::{percent_axis, Figure, FigureSpec, Line, BESIDE_WRITER};
 use crate::memory::fill_parallel;
 use crate::plot::Rgb;
 use crate::progress::Phase;
-use crate::single::lookup_rate;
+use crate::shared::lookup_rate;
 use crate::subjects::{build_nest, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
 
 /// Shares of hits of the shuffled-lookup figures.
