@@ -20,7 +20,7 @@ use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GRO
 use crate::growing::{growable_nest, ScalableSubject, GROWABLE_COLOR, SCALABLE_COLOR};
 use crate::progress::Phase;
 use crate::shared::{lookup_rate, timed};
-use crate::subjects::{build_nest, Filling, NestSubject, Subject, BATCH};
+use crate::subjects::{build_nest, Filling, Subject, BATCH};
 use crate::table::{Format, Table};
 
 /// Sizes measured, as multiples of the first capacity C.
@@ -121,11 +121,10 @@ pub fn run(
     let (built, first_build) = timed(|| growable_nest(first, RATE).map(drop));
     built?;
     let fixed = |n| -> Result<Box<dyn Subject>, String> {
-        let filter = build_nest(NestConfig::FalsePositiveRate(RATE), n)?;
-        Ok(Box::new(NestSubject {
-            filter,
-            batched: true,
-        }))
+        Ok(Box::new(build_nest(
+            NestConfig::FalsePositiveRate(RATE),
+            n,
+        )?))
     };
     // False positives at each size, counted in the first round.
     let mut fpr: Vec<Vec<Option<f64>>> = vec![vec![None; MULTIPLES.len()]; SUBJECTS];

@@ -44,11 +44,10 @@ pub fn shuffled(
     let nest = build_nest(NestConfig::Default, items)?;
     fill_parallel(&nest, seed, items, threads);
     let mut peer = Peer::with_capacity(items);
-    let mut peer_failed = 0usize;
-    for i in 0..items as u64 {
-        // A failed add evicts some other item (the crate's documented behaviour): counted.
-        peer_failed += usize::from(peer.add(&present_key(seed, i)).is_err());
-    }
+    // A failed add evicts some other item (the crate's documented behaviour): counted.
+    let peer_failed = (0..items as u64)
+        .filter(|&i| peer.add(&present_key(seed, i)).is_err())
+        .count();
     let queries: Vec<Vec<u64>> = shares
         .iter()
         .enumerate()

@@ -32,10 +32,8 @@ fn fill_chase(words: &mut [u64], seed: u64) {
         let j = rng.below(i);
         order.swap(i, j);
     }
-    for i in 0..lines {
-        let from = order[i] as usize;
-        let to = order[(i + 1) % lines] as u64;
-        words[from * (LINE / 8)] = to;
+    for (i, &from) in order.iter().enumerate() {
+        words[from as usize * (LINE / 8)] = u64::from(order[(i + 1) % lines]);
     }
 }
 
@@ -123,7 +121,7 @@ pub fn line_rates(
     reps: usize,
     phase: &Phase,
 ) -> Result<(LineRates, Buffer), String> {
-    // (lines/s, latency, buffer) on one page size.
+    // Lines/s, latency and the buffer, on one page size.
     let measure = |huge: bool, k: u64| -> Result<(f64, f64, Buffer), String> {
         phase.message(if huge { "2 MiB pages" } else { "4 KiB pages" });
         let mut buf = Buffer::new(mib << 20, huge)?;

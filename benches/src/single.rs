@@ -1,14 +1,11 @@
 //! One thread per filter: the paper's Table 3 and Figures 5 to 8, every filter side by side.
 //!
-//! All filters are filled together, step by step (10%, 20%, ... 90%, 95% of the capacity n they
-//! were sized for): at each step every filter's inserts are timed (Figure 7) in a rotated order,
-//! then positive and negative lookups (Figure 6) run in interleaved rounds, each round measuring
-//! every filter once, starting one filter further along. At 95% the query mixes of Figure 5 run
-//! the same way. Then every cuckoo filter is filled until its first failed insert (Table 3:
-//! items at capacity, construction rate), a Bloom or quotient filter up to n; the false-positive
-//! rate is measured on absent keys, lost items are counted, and the filters are emptied again in
-//! the same steps, timing deletes (Figure 8). Inserts cannot be repeated on one filter, so the
-//! fill and the deletes run on `fills` fresh sets of filters (the rounds of Figures 7 and 8).
+//! All filters are filled together in steps (10%, 20%, ... 90%, 95% of the capacity n they were
+//! sized for): at each step their inserts are timed (Figure 7) in a rotated order, then lookups
+//! (Figure 6) run in rounds, every filter once a round, rotated; at 95% the query mixes of
+//! Figure 5 too. Then each filter is filled to capacity (Table 3: a cuckoo filter until its first
+//! failed insert, others up to n), and emptied in the same steps, timing deletes (Figure 8).
+//! Inserts cannot be repeated on one filter, so fills and deletes run on `fills` fresh sets.
 
 use cuckoo_nest_bench::keys::Keys;
 use cuckoo_nest_bench::stats::{mops, rotated, Samples, Spread};
@@ -71,8 +68,7 @@ impl<'a> Workload<'a> {
     }
 }
 
-/// Table 3 for one filter: counted once, on the first set of filters; the construction rate is
-/// sampled on every set.
+/// Table 3 for one filter: counted on the first set of filters, the construction rate on each.
 #[derive(Default)]
 struct Capacity {
     items: usize,
@@ -128,7 +124,7 @@ fn at_capacity(filter: &dyn Subject, w: &Workload<'_>, keys: &[u64], cap: &mut C
     cap.lost = inserted - filter.count_hits(keys);
 }
 
-/// The figures' empty lines: Figure 5 has every filter (and its batch path), the others the
+/// The empty figures: Figure 5 with every filter (and batch path), the others with the
 /// filters that can be filled.
 fn figures(contenders: &[Contender]) -> Vec<Figure> {
     let shares = Figure::new(
@@ -141,26 +137,15 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
          hits and misses shuffled together.",
         FIG5_FILL * 100.0
     ))];
-    let by_step = [
-        (
-            &FIG6_POSITIVE,
-            "Occupancy = items inserted / n; every query hits.",
-        ),
-        (
-            &FIG6_NEGATIVE,
-            "Occupancy = items inserted / n; every query misses.",
-        ),
-        (
-            &FIG7,
-            "Column x%: inserts that fill the filter from the previous step to x% of n.",
-        ),
-        (
-            &FIG8,
-            "Column x%: deletes that empty the filter from x% of n to the next step down. \
-             Empty: the filter cannot delete.",
-        ),
+    let by_step = [&FIG6_POSITIVE, &FIG6_NEGATIVE, &FIG7, &FIG8];
+    let notes = [
+        "Occupancy = items inserted / n; every query hits.",
+        "Occupancy = items inserted / n; every query misses.",
+        "Column x%: inserts that fill the filter from the previous step to x% of n.",
+        "Column x%: deletes that empty the filter from x% of n to the next step down. \
+         Empty: the filter cannot delete.",
     ];
-    for (spec, note) in by_step {
+    for (spec, note) in by_step.into_iter().zip(notes) {
         figs.push(Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note));
     }
     for c in contenders {
@@ -195,7 +180,7 @@ pub fn run(
         if c.kind == Kind::Static {
             phase.message(format!("{}: build", c.label));
             let keys = &w.keys.present[..w.n];
-            let (filter, secs) = timed(|| c.build(keys));
+            let (filter, secs) = timed(|| (c.build)(keys));
             let filter = filter?;
             caps[k].construction.push(0, mops(keys.len(), secs));
             at_capacity(&*filter, w, keys, &mut caps[k]);
@@ -206,7 +191,7 @@ pub fn run(
         let mut live: Vec<(usize, Filling)> = Vec::new();
         for (k, c) in contenders.iter().enumerate() {
             if c.kind == Kind::Dynamic {
-                live.push((k, Filling::new(c.build(&[])?)));
+                live.push((k, Filling::new((c.build)(&[])?)));
             }
         }
         fill_pass(pass, &mut live, &statics, contenders, w, &mut figs, phase);
@@ -234,8 +219,7 @@ pub fn run(
     })
 }
 
-/// Fills the filters of set `pass` step by step, timing inserts, and on the first set the
-/// lookups of Figures 5 and 6.
+/// Fills set `pass` step by step, timing inserts, and on the first set Figures 5 and 6.
 fn fill_pass(
     pass: usize,
     live: &mut [(usize, Filling)],
@@ -275,12 +259,11 @@ fn fill_pass(
         }
         if STEPS[i] == FIG5_FILL {
             phase.message("lookups by share of hits");
-            let mut subjects: Vec<(usize, &dyn Subject)> = live
-                .iter()
-                .filter(|(_, l)| !l.full)
+            let filling = live.iter().filter(|(_, l)| !l.full);
+            let mut subjects: Vec<(usize, &dyn Subject)> = filling
                 .map(|(k, l)| (*k, &*l.filter))
+                .chain(statics.iter().map(|(k, f)| (*k, &**f)))
                 .collect();
-            subjects.extend(statics.iter().map(|(k, f)| (*k, &**f)));
             subjects.sort_by_key(|s| s.0);
             share_lookups(&subjects, contenders, w, &mut figs[0]);
         }

@@ -31,19 +31,14 @@ type Build = Box<dyn Fn(&[u64]) -> Result<Box<dyn Subject>, String>>;
 pub struct Contender {
     pub label: String,
     pub color: Rgb,
-    /// The colour of its batch-lookup line, when the filter has a batch lookup path measured.
+    /// The colour of its batch-lookup line, where its batch lookups are measured.
     pub batched: Option<Rgb>,
     pub kind: Kind,
     /// Builds a fresh filter; a static filter is built from the keys, a dynamic one ignores them.
-    build: Build,
+    pub build: Build,
 }
 
 impl Contender {
-    pub fn build(&self, keys: &[u64]) -> Result<Box<dyn Subject>, String> {
-        (self.build)(keys)
-    }
-
-    /// The label of the batch-lookup line.
     pub fn batched_label(&self) -> String {
         format!("{}, batched", self.label)
     }
@@ -65,10 +60,7 @@ pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) 
             color: config.color(),
             batched: batched.then_some(BATCHED_COLOR),
             kind: Kind::Dynamic,
-            build: Box::new(move |_| {
-                let filter = build_nest(config, n)?;
-                Ok(Box::new(NestSubject { filter, batched }))
-            }),
+            build: Box::new(move |_| Ok(Box::new(build_nest(config, n)?))),
         });
     }
     let peer = |label: &str, color, kind, build: Build| Contender {
@@ -196,12 +188,6 @@ impl Filling {
 
 // --- cuckoo-nest ---------------------------------------------------------------------------
 
-pub struct NestSubject {
-    pub filter: Nest,
-    /// Also time lookups through `contains_batch`.
-    pub batched: bool,
-}
-
 pub fn build_nest(config: NestConfig, capacity: usize) -> Result<Nest, String> {
     let builder = Nest::builder().capacity(capacity);
     let builder = match config {
@@ -223,35 +209,34 @@ pub fn build_nest(config: NestConfig, capacity: usize) -> Result<Nest, String> {
         .map_err(|e| format!("{}: {e}", config.label()))
 }
 
-impl Subject for NestSubject {
+impl Subject for Nest {
     #[inline]
     fn insert_key(&mut self, key: &u64) -> bool {
-        self.filter.insert(key).is_ok()
+        self.insert(key).is_ok()
     }
     #[inline]
     fn contains_key(&self, key: &u64) -> bool {
-        self.filter.contains(key)
+        self.contains(key)
     }
     #[inline]
     fn remove_key(&mut self, key: &u64) -> Option<bool> {
-        Some(self.filter.remove(key))
+        Some(self.remove(key))
     }
     fn memory_bytes(&self) -> usize {
-        self.filter.memory_usage()
+        self.memory_usage()
     }
     fn slots(&self) -> Option<usize> {
-        Some(self.filter.shape().slots)
+        Some(self.shape().slots)
     }
     fn expected_fpr(&self, _items: usize) -> f64 {
-        self.filter.expected_false_positive_rate()
+        self.expected_false_positive_rate()
     }
     fn fills_until_failure(&self) -> bool {
         // A growable filter never refuses an insert: filled to the count asked for.
-        self.filter.max_capacity().is_none()
+        self.max_capacity().is_none()
     }
     fn count_hits_batched(&self, keys: &[u64]) -> Option<usize> {
-        self.batched
-            .then(|| nest_contains_batched(&self.filter, keys))
+        Some(nest_contains_batched(self, keys))
     }
 }
 

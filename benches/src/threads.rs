@@ -1,14 +1,11 @@
 //! Thread scaling: one filter shared by 1..=N threads (`std::thread::scope`), aggregate ops/s.
 //!
-//! cuckoo-nest is shared by `&` (its methods take `&self`); the `cuckoofilter` crate needs
-//! `&mut self` to insert, so it is measured inside a `Mutex` and inside an `RwLock`, the two ways
-//! a user would share it; fastbloom's `AtomicBloomFilter` is shared by `&`. Beside them, the
-//! machine itself: one random atomic `fetch_or` per key into a `u64` array the size of the
-//! default cuckoo-nest table, the same random memory traffic with no filter around it, so a
-//! filter's speedup can be read against the speedup the machine allows.
-//!
-//! Rounds: each round runs every job once for every contender (in a rotated order), at every
-//! thread count back to back (1 then N on even rounds, N then 1 on odd ones).
+//! cuckoo-nest and fastbloom's `AtomicBloomFilter` are shared by `&`; the `cuckoofilter` crate
+//! inserts through `&mut self`, so it is shared in a `Mutex` and in an `RwLock`. Beside them, the
+//! machine: one random atomic `fetch_or` per key into a `u64` array the size of the default
+//! cuckoo-nest table, the same random memory traffic with no filter around it, so a filter's
+//! speedup can be read against the machine's. Each round runs every job once for every
+//! contender (rotated), at every thread count back to back (ascending, then descending).
 
 use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
@@ -173,9 +170,8 @@ pub fn thread_counts(max: usize) -> Vec<usize> {
     v
 }
 
-/// Runs `work(t)` on `threads` threads released together; returns the seconds from the first
-/// thread's start to the last thread's end. Each thread reads the clock itself: the spawning
-/// thread may be descheduled at the start line on a busy machine.
+/// Runs `work(t)` on `threads` threads released together: the seconds from the first thread's
+/// start to the last one's end, each read by its thread (the spawner may be descheduled).
 fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 {
     let barrier = Barrier::new(threads);
     let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
@@ -208,58 +204,6 @@ fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 
 fn chunk(v: &[u64], parts: usize, i: usize) -> &[u64] {
     let len = v.len() / parts;
     &v[i * len..(i + 1) * len]
-}
-
-/// What the jobs run on: one key stream for every contender and thread count.
-struct Traffic<'k> {
-    n: usize,
-    present: &'k [u64],
-    lookups: Vec<u64>,
-    mixed_reads: Vec<u64>,
-    insert_total: usize,
-    fpr: f64,
-    seed: u64,
-}
-
-impl Traffic<'_> {
-    /// One measurement of `job` on `t` threads, in M ops/s. `prefilled` is the contender's
-    /// filter at `LOOKUP_FILL`, reused by the lookup job; the other jobs build fresh filters.
-    fn measure(
-        &self,
-        job: Job,
-        build: Build,
-        t: usize,
-        prefilled: &dyn Shared,
-    ) -> Result<Option<f64>, String> {
-        Ok(match job {
-            Job::Lookups => {
-                let q = &self.lookups;
-                let secs = timed_threads(t, &|k| prefilled.count_hits(chunk(q, t, k)));
-                mops(q.len() / t * t, secs)
-            }
-            Job::Inserts => {
-                let filter = build(self.n, self.fpr, self.seed)?;
-                fill_rate(&*filter, &self.present[..self.insert_total], t, 1)
-            }
-            Job::Mixed { write_period } => {
-                let mixed_fill = (self.n as f64 * MIXED_FILL) as usize;
-                let filter = build(self.n, self.fpr, self.seed)?;
-                filter.insert_all(&self.present[..mixed_fill]);
-                let per_thread = self.n / t;
-                let writes = &self.present[mixed_fill..mixed_fill + self.n / write_period];
-                let reads = &self.mixed_reads;
-                let secs = timed_threads(t, &|k| {
-                    filter.mixed(
-                        per_thread,
-                        write_period,
-                        chunk(reads, t, k),
-                        chunk(writes, t, k),
-                    )
-                });
-                mops(per_thread * t, secs)
-            }
-        })
-    }
 }
 
 /// The thread counts of round `round`: ascending on even rounds, descending on odd ones.
@@ -320,14 +264,38 @@ pub fn run(
     phase: &Phase,
 ) -> Result<Vec<Figure>, String> {
     let lookup_fill = (n as f64 * LOOKUP_FILL) as usize;
-    let traffic = Traffic {
-        n,
-        present: &keys.present,
-        lookups: keys.queries(n, lookup_fill, positive_fraction, 300),
-        mixed_reads: keys.queries(n, (n as f64 * MIXED_FILL) as usize, positive_fraction, 301),
-        insert_total: (n as f64 * INSERT_FILL) as usize,
-        fpr,
-        seed: keys.seed,
+    let mixed_fill = (n as f64 * MIXED_FILL) as usize;
+    let lookups = keys.queries(n, lookup_fill, positive_fraction, 300);
+    let mixed_reads = keys.queries(n, mixed_fill, positive_fraction, 301);
+    // One measurement of `job` on `t` threads, in M ops/s. `prefilled` is the contender's
+    // filter at `LOOKUP_FILL`, reused by the lookup job; the other jobs build fresh filters.
+    let measure = |job, build: Build, t, prefilled: &dyn Shared| -> Result<_, String> {
+        Ok(match job {
+            Job::Lookups => {
+                let secs = timed_threads(t, &|k| prefilled.count_hits(chunk(&lookups, t, k)));
+                mops(lookups.len() / t * t, secs)
+            }
+            Job::Inserts => {
+                let insert_total = (n as f64 * INSERT_FILL) as usize;
+                fill_rate(
+                    &*build(n, fpr, keys.seed)?,
+                    &keys.present[..insert_total],
+                    t,
+                    1,
+                )
+            }
+            Job::Mixed { write_period } => {
+                let filter = build(n, fpr, keys.seed)?;
+                filter.insert_all(&keys.present[..mixed_fill]);
+                let per_thread = n / t;
+                let writes = &keys.present[mixed_fill..mixed_fill + n / write_period];
+                let secs = timed_threads(t, &|k| {
+                    let (reads, writes) = (chunk(&mixed_reads, t, k), chunk(writes, t, k));
+                    filter.mixed(per_thread, write_period, reads, writes)
+                });
+                mops(per_thread * t, secs)
+            }
+        })
     };
     let all = contenders();
     let lines: Vec<usize> = (0..all.len()).collect();
@@ -350,7 +318,7 @@ pub fn run(
             phase.message(format!("round {}: {}", r + 1, job.spec().title));
             for c in rotated(r, all.len()) {
                 for i in alternating(r, counts.len()) {
-                    let rate = traffic.measure(*job, all[c].2, counts[i], &*prefilled[c])?;
+                    let rate = measure(*job, all[c].2, counts[i], &*prefilled[c])?;
                     figs[j].lines[c].cells[i].push(r, rate);
                 }
             }
@@ -360,9 +328,8 @@ pub fn run(
     Ok(figs)
 }
 
-/// Passes of the machine's reference over the large fill's keys per measurement: a single
-/// pass takes a fifth of a fill's time, and with one pass (less exposed to the host's
-/// interference than the fill) 2-thread speedups came out above 2.
+/// Passes of the machine's reference over the large fill's keys: one pass takes a fifth of a
+/// fill's time, and (less exposed to the host's interference) made 2-thread speedups above 2.
 const MACHINE_PASSES: usize = 5;
 
 /// Writers' scaling: a default cuckoo-nest filter sized for `items` filled to `LARGE_FILL` on
