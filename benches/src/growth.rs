@@ -3,14 +3,11 @@
 //! `scalable_cuckoo_filter` (the Rust peer that grows) started at C, all at the builder's 1%
 //! false-positive target, from the same keys.
 //!
-//! Inserts cannot be repeated on one filter, so every round fills fresh filters, in lockstep:
-//! at each size (C, 2C, 4C, ... 64C) the growable and the scalable filter take the next keys,
-//! and a fixed filter is built for the size and filled from empty, each timed, in a rotated
-//! order; then the three answer the same shuffled lookups (half hits), rotated again, and
-//! their memory is counted; at 8C the growable and the fixed filter also answer them in
-//! batches (`contains_batch`). The insert rate of a growing filter at a size is its rate from
-//! empty to that size, growth included, against the fixed filter's from empty to the same
-//! count. The false-positive rate is counted once, in the first round, on keys never inserted.
+//! Every round fills fresh filters in lockstep: at each size (C, 2C, ... 64C) the growing
+//! filters take the next keys and a fixed filter is built for the size and filled from empty,
+//! each timed from empty (construction and growth included), in a rotated order; then the three
+//! answer the same shuffled lookups (half hits, at 8C also through `contains_batch`), rotated
+//! again, and their memory is counted. False positives: counted in the first round.
 
 use cuckoo_nest_bench::keys::Keys;
 use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples, Spread};
@@ -27,8 +24,7 @@ use crate::table::{Format, Table};
 pub const MULTIPLES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 /// The false-positive target every filter is built for: the builder's 1% pick.
 pub const RATE: f64 = 0.01;
-/// Where the growth issue sets its targets: at 8C, lookups and bits per item at most 1.5 times
-/// the fixed filter's.
+/// The growth issue's targets: at 8C, lookups and bits per item at most 1.5 times the fixed's.
 const TARGET_MULTIPLE: usize = 8;
 const TARGET_RATIO: f64 = 1.5;
 

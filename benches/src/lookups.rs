@@ -161,8 +161,8 @@ fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
     })
 }
 
-/// Times the lookups while a writer thread runs; returns (lookup rate, the writer's pairs,
-/// the writer's seconds). `next` carries the writer's position from round to round.
+/// Times the lookups while a writer thread runs: the lookup rate, the writer's pairs and
+/// seconds. `next` carries the writer's position from round to round.
 fn lookups_with_writer(
     filter: &Nest,
     queries: &[u64],
@@ -181,8 +181,7 @@ fn lookups_with_writer(
             while !stop.load(Ordering::Relaxed) {
                 let key = present_key(seed, (base + j) as u64);
                 if filter.insert(&key).is_ok() && j >= WRITER_LAG {
-                    // The key inserted WRITER_LAG steps ago, if that insert
-                    // succeeded; a miss is fine (it did not).
+                    // The key inserted WRITER_LAG steps ago (a miss: that insert failed).
                     let _ = filter.remove(&present_key(seed, (base + j - WRITER_LAG) as u64));
                 }
                 j += 1;
