@@ -1,26 +1,21 @@
-//! Byte keys (issue 42): single lookups and inserts of 8-, 16-, 32- and 64-byte keys beside
-//! u64 keys, in one filter shape, in cache and out of cache. cuckoo-nest's default filter
-//! (format version 5: keys hashed 16 bytes per multiply in lanes) runs beside the same shape
-//! hashing with format version 4's byte hash (what a filter loaded from a version 4 file uses;
-//! built through the `internals` hook `debug_with_v4_key_hash`), and beside the peers that
-//! take `Hash` keys (cuckoofilter, fastbloom, qfilter), each through its own API. xorf is
-//! built over a set of u64 hashes, not keys, so it is not here.
-//!
-//! Byte keys are passed as `&[u8]` slices of a flat buffer (their length known at run time,
-//! as a caller's keys usually are), u64 keys as `&u64`. Lookups: hits drawn uniformly from the
-//! inserted keys and misses never inserted, half and half, shuffled together. Every round
-//! builds every filter afresh for each width and times its fill (inserts) and then its lookups,
-//! subjects in a rotated order.
+//! Byte keys (issue 42): single lookups and inserts of 8- to 64-byte keys beside u64 keys, in
+//! cache and out of cache. cuckoo-nest's default filter (format version 5: keys hashed 16 bytes
+//! per multiply in lanes) runs beside the same shape with version 4's byte hash (built through
+//! the `internals` hook `debug_with_v4_key_hash`) and beside the peers that take `Hash` keys,
+//! each through its own API (xorf takes u64 hashes, not keys). Byte keys are `&[u8]` slices of
+//! a flat buffer (their length known at run time, as a caller's keys usually are). Every round
+//! builds every filter afresh for each width, times its fill and then its lookups (half hits,
+//! shuffled), subjects in a rotated order.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
-use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{mix64, present_key, SplitMix64};
 use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples};
 
 use crate::progress::Phase;
+use crate::shared::timed;
 use crate::subjects::{bloom, quotient};
 use crate::table::{Format, Table};
 
@@ -42,9 +37,8 @@ fn width_label(w: usize) -> String {
     }
 }
 
-/// Keys of one width, laid out in the order they are used (so the timed loops read them
-/// sequentially, as a caller holding its key does, and only the filter is accessed at random):
-/// u64 keys in `ints`, byte keys back to back in `bytes`.
+/// Keys of one width in the order they are used, so the timed loops read them sequentially and
+/// only the filter at random: u64 keys in `ints`, byte keys back to back in `bytes`.
 struct Flat {
     width: usize,
     ints: Vec<u64>,
@@ -172,16 +166,14 @@ fn measure(
             let mut filters = Vec::new();
             for s in rotated(r + wi, SUBJECTS.len()) {
                 let mut f = Subject::build(s, n, fpr, seed)?;
-                let t = Instant::now();
-                black_box(f.insert(fill));
-                m.inserts[s][wi].push(r, mops(n, t.elapsed().as_secs_f64()));
+                let (_, secs) = timed(|| black_box(f.insert(fill)));
+                m.inserts[s][wi].push(r, mops(n, secs));
                 filters.push((s, f));
             }
             filters.sort_by_key(|(s, _)| *s);
             for s in rotated(r + wi, SUBJECTS.len()) {
-                let t = Instant::now();
-                black_box(filters[s].1.hits(black_box(queries)));
-                m.lookups[s][wi].push(r, mops(lookups, t.elapsed().as_secs_f64()));
+                let (_, secs) = timed(|| black_box(filters[s].1.hits(black_box(queries))));
+                m.lookups[s][wi].push(r, mops(lookups, secs));
             }
         }
         phase.inc();

@@ -1,21 +1,17 @@
-//! The filters of the growth figure: the growable cuckoo-nest and the Rust peer that grows,
-//! behind the same [`Subject`] adapter as the single-thread filters (the fixed cuckoo-nest it
-//! is compared with is a plain [`NestSubject`](crate::subjects::NestSubject)).
+//! The growing filters of the growth figures, behind the single-thread filters' [`Subject`]
+//! adapter: the growable cuckoo-nest and the Rust peer that grows.
 
 use cuckoo_nest::CuckooFilter as Nest;
 
 use crate::plot::Rgb;
-use crate::subjects::{NestSubject, Subject};
+use crate::subjects::Subject;
 
 /// The growable cuckoo-nest: the red every figure gives the cuckoo-nest line to find.
 pub const GROWABLE_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
 pub const SCALABLE_COLOR: Rgb = Rgb(0x94, 0x67, 0xbd);
 
-// --- cuckoo-nest growable: doubles its table when full, while other threads use it ----------
-
-/// The growable cuckoo-nest filter, started at `capacity` with the shape the builder picks for
-/// `fpr`: the one place it is built. It is a `CuckooFilter` like the fixed one, measured through
-/// the same [`NestSubject`].
+/// The growable cuckoo-nest filter (it doubles its table when full), started at `capacity` with
+/// the shape the builder picks for `fpr`: the one place it is built.
 pub fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, String> {
     let filter = Nest::builder()
         .capacity(capacity)
@@ -23,16 +19,11 @@ pub fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, Stri
         .growable(true)
         .build()
         .map_err(|e| format!("growable cuckoo-nest: {e}"))?;
-    Ok(Box::new(NestSubject {
-        filter,
-        batched: true,
-    }))
+    Ok(Box::new(filter))
 }
 
-// --- scalable_cuckoo_filter: a chain of cuckoo filters, each twice the last, SipHash-1-3 -----
-
-/// Adds a filter twice the size of the last, at half its false-positive rate, when an insert
-/// runs out of kicks; a lookup asks every filter of the chain. Inserts take `&mut self`.
+/// A chain of cuckoo filters, each twice the size of the last at half its false-positive rate;
+/// a lookup asks every filter of the chain.
 pub struct ScalableSubject {
     filter: scalable_cuckoo_filter::ScalableCuckooFilter<u64>,
 }

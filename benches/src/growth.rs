@@ -3,17 +3,11 @@
 //! `scalable_cuckoo_filter` (the Rust peer that grows) started at C, all at the builder's 1%
 //! false-positive target, from the same keys.
 //!
-//! Inserts cannot be repeated on one filter, so every round fills fresh filters, in lockstep:
-//! at each size (C, 2C, 4C, ... 64C) the growable and the scalable filter take the next keys,
-//! and a fixed filter is built for the size and filled from empty, each timed, in a rotated
-//! order; then the three answer the same shuffled lookups (half hits), rotated again, and
-//! their memory is counted; at 8C the growable and the fixed filter also answer them in
-//! batches (`contains_batch`). The insert rate of a growing filter at a size is its rate from
-//! empty to that size, growth included, against the fixed filter's from empty to the same
-//! count. The false-positive rate is counted once, in the first round, on keys never inserted.
-
-use std::hint::black_box;
-use std::time::Instant;
+//! Every round fills fresh filters in lockstep: at each size (C, 2C, ... 64C) the growing
+//! filters take the next keys and a fixed filter is built for the size and filled from empty,
+//! each timed from empty (construction and growth included), in a rotated order; then the three
+//! answer the same shuffled lookups (half hits, at 8C also through `contains_batch`), rotated
+//! again, and their memory is counted. False positives: counted in the first round.
 
 use cuckoo_nest_bench::keys::Keys;
 use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples, Spread};
@@ -22,15 +16,15 @@ use crate::cli::NestConfig;
 use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
 use crate::growing::{growable_nest, ScalableSubject, GROWABLE_COLOR, SCALABLE_COLOR};
 use crate::progress::Phase;
-use crate::subjects::{build_nest, NestSubject, Subject, BATCH};
+use crate::shared::{lookup_rate, timed};
+use crate::subjects::{build_nest, Filling, Subject, BATCH};
 use crate::table::{Format, Table};
 
 /// Sizes measured, as multiples of the first capacity C.
 pub const MULTIPLES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 /// The false-positive target every filter is built for: the builder's 1% pick.
 pub const RATE: f64 = 0.01;
-/// Where the growth issue sets its targets: at 8C, lookups and bits per item at most 1.5 times
-/// the fixed filter's.
+/// The growth issue's targets: at 8C, lookups and bits per item at most 1.5 times the fixed's.
 const TARGET_MULTIPLE: usize = 8;
 const TARGET_RATIO: f64 = 1.5;
 
@@ -49,78 +43,13 @@ pub struct GrowthRun {
     pub summary: String,
 }
 
-fn labels() -> [String; SUBJECTS] {
-    [
-        format!("cuckoo-nest growable from C, {}%", RATE * 100.0),
-        format!("{GROWTH_BASE}, built for the count, {}%", RATE * 100.0),
-        format!("scalable_cuckoo_filter 0.5 from C, {}%", RATE * 100.0),
-    ]
-}
-
-/// A growing filter being filled across the sizes, with its insert time so far (its
-/// construction included).
-struct Growing {
-    filter: Box<dyn Subject>,
-    inserted: usize,
-    secs: f64,
-    /// An insert failed: the filter no longer holds every key, and is measured no further.
-    failed: bool,
-}
-
-impl Growing {
-    fn new(build: impl FnOnce() -> Result<Box<dyn Subject>, String>) -> Result<Growing, String> {
-        let t = Instant::now();
-        let filter = build()?;
-        Ok(Growing {
-            filter,
-            inserted: 0,
-            secs: t.elapsed().as_secs_f64(),
-            failed: false,
-        })
-    }
-
-    /// Inserts the next keys up to `goal`; M inserts/s from empty, or `None` after a failure.
-    fn fill_to(&mut self, keys: &[u64], goal: usize) -> Option<f64> {
-        if self.failed {
-            return None;
-        }
-        let batch = &keys[self.inserted..goal];
-        let t = Instant::now();
-        let got = self.filter.insert_all(batch);
-        self.secs += t.elapsed().as_secs_f64();
-        self.inserted += got;
-        self.failed = got < batch.len();
-        (!self.failed).then(|| mops(goal, self.secs)).flatten()
-    }
-}
-
-/// A fixed filter built for `n` and filled from empty; M inserts/s, construction included.
-fn fixed_fill(keys: &[u64], n: usize) -> Result<(Box<dyn Subject>, Option<f64>), String> {
-    let t = Instant::now();
-    let filter = build_nest(NestConfig::FalsePositiveRate(RATE), n)?;
-    let mut filter: Box<dyn Subject> = Box::new(NestSubject {
-        filter,
-        batched: true,
-    });
-    let got = filter.insert_all(&keys[..n]);
-    let rate = (got == n)
-        .then(|| mops(n, t.elapsed().as_secs_f64()))
-        .flatten();
-    Ok((filter, rate))
-}
-
-/// One timed pass of lookups over `queries`, in M lookups/s.
-fn lookup_rate(filter: &dyn Subject, queries: &[u64]) -> Option<f64> {
-    let t = Instant::now();
-    black_box(filter.count_hits(black_box(queries)));
-    mops(queries.len(), t.elapsed().as_secs_f64())
-}
-
-/// The same through the filter's batch API, [`BATCH`] keys a call; `None` without one.
-fn batch_rate(filter: &dyn Subject, queries: &[u64]) -> Option<f64> {
-    let t = Instant::now();
-    black_box(filter.count_hits_batched(black_box(queries))?);
-    mops(queries.len(), t.elapsed().as_secs_f64())
+/// A filter built with its construction timed, so that it counts in the filter's insert rates.
+fn started(build: impl FnOnce() -> Result<Box<dyn Subject>, String>) -> Result<Filling, String> {
+    let (filter, secs) = timed(build);
+    Ok(Filling {
+        secs,
+        ..Filling::new(filter?)
+    })
 }
 
 /// A ratio as the tables print it: median of the rounds, their range in brackets.
@@ -159,7 +88,11 @@ pub fn run(
         .enumerate()
         .map(|(i, m)| keys.queries(lookups, m * first, 0.5, 700 + i as u64))
         .collect();
-    let labels = labels();
+    let labels = [
+        format!("cuckoo-nest growable from C, {}%", RATE * 100.0),
+        format!("{GROWTH_BASE}, built for the count, {}%", RATE * 100.0),
+        format!("scalable_cuckoo_filter 0.5 from C, {}%", RATE * 100.0),
+    ];
     let colors = [
         GROWABLE_COLOR,
         NestConfig::FalsePositiveRate(RATE).color(),
@@ -181,44 +114,48 @@ pub fn run(
     // The first growable filter of a process registers the process for `membarrier` (its
     // lookups' read-side sections rely on it), once per process, not per filter: paid here,
     // untimed, so each round's inserts cost what a filter's own inserts cost.
-    let t = Instant::now();
-    drop(growable_nest(first, RATE)?);
-    let first_build = t.elapsed().as_secs_f64();
+    let (built, first_build) = timed(|| growable_nest(first, RATE).map(drop));
+    built?;
+    let fixed = |n| -> Result<Box<dyn Subject>, String> {
+        Ok(Box::new(build_nest(
+            NestConfig::FalsePositiveRate(RATE),
+            n,
+        )?))
+    };
     // False positives at each size, counted in the first round.
     let mut fpr: Vec<Vec<Option<f64>>> = vec![vec![None; MULTIPLES.len()]; SUBJECTS];
     // Batched lookups at the target size, growable and fixed.
     let mut batched = [Samples::default(), Samples::default()];
     for r in 0..rounds {
-        let mut growable = Growing::new(|| growable_nest(first, RATE))?;
-        let mut scalable =
-            Growing::new(|| Ok(Box::new(ScalableSubject::new(first, RATE)) as Box<dyn Subject>))?;
+        let mut filling = [
+            Some(started(|| growable_nest(first, RATE))?),
+            None,
+            Some(started(|| Ok(Box::new(ScalableSubject::new(first, RATE))))?),
+        ];
         for (i, &m) in MULTIPLES.iter().enumerate() {
             let goal = m * first;
             phase.message(format!("round {}: {m}x C = {goal} items", r + 1));
-            let mut fixed = None;
+            // The fixed filter is built for each size, its time from empty a fresh filter's.
+            filling[FIXED] = None;
             for s in rotated(r + i, SUBJECTS) {
-                let rate = match s {
-                    GROWABLE => growable.fill_to(&keys.present, goal),
-                    SCALABLE => scalable.fill_to(&keys.present, goal),
-                    FIXED => {
-                        let (filter, rate) = fixed_fill(&keys.present, goal)?;
-                        fixed = rate.map(|_| filter);
-                        rate
-                    }
-                    _ => unreachable!("three subjects"),
-                };
+                if s == FIXED {
+                    filling[s] = Some(started(|| fixed(goal))?);
+                }
+                let f = filling[s].as_mut().expect("every subject is started");
+                let rate = f
+                    .insert_to(&keys.present, goal)
+                    .and_then(|_| mops(goal, f.secs));
                 figs[2].lines[s].cells[i].push(r, rate);
             }
-            let subjects: [Option<&dyn Subject>; SUBJECTS] = [
-                (!growable.failed).then_some(&*growable.filter),
-                fixed.as_deref(),
-                (!scalable.failed).then_some(&*scalable.filter),
-            ];
             for s in rotated(r + i, SUBJECTS) {
-                let Some(f) = subjects[s] else { continue };
-                figs[0].lines[s].cells[i].push(r, lookup_rate(f, &queries[i]));
+                let Some(f) = filling[s].as_ref().filter(|f| !f.full) else {
+                    continue;
+                };
+                let (f, q) = (&*f.filter, &queries[i]);
+                figs[0].lines[s].cells[i].push(r, lookup_rate(q, |q| f.count_hits(q)));
                 if m == TARGET_MULTIPLE && s != SCALABLE {
-                    batched[s].push(r, batch_rate(f, &queries[i]));
+                    let rate = lookup_rate(q, |q| f.count_hits_batched(q).unwrap_or(0));
+                    batched[s].push(r, rate);
                 }
                 let bits = f.memory_bytes() as f64 * 8.0 / goal as f64;
                 figs[1].lines[s].cells[i].push(r, Some(bits));
@@ -282,25 +219,38 @@ pub fn run(
             first_build * 1e3
         ),
     ];
-    let fpr_table = fpr_table(&labels, &fpr, first, keys.absent.len());
-    let summary = summary(&figs, batch_ratio, &fpr[GROWABLE]);
+    let worst = fpr[GROWABLE].iter().flatten().copied().reduce(f64::max);
+    // The growable filter against the fixed one at the issue's size: each figure's first ratio
+    // column, and the batches' ratio.
+    let ratio = |f: &Figure| show(f.ratio(f.spec.ratios[0], GROWABLE));
+    let summary = format!(
+        "growable at {TARGET_MULTIPLE}x C against the fixed filter: lookups {} its time, \
+         batches {} its time, {} its bits per item, inserts {} its time; false positives at \
+         most {:.3}% (target {}%)",
+        ratio(&figs[0]),
+        show(batch_ratio),
+        ratio(&figs[1]),
+        ratio(&figs[2]),
+        worst.unwrap_or(f64::NAN) * 100.0,
+        RATE * 100.0
+    );
     Ok(GrowthRun {
+        fpr: fpr_table(&labels, &fpr, worst, first, keys.absent.len()),
         figures: figs,
-        fpr: fpr_table,
         summary,
     })
 }
 
-/// The false-positive rates counted in the first round, in %, with the target beside them.
+/// The false-positive rates counted in the first round, in %, with the target beside them;
+/// `worst`: the growable filter's highest.
 fn fpr_table(
     labels: &[String; SUBJECTS],
     fpr: &[Vec<Option<f64>>],
+    worst: Option<f64>,
     first: usize,
     probes: usize,
 ) -> Table {
-    let worst = |row: &[Option<f64>]| row.iter().flatten().copied().fold(None, max_of);
-    let growable = worst(&fpr[GROWABLE]);
-    let verdict = match growable {
+    let verdict = match worst {
         Some(w) if w <= RATE => format!(
             "at or under the {}% target at every size (highest {:.4}%)",
             RATE * 100.0,
@@ -338,28 +288,6 @@ fn fpr_table(
         t.row_exact(label.clone(), v);
     }
     t
-}
-
-fn max_of(a: Option<f64>, b: f64) -> Option<f64> {
-    Some(a.map_or(b, |a| a.max(b)))
-}
-
-/// The growable filter against the fixed one at the issue's size (each figure's first ratio
-/// column, and the batches' ratio), and its highest false-positive rate.
-fn summary(figs: &[Figure], batches: Option<Spread>, fpr: &[Option<f64>]) -> String {
-    let ratio = |f: &Figure| show(f.ratio(f.spec.ratios[0], GROWABLE));
-    let worst = fpr.iter().flatten().copied().fold(None, max_of);
-    format!(
-        "growable at {TARGET_MULTIPLE}x C against the fixed filter: lookups {} its time, \
-         batches {} its time, {} its bits per item, inserts {} its time; false positives at \
-         most {:.3}% (target {}%)",
-        ratio(&figs[0]),
-        show(batches),
-        ratio(&figs[1]),
-        ratio(&figs[2]),
-        worst.unwrap_or(f64::NAN) * 100.0,
-        RATE * 100.0
-    )
 }
 
 #[cfg(test)]

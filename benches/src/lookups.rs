@@ -14,7 +14,7 @@ use crate::figures::{percent_axis, Figure, FigureSpec, Line, BESIDE_WRITER};
 use crate::memory::fill_parallel;
 use crate::plot::Rgb;
 use crate::progress::Phase;
-use crate::single::lookup_rate;
+use crate::shared::lookup_rate;
 use crate::subjects::{build_nest, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
 
 /// Shares of hits of the shuffled-lookup figures.
@@ -44,11 +44,10 @@ pub fn shuffled(
     let nest = build_nest(NestConfig::Default, items)?;
     fill_parallel(&nest, seed, items, threads);
     let mut peer = Peer::with_capacity(items);
-    let mut peer_failed = 0usize;
-    for i in 0..items as u64 {
-        // A failed add evicts some other item (the crate's documented behaviour): counted.
-        peer_failed += usize::from(peer.add(&present_key(seed, i)).is_err());
-    }
+    // A failed add evicts some other item (the crate's documented behaviour): counted.
+    let peer_failed = (0..items as u64)
+        .filter(|&i| peer.add(&present_key(seed, i)).is_err())
+        .count();
     let queries: Vec<Vec<u64>> = shares
         .iter()
         .enumerate()
@@ -162,8 +161,8 @@ fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
     })
 }
 
-/// Times the lookups while a writer thread runs; returns (lookup rate, the writer's pairs,
-/// the writer's seconds). `next` carries the writer's position from round to round.
+/// Times the lookups while a writer thread runs: the lookup rate, the writer's pairs and
+/// seconds. `next` carries the writer's position from round to round.
 fn lookups_with_writer(
     filter: &Nest,
     queries: &[u64],
@@ -182,8 +181,7 @@ fn lookups_with_writer(
             while !stop.load(Ordering::Relaxed) {
                 let key = present_key(seed, (base + j) as u64);
                 if filter.insert(&key).is_ok() && j >= WRITER_LAG {
-                    // The key inserted WRITER_LAG steps ago, if that insert
-                    // succeeded; a miss is fine (it did not).
+                    // The key inserted WRITER_LAG steps ago (a miss: that insert failed).
                     let _ = filter.remove(&present_key(seed, (base + j - WRITER_LAG) as u64));
                 }
                 j += 1;

@@ -1,18 +1,17 @@
 //! The hardware limit for out-of-cache lookups, and how close cuckoo-nest gets to it.
 //!
-//! A lookup on a filter much bigger than the last-level cache costs (at least) two random
-//! cache-line loads, one per candidate bucket. So one core's rate of random, independent 64-byte
-//! loads over a large buffer (each prefetched ahead as the batch lookups prefetch; the best of
-//! 16, 32 and 64 lines ahead), halved, bounds its lookups per second. The buffer is a filter
-//! table's own memory (`cuckoo_nest_bench::pages`), measured on 2 MiB pages and on 4 KiB pages,
-//! and a dependent pointer chase over it gives the load latency for reference.
+//! A lookup on a filter much bigger than the last-level cache costs at least two random
+//! cache-line loads, one per candidate bucket, so one core's rate of random independent 64-byte
+//! loads over a large buffer, halved, bounds its lookups per second. The buffer is a filter
+//! table's own memory (`cuckoo_nest_bench::pages`), on 2 MiB and on 4 KiB pages; a dependent
+//! pointer chase over it gives the load latency for reference.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::progress::Phase;
-use crate::single::lookup_rate;
+use crate::shared::{lookup_rate, timed};
 use crate::table::{Format, Table};
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{absent_key, mix64, present_key, SplitMix64};
@@ -33,20 +32,14 @@ fn fill_chase(words: &mut [u64], seed: u64) {
         let j = rng.below(i);
         order.swap(i, j);
     }
-    for i in 0..lines {
-        let from = order[i] as usize;
-        let to = order[(i + 1) % lines] as u64;
-        words[from * (LINE / 8)] = to;
+    for (i, &from) in order.iter().enumerate() {
+        words[from as usize * (LINE / 8)] = u64::from(order[(i + 1) % lines]);
     }
 }
 
 /// Random independent line loads per second on this core: the best of prefetching 16, 32 and
-/// 64 lines ahead of the loads.
-///
-/// A bound must hold whatever depth the lookups run at. A batch of lookups keeps 16 lookups,
-/// so 32 lines, in flight; a loop with 16 lines in flight under-measured the core, and
-/// `contains_batch` read at up to 110% of that "bound" in single rounds. Taking the best depth
-/// keeps the bound above anything that loads two lines per lookup.
+/// 64 lines ahead. A batch of lookups keeps 32 lines in flight; with 16 ahead, `contains_batch`
+/// read at up to 110% of that "bound" in single rounds, so the bound takes the best depth.
 fn random_loads(words: &[u64], loads: usize, seed: u64) -> f64 {
     let a = random_loads_ahead::<16>(words, loads, seed);
     let b = random_loads_ahead::<32>(words, loads, seed ^ 1);
@@ -54,10 +47,9 @@ fn random_loads(words: &[u64], loads: usize, seed: u64) -> f64 {
     a.max(b).max(c)
 }
 
-/// Random independent line loads per second, each line prefetched `AHEAD` loads before it is
-/// read, as a batch of lookups prefetches its buckets. (A plain loop of independent loads fills
-/// the reorder buffer with loads waiting to retire and keeps far fewer in flight: a batch of
-/// lookups then ran at twice that "bound".)
+/// Random independent line loads per second, each prefetched `AHEAD` loads before it is read,
+/// as a batch of lookups prefetches its buckets (a plain loop of loads keeps far fewer in
+/// flight: batched lookups ran at twice that "bound").
 fn random_loads_ahead<const AHEAD: usize>(words: &[u64], loads: usize, seed: u64) -> f64 {
     let lines = words.len() * 8 / LINE;
     let mut ring = [0usize; AHEAD];
@@ -87,9 +79,7 @@ fn random_loads_ahead<const AHEAD: usize>(words: &[u64], loads: usize, seed: u64
 #[inline(always)]
 fn prefetch(word: &u64) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetch is only a hint: it reads nothing into the program and
-    // never faults, and `word` is a valid reference anyway; SSE is baseline
-    // on x86_64.
+    // SAFETY: a prefetch never faults and `word` is a valid reference; SSE is baseline on x86_64.
     unsafe {
         std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
             (word as *const u64).cast(),
@@ -112,9 +102,8 @@ fn chase_latency(words: &[u64], loads: usize) -> f64 {
 
 pub struct LineRates {
     pub buffer_mib: usize,
-    /// Lines per second, 2 MiB pages requested.
+    /// Lines per second on 2 MiB pages (as requested) and on 4 KiB pages.
     pub huge_pages: f64,
-    /// Lines per second, 4 KiB pages.
     pub small_pages: f64,
     pub latency_ns_huge: f64,
     pub latency_ns_small: f64,
@@ -132,7 +121,7 @@ pub fn line_rates(
     reps: usize,
     phase: &Phase,
 ) -> Result<(LineRates, Buffer), String> {
-    // (lines/s, latency, buffer) on one page size.
+    // Lines/s, latency and the buffer, on one page size.
     let measure = |huge: bool, k: u64| -> Result<(f64, f64, Buffer), String> {
         phase.message(if huge { "2 MiB pages" } else { "4 KiB pages" });
         let mut buf = Buffer::new(mib << 20, huge)?;
@@ -158,10 +147,9 @@ pub struct OutOfCache {
     pub filter_mib: f64,
     pub items: usize,
     pub load_factor: f64,
-    /// Lines per second measured beside the lookups (2 MiB pages): the median of the rounds'.
+    /// Lines per second measured beside the lookups (2 MiB pages), median of the rounds'.
     pub lines_per_s: f64,
-    /// M lookups/s on one core (median over rounds), and as % of the bound: the ratio of the
-    /// two medians, with the per-round range.
+    /// M lookups/s on one core (median of the rounds), and as % of the bound (ratio of medians).
     pub negative_1: f64,
     pub negative_pct: Option<Spread>,
     pub positive_1: f64,
@@ -195,11 +183,8 @@ pub fn out_of_cache(
     let seed = seed ^ 0x0005_EED0_FB16;
     let target = (capacity as f64 * fill) as usize;
     phase.message(format!("fill {target} items with {threads} threads"));
-    let t = Instant::now();
-    fill_parallel(&filter, seed, target, threads);
-    let fill_secs = t.elapsed().as_secs_f64();
+    let ((), fill_secs) = timed(|| fill_parallel(&filter, seed, target, threads));
     phase.inc();
-
     let mut rng = SplitMix64::new(seed);
     let negative: Vec<u64> = (0..lookups as u64).map(|i| absent_key(seed, i)).collect();
     let positive: Vec<u64> = (0..lookups)
@@ -208,10 +193,9 @@ pub fn out_of_cache(
     phase.message("lookups, one core, beside the line rate");
     let one = |q: &[u64]| q.iter().filter(|k| filter.contains(*k)).count();
     let batch = |q: &[u64]| crate::subjects::nest_contains_batched(&filter, q);
-    // Each round measures the line rate right before and right after its lookups, so on a
-    // shared machine both see the same competition. The round's bound, in M lookups/s (two
-    // lines a lookup): the better of the two rates, so a burst of the neighbours' work on one
-    // side does not sink the bound below lookups measured at a quieter moment.
+    // The line rate is measured right before and right after each round's lookups, so both
+    // see the same competition on a shared machine; the round's bound (two lines a lookup) is
+    // the better of the two, so a burst of the neighbours' work does not sink it.
     let mut bound = Samples::default();
     let (mut neg, mut pos, mut bat) = (Samples::default(), Samples::default(), Samples::default());
     for round in 0..reps.max(1) {
@@ -227,7 +211,6 @@ pub fn out_of_cache(
     let negative_all = median_of(reps, || all_threads(&filter, &negative, threads));
     phase.inc();
     let median = |cell: &Samples| cell.spread().map_or(f64::NAN, |s| s.median);
-    // The share of the bound: the ratio of the medians, with the range of the rounds' ratios.
     let share = |cell: &Samples| of_medians(&[cell, &bound], |v| v[0] / v[1] * 100.0);
     Ok(OutOfCache {
         filter_mib: filter.memory_usage() as f64 / (1 << 20) as f64,
@@ -259,9 +242,8 @@ fn all_threads(filter: &Nest, negative: &[u64], threads: usize) -> f64 {
     (per * threads) as f64 / t.elapsed().as_secs_f64() / 1e6
 }
 
-/// Inserts `present_key(seed, 0..target)` into `filter` from `threads` threads, each claiming
-/// chunks of keys and inserting them with one `insert_batch` call (which overlaps the inserts'
-/// cache misses). Used to set up large filters; the fill is not what is being measured.
+/// Inserts `present_key(seed, 0..target)` into `filter` from `threads` threads, chunk by chunk
+/// with `insert_batch` (which overlaps the inserts' cache misses): sets up large filters.
 pub fn fill_parallel(filter: &Nest, seed: u64, target: usize, threads: usize) {
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
@@ -269,7 +251,6 @@ pub fn fill_parallel(filter: &Nest, seed: u64, target: usize, threads: usize) {
             s.spawn(|| {
                 let mut chunk = Vec::with_capacity(FILL_CHUNK);
                 loop {
-                    // Claim keys in chunks: no shared counter on every insert.
                     let start = next.fetch_add(FILL_CHUNK, Ordering::Relaxed);
                     if start >= target {
                         break;
@@ -277,8 +258,7 @@ pub fn fill_parallel(filter: &Nest, seed: u64, target: usize, threads: usize) {
                     chunk.clear();
                     let end = (start + FILL_CHUNK).min(target);
                     chunk.extend((start..end).map(|i| present_key(seed, i as u64)));
-                    // At the fills used here nothing fails; a failure would only leave the
-                    // filter a little emptier.
+                    // At these fills nothing fails; a failure would leave it a little emptier.
                     let _ = filter.insert_batch(&chunk);
                 }
             });

@@ -4,22 +4,20 @@
 
 use cuckoo_nest::{debug_table_memory, TableMemory};
 
-/// A large, zeroed buffer of u64s: on huge pages backed (page faults taken) when `new`
-/// returns, on the heap as it is first written (write every word before timing reads of it:
-/// untouched heap pages all read the kernel's one zero page, which stays in cache).
+/// A large, zeroed buffer of u64s, backed when `new` returns on huge pages, as it is first
+/// written on the heap (so write every word before timing reads: untouched heap pages all read
+/// the kernel's one zero page, which stays in cache).
 pub struct Buffer(TableMemory);
 
 impl Buffer {
-    /// At least `bytes` bytes, allocated as a table built with `huge_pages(huge)` is: with
-    /// `huge`, from 4 MiB up on 2 MiB transparent huge pages (a request the kernel may refuse),
-    /// otherwise on what the heap gives (4 KiB pages unless THP is in `always` mode).
+    /// At least `bytes` bytes, allocated as a table built with `huge_pages(huge)` is: from 4 MiB
+    /// up on 2 MiB transparent huge pages (which the kernel may refuse), or on the heap's pages.
     pub fn new(bytes: usize, huge: bool) -> Result<Buffer, String> {
         debug_table_memory(bytes.max(8), huge)
             .map(Buffer)
             .map_err(|e| format!("a buffer of {} MiB: {e}", bytes >> 20))
     }
 
-    /// The buffer's words, to read.
     pub fn words(&self) -> &[u64] {
         let words = &*self.0;
         // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64`. The memory is
@@ -28,7 +26,6 @@ impl Buffer {
         unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u64>(), words.len()) }
     }
 
-    /// The buffer's words, to write.
     pub fn words_mut(&mut self) -> &mut [u64] {
         let words = &*self.0;
         // SAFETY: as in `words`; the `&mut self` borrow makes this slice the only access to the

@@ -1,11 +1,30 @@
-//! The filters of the thread-scaling figures: one filter shared by every
-//! thread, behind the [`Shared`] adapter (cuckoo-nest through `&self`, the
-//! peers behind a lock or their own atomics).
+//! What the parts share: the timer of the timed loops, and the [`Shared`] adapter of the
+//! thread-scaling figures (cuckoo-nest through `&self`, the peers behind a lock or their own
+//! atomics).
 
 use std::collections::hash_map::DefaultHasher;
-use std::sync::{Mutex, RwLock};
+use std::hint::black_box;
+use std::sync::{LockResult, Mutex, PoisonError, RwLock};
+use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
+use cuckoo_nest_bench::stats::mops;
+
+/// Runs `f` once: its result and the seconds it took.
+#[inline]
+pub fn timed<R>(f: impl FnOnce() -> R) -> (R, f64) {
+    let t = Instant::now();
+    let r = f();
+    (r, t.elapsed().as_secs_f64())
+}
+
+/// One timed pass of `lookups` over `queries`, in M lookups/s.
+pub fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
+    let ((), secs) = timed(|| {
+        black_box(lookups(black_box(queries)));
+    });
+    mops(queries.len(), secs)
+}
 
 /// One filter shared by all threads of a scaling run.
 pub trait Shared: Sync {
@@ -52,30 +71,33 @@ impl Shared for Nest {
     }
 }
 
-impl Shared for Mutex<cuckoofilter::CuckooFilter<DefaultHasher>> {
+type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
+
+/// A panicking measurement thread ends the run anyway; the filter inside is still usable.
+#[inline]
+fn unpoisoned<G>(guard: LockResult<G>) -> G {
+    guard.unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared for Mutex<Peer> {
     #[inline]
     fn insert_key(&self, key: &u64) -> bool {
-        lock(self).add(key).is_ok()
+        unpoisoned(self.lock()).add(key).is_ok()
     }
     #[inline]
     fn contains_key(&self, key: &u64) -> bool {
-        lock(self).contains(key)
+        unpoisoned(self.lock()).contains(key)
     }
 }
 
-impl Shared for RwLock<cuckoofilter::CuckooFilter<DefaultHasher>> {
+impl Shared for RwLock<Peer> {
     #[inline]
     fn insert_key(&self, key: &u64) -> bool {
-        self.write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .add(key)
-            .is_ok()
+        unpoisoned(self.write()).add(key).is_ok()
     }
     #[inline]
     fn contains_key(&self, key: &u64) -> bool {
-        self.read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .contains(key)
+        unpoisoned(self.read()).contains(key)
     }
 }
 
@@ -89,10 +111,4 @@ impl Shared for fastbloom::AtomicBloomFilter {
     fn contains_key(&self, key: &u64) -> bool {
         self.contains(key)
     }
-}
-
-#[inline]
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A panicking measurement thread ends the run anyway; the filter inside is still usable.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -1,25 +1,20 @@
 //! One thread per filter: the paper's Table 3 and Figures 5 to 8, every filter side by side.
 //!
-//! All filters are filled together, step by step (10%, 20%, ... 90%, 95% of the capacity n they
-//! were sized for): at each step every filter's inserts are timed (Figure 7) in a rotated order,
-//! then positive and negative lookups (Figure 6) run in interleaved rounds, each round measuring
-//! every filter once, starting one filter further along. At 95% the query mixes of Figure 5 run
-//! the same way. Then every cuckoo filter is filled until its first failed insert (Table 3:
-//! items at capacity, construction rate), a Bloom or quotient filter up to n; the false-positive
-//! rate is measured on absent keys, lost items are counted, and the filters are emptied again in
-//! the same steps, timing deletes (Figure 8). Inserts cannot be repeated on one filter, so the
-//! fill and the deletes run on `fills` fresh sets of filters (the rounds of Figures 7 and 8).
-
-use std::hint::black_box;
-use std::time::Instant;
+//! All filters are filled together in steps (10%, 20%, ... 90%, 95% of the capacity n they were
+//! sized for): at each step their inserts are timed (Figure 7) in a rotated order, then lookups
+//! (Figure 6) run in rounds, every filter once a round, rotated; at 95% the query mixes of
+//! Figure 5 too. Then each filter is filled to capacity (Table 3: a cuckoo filter until its first
+//! failed insert, others up to n), and emptied in the same steps, timing deletes (Figure 8).
+//! Inserts cannot be repeated on one filter, so fills and deletes run on `fills` fresh sets.
 
 use cuckoo_nest_bench::keys::Keys;
 use cuckoo_nest_bench::stats::{mops, rotated, Samples, Spread};
 
 use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
+use crate::shared::{lookup_rate, timed};
 use crate::space::bloom_bits_at;
-use crate::subjects::{Contender, Kind, Subject};
+use crate::subjects::{Contender, Filling, Kind, Subject};
 use crate::table::{Format, Table};
 
 /// The occupancy steps, as fractions of the capacity n.
@@ -73,8 +68,7 @@ impl<'a> Workload<'a> {
     }
 }
 
-/// Table 3 for one filter: counted once, on the first set of filters; the construction rate is
-/// sampled on every set.
+/// Table 3 for one filter: counted on the first set of filters, the construction rate on each.
 #[derive(Default)]
 struct Capacity {
     items: usize,
@@ -96,81 +90,26 @@ pub struct SingleRun {
     pub summary: Vec<String>,
 }
 
-/// A filter being filled, with how far it got.
-struct Live {
-    filter: Box<dyn Subject>,
-    inserted: usize,
-    full: bool,
-    insert_secs: f64,
-    remark: Option<String>,
-}
-
-/// One timed pass of `lookups` over `queries`, in M lookups/s.
-pub fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
-    let t = Instant::now();
-    black_box(lookups(black_box(queries)));
-    mops(queries.len(), t.elapsed().as_secs_f64())
-}
-
-impl Live {
-    fn new(filter: Box<dyn Subject>) -> Live {
-        Live {
-            filter,
-            inserted: 0,
-            full: false,
-            insert_secs: 0.0,
-            remark: None,
-        }
-    }
-
-    /// Inserts the next keys up to `goal`; M inserts/s, or `None` once the filter is full.
-    fn insert_to(&mut self, w: &Workload<'_>, goal: usize, step: f64) -> Option<f64> {
-        if self.full || goal <= self.inserted {
-            return None;
-        }
-        let batch = &w.keys.present[self.inserted..goal];
-        let t = Instant::now();
-        let got = self.filter.insert_all(batch);
-        let secs = t.elapsed().as_secs_f64();
-        self.insert_secs += secs;
-        self.inserted += got;
-        if got < batch.len() {
-            self.full = true;
-            self.remark = Some(format!(
-                "full at {:.1}% of n, before the {:.0}% step",
-                self.inserted as f64 * 100.0 / w.n as f64,
-                step * 100.0
-            ));
-            return None;
-        }
-        mops(got, secs)
-    }
-
-    /// Table 3: a cuckoo filter until its first failed insert, others up to n. Returns the
-    /// construction rate from empty.
-    fn fill_to_capacity(&mut self, w: &Workload<'_>) -> Option<f64> {
-        let keys = &w.keys.present;
-        if !self.full {
-            let until_failure = self.filter.fills_until_failure();
-            let end = if until_failure {
-                keys.len()
-            } else {
-                w.n.min(keys.len())
-            };
-            let rest = &keys[self.inserted..end];
-            let t = Instant::now();
-            let got = self.filter.insert_all(rest);
-            self.insert_secs += t.elapsed().as_secs_f64();
-            self.inserted += got;
-            if until_failure && got == rest.len() {
-                self.remark = Some(format!(
-                    "never failed: ran out of the {} generated keys",
-                    keys.len()
-                ));
-            }
-        }
-        mops(self.inserted, self.insert_secs)
-    }
+/// Table 3: fills a cuckoo filter until its first failed insert, others up to n. Returns the
+/// construction rate from empty, and a remark when the filter filled up early or never did.
+fn fill_to_capacity(l: &mut Filling, w: &Workload<'_>) -> (Option<f64>, Option<String>) {
+    let keys = &w.keys.present;
+    // Only a filter that failed during the steps holds fewer keys than the last step's goal.
+    let remark = if let Some(i) = w.step_goals.iter().position(|&g| g > l.inserted) {
+        Some(format!(
+            "full at {:.1}% of n, before the {:.0}% step",
+            l.inserted as f64 * 100.0 / w.n as f64,
+            STEPS[i] * 100.0
+        ))
+    } else if l.filter.fills_until_failure() {
+        let end = keys.len();
+        let never_failed = l.insert_to(keys, end).is_some();
+        never_failed.then(|| format!("never failed: ran out of the {end} generated keys"))
+    } else {
+        l.insert_to(keys, w.n.min(keys.len()));
+        None
+    };
+    (mops(l.inserted, l.secs), remark)
 }
 
 /// Space, false positives and lost items of a filter holding `keys`.
@@ -185,7 +124,7 @@ fn at_capacity(filter: &dyn Subject, w: &Workload<'_>, keys: &[u64], cap: &mut C
     cap.lost = inserted - filter.count_hits(keys);
 }
 
-/// The figures' empty lines: Figure 5 has every filter (and its batch path), the others the
+/// The empty figures: Figure 5 with every filter (and batch path), the others with the
 /// filters that can be filled.
 fn figures(contenders: &[Contender]) -> Vec<Figure> {
     let shares = Figure::new(
@@ -198,26 +137,15 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
          hits and misses shuffled together.",
         FIG5_FILL * 100.0
     ))];
-    let by_step = [
-        (
-            &FIG6_POSITIVE,
-            "Occupancy = items inserted / n; every query hits.",
-        ),
-        (
-            &FIG6_NEGATIVE,
-            "Occupancy = items inserted / n; every query misses.",
-        ),
-        (
-            &FIG7,
-            "Column x%: inserts that fill the filter from the previous step to x% of n.",
-        ),
-        (
-            &FIG8,
-            "Column x%: deletes that empty the filter from x% of n to the next step down. \
-             Empty: the filter cannot delete.",
-        ),
+    let by_step = [&FIG6_POSITIVE, &FIG6_NEGATIVE, &FIG7, &FIG8];
+    let notes = [
+        "Occupancy = items inserted / n; every query hits.",
+        "Occupancy = items inserted / n; every query misses.",
+        "Column x%: inserts that fill the filter from the previous step to x% of n.",
+        "Column x%: deletes that empty the filter from x% of n to the next step down. \
+         Empty: the filter cannot delete.",
     ];
-    for (spec, note) in by_step {
+    for (spec, note) in by_step.into_iter().zip(notes) {
         figs.push(Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note));
     }
     for c in contenders {
@@ -252,32 +180,31 @@ pub fn run(
         if c.kind == Kind::Static {
             phase.message(format!("{}: build", c.label));
             let keys = &w.keys.present[..w.n];
-            let t = Instant::now();
-            let filter = c.build(keys)?;
-            caps[k]
-                .construction
-                .push(0, mops(keys.len(), t.elapsed().as_secs_f64()));
+            let (filter, secs) = timed(|| (c.build)(keys));
+            let filter = filter?;
+            caps[k].construction.push(0, mops(keys.len(), secs));
             at_capacity(&*filter, w, keys, &mut caps[k]);
             statics.push((k, filter));
         }
     }
     for pass in 0..fills.max(1) {
-        let mut live: Vec<(usize, Live)> = Vec::new();
+        let mut live: Vec<(usize, Filling)> = Vec::new();
         for (k, c) in contenders.iter().enumerate() {
             if c.kind == Kind::Dynamic {
-                live.push((k, Live::new(c.build(&[])?)));
+                live.push((k, Filling::new((c.build)(&[])?)));
             }
         }
         fill_pass(pass, &mut live, &statics, contenders, w, &mut figs, phase);
         for (k, l) in &mut live {
-            caps[*k].construction.push(pass, l.fill_to_capacity(w));
+            let (rate, remark) = fill_to_capacity(l, w);
+            caps[*k].construction.push(pass, rate);
             if pass == 0 {
                 phase.message(format!(
                     "{}: false positives and lost items",
                     contenders[*k].label
                 ));
                 at_capacity(&*l.filter, w, &w.keys.present[..l.inserted], &mut caps[*k]);
-                caps[*k].remark = l.remark.take();
+                caps[*k].remark = remark;
             }
         }
         phase.message(format!("set {}: delete until empty", pass + 1));
@@ -292,11 +219,10 @@ pub fn run(
     })
 }
 
-/// Fills the filters of set `pass` step by step, timing inserts, and on the first set the
-/// lookups of Figures 5 and 6.
+/// Fills set `pass` step by step, timing inserts, and on the first set Figures 5 and 6.
 fn fill_pass(
     pass: usize,
-    live: &mut [(usize, Live)],
+    live: &mut [(usize, Filling)],
     statics: &[(usize, Box<dyn Subject>)],
     contenders: &[Contender],
     w: &Workload<'_>,
@@ -310,8 +236,10 @@ fn fill_pass(
             STEPS[i] * 100.0
         ));
         for d in rotated(pass + i, live.len()) {
-            let rate = live[d].1.insert_to(w, goal, STEPS[i]);
-            figs[3].lines[d].cells[i].push(pass, rate);
+            let l = &mut live[d].1;
+            let from = l.inserted;
+            let rate = l.insert_to(&w.keys.present, goal);
+            figs[3].lines[d].cells[i].push(pass, rate.and_then(|s| mops(goal - from, s)));
         }
         if pass > 0 {
             continue;
@@ -331,12 +259,11 @@ fn fill_pass(
         }
         if STEPS[i] == FIG5_FILL {
             phase.message("lookups by share of hits");
-            let mut subjects: Vec<(usize, &dyn Subject)> = live
-                .iter()
-                .filter(|(_, l)| !l.full)
+            let filling = live.iter().filter(|(_, l)| !l.full);
+            let mut subjects: Vec<(usize, &dyn Subject)> = filling
                 .map(|(k, l)| (*k, &*l.filter))
+                .chain(statics.iter().map(|(k, f)| (*k, &**f)))
                 .collect();
-            subjects.extend(statics.iter().map(|(k, f)| (*k, &**f)));
             subjects.sort_by_key(|s| s.0);
             share_lookups(&subjects, contenders, w, &mut figs[0]);
         }
@@ -379,7 +306,7 @@ fn share_lookups(
 }
 
 /// Figure 8: deletes until empty, in the fill steps downwards, filters rotated at each step.
-fn delete_pass(pass: usize, live: &mut [(usize, Live)], w: &Workload<'_>, fig: &mut Figure) {
+fn delete_pass(pass: usize, live: &mut [(usize, Filling)], w: &Workload<'_>, fig: &mut Figure) {
     let keys = &w.keys.present;
     let top = w.step_goals[STEPS.len() - 1];
     for (_, l) in live.iter_mut() {
@@ -396,9 +323,7 @@ fn delete_pass(pass: usize, live: &mut [(usize, Live)], w: &Workload<'_>, fig: &
             if w.step_goals[i] > l.inserted {
                 continue; // never filled this far
             }
-            let t = Instant::now();
-            let found = l.filter.remove_all(&keys[to..l.inserted]);
-            let secs = t.elapsed().as_secs_f64();
+            let (found, secs) = timed(|| l.filter.remove_all(&keys[to..l.inserted]));
             // `None`: the filter cannot delete (it returns at once), its cells stay empty.
             if found.is_some() {
                 fig.lines[d].cells[i].push(pass, mops(l.inserted - to, secs));

@@ -1,9 +1,6 @@
-//! The filters under measurement, each behind a small adapter.
-//!
-//! Every adapter takes the keys through the filter's own `&T: Hash` API, so each filter does its
-//! own hashing as a user's code would. The loops over a slice of keys live in the trait's
-//! provided methods, which Rust compiles once per filter type: the timed loops call each filter
-//! directly (inlined), and dynamic dispatch happens once per slice, not once per key.
+//! The filters under measurement, each behind a small adapter that takes the keys through the
+//! filter's own `&T: Hash` API. The loops over a slice of keys are the trait's provided methods,
+//! compiled once per filter type: dynamic dispatch happens once per slice, not once per key.
 
 use std::collections::hash_map::DefaultHasher;
 
@@ -11,6 +8,7 @@ use cuckoo_nest::CuckooFilter as Nest;
 
 use crate::cli::NestConfig;
 use crate::plot::Rgb;
+use crate::shared::timed;
 
 /// Colours of the peers, kept with their definitions below.
 pub const CUCKOOFILTER_COLOR: Rgb = Rgb(0x00, 0x72, 0xb2);
@@ -33,19 +31,14 @@ type Build = Box<dyn Fn(&[u64]) -> Result<Box<dyn Subject>, String>>;
 pub struct Contender {
     pub label: String,
     pub color: Rgb,
-    /// The colour of its batch-lookup line, when the filter has a batch lookup path measured.
+    /// The colour of its batch-lookup line, where its batch lookups are measured.
     pub batched: Option<Rgb>,
     pub kind: Kind,
     /// Builds a fresh filter; a static filter is built from the keys, a dynamic one ignores them.
-    build: Build,
+    pub build: Build,
 }
 
 impl Contender {
-    pub fn build(&self, keys: &[u64]) -> Result<Box<dyn Subject>, String> {
-        (self.build)(keys)
-    }
-
-    /// The label of the batch-lookup line.
     pub fn batched_label(&self) -> String {
         format!("{}, batched", self.label)
     }
@@ -67,10 +60,7 @@ pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) 
             color: config.color(),
             batched: batched.then_some(BATCHED_COLOR),
             kind: Kind::Dynamic,
-            build: Box::new(move |_| {
-                let filter = build_nest(config, n)?;
-                Ok(Box::new(NestSubject { filter, batched }))
-            }),
+            build: Box::new(move |_| Ok(Box::new(build_nest(config, n)?))),
         });
     }
     let peer = |label: &str, color, kind, build: Build| Contender {
@@ -122,14 +112,13 @@ pub trait Subject {
         None
     }
     fn memory_bytes(&self) -> usize;
-    /// Table slots, for filters that have them (cuckoo filters); `None` by default.
+    /// Table slots, for filters that have them (cuckoo filters).
     fn slots(&self) -> Option<usize> {
         None
     }
     fn expected_fpr(&self, items: usize) -> f64;
-    /// Whether its "items at capacity" (the paper's Table 3 column) are the inserts before its
-    /// first failure (a cuckoo filter), rather than the capacity it was configured for (Bloom
-    /// and quotient filters, the default).
+    /// Whether its "items at capacity" (Table 3) are the inserts before its first failure (a
+    /// cuckoo filter), not the capacity it was configured for (Bloom and quotient filters).
     fn fills_until_failure(&self) -> bool {
         false
     }
@@ -144,7 +133,6 @@ pub trait Subject {
         keys.len()
     }
 
-    /// How many of `keys` the filter says it holds.
     fn count_hits(&self, keys: &[u64]) -> usize {
         keys.iter().filter(|k| self.contains_key(k)).count()
     }
@@ -158,84 +146,104 @@ pub trait Subject {
         Some(found)
     }
 
-    /// Lookups through the filter's batch API, where it has one (`None` otherwise).
+    /// Lookups through the filter's batch API, where it has one.
     fn count_hits_batched(&self, _keys: &[u64]) -> Option<usize> {
         None
     }
 }
 
-// --- cuckoo-nest ---------------------------------------------------------------------------
-
-pub struct NestSubject {
-    pub filter: Nest,
-    /// Also time lookups through `contains_batch` (done for the default configuration only, to
-    /// keep the run short).
-    pub batched: bool,
+/// A filter being filled key by key, over several timed steps.
+pub struct Filling {
+    pub filter: Box<dyn Subject>,
+    pub inserted: usize,
+    /// Seconds spent inserting so far.
+    pub secs: f64,
+    /// An insert failed: the filter is measured no further.
+    pub full: bool,
 }
 
+impl Filling {
+    pub fn new(filter: Box<dyn Subject>) -> Filling {
+        Filling {
+            filter,
+            inserted: 0,
+            secs: 0.0,
+            full: false,
+        }
+    }
+
+    /// Inserts `keys[inserted..end]`, timed: the seconds, or `None` once an insert has failed.
+    pub fn insert_to(&mut self, keys: &[u64], end: usize) -> Option<f64> {
+        if self.full {
+            return None;
+        }
+        let batch = &keys[self.inserted..end];
+        let (got, secs) = timed(|| self.filter.insert_all(batch));
+        self.secs += secs;
+        self.inserted += got;
+        self.full = got < batch.len();
+        (!self.full).then_some(secs)
+    }
+}
+
+// --- cuckoo-nest ---------------------------------------------------------------------------
+
 pub fn build_nest(config: NestConfig, capacity: usize) -> Result<Nest, String> {
-    let built = match config {
+    let builder = Nest::builder().capacity(capacity);
+    let builder = match config {
         NestConfig::Default => return Ok(Nest::with_capacity(capacity)),
         NestConfig::Shape {
             bucket_size,
             fingerprint_bits,
-        } => Nest::builder()
-            .capacity(capacity)
+        } => builder
             .bucket_size(bucket_size)
-            .fingerprint_bits(fingerprint_bits)
-            .build(),
-        NestConfig::SemiSorted { fingerprint_bits } => Nest::builder()
-            .capacity(capacity)
+            .fingerprint_bits(fingerprint_bits),
+        NestConfig::SemiSorted { fingerprint_bits } => builder
             .bucket_size(4)
             .fingerprint_bits(fingerprint_bits)
-            .semi_sorted(true)
-            .build(),
-        NestConfig::FalsePositiveRate(p) => Nest::builder()
-            .capacity(capacity)
-            .false_positive_rate(p)
-            .build(),
+            .semi_sorted(true),
+        NestConfig::FalsePositiveRate(p) => builder.false_positive_rate(p),
     };
-    built.map_err(|e| format!("{}: {e}", config.label()))
+    builder
+        .build()
+        .map_err(|e| format!("{}: {e}", config.label()))
 }
 
-impl Subject for NestSubject {
+impl Subject for Nest {
     #[inline]
     fn insert_key(&mut self, key: &u64) -> bool {
-        self.filter.insert(key).is_ok()
+        self.insert(key).is_ok()
     }
     #[inline]
     fn contains_key(&self, key: &u64) -> bool {
-        self.filter.contains(key)
+        self.contains(key)
     }
     #[inline]
     fn remove_key(&mut self, key: &u64) -> Option<bool> {
-        Some(self.filter.remove(key))
+        Some(self.remove(key))
     }
     fn memory_bytes(&self) -> usize {
-        self.filter.memory_usage()
+        self.memory_usage()
     }
     fn slots(&self) -> Option<usize> {
-        Some(self.filter.shape().slots)
+        Some(self.shape().slots)
     }
     fn expected_fpr(&self, _items: usize) -> f64 {
-        self.filter.expected_false_positive_rate()
+        self.expected_false_positive_rate()
     }
     fn fills_until_failure(&self) -> bool {
         // A growable filter never refuses an insert: filled to the count asked for.
-        self.filter.max_capacity().is_none()
+        self.max_capacity().is_none()
     }
     fn count_hits_batched(&self, keys: &[u64]) -> Option<usize> {
-        self.batched
-            .then(|| nest_contains_batched(&self.filter, keys))
+        Some(nest_contains_batched(self, keys))
     }
 }
 
-/// Keys per `contains_batch` call: large enough to amortise the call, small enough for the
-/// answers to stay in L1.
+/// Keys per `contains_batch` call: enough to amortise the call, few enough to stay in L1.
 pub const BATCH: usize = 1024;
 
-/// Counts hits through `CuckooFilter::contains_batch`, one chunk of [`BATCH`] keys at a time,
-/// the way a caller with a stream of keys would use it.
+/// Counts hits through `contains_batch`, [`BATCH`] keys a call, as a caller with a stream would.
 pub fn nest_contains_batched(filter: &Nest, keys: &[u64]) -> usize {
     let mut out = [false; BATCH];
     keys.chunks(BATCH)

@@ -1,22 +1,20 @@
 //! Thread scaling: one filter shared by 1..=N threads (`std::thread::scope`), aggregate ops/s.
 //!
-//! cuckoo-nest is shared by `&` (its methods take `&self`); the `cuckoofilter` crate needs
-//! `&mut self` to insert, so it is measured inside a `Mutex` and inside an `RwLock`, the two ways
-//! a user would share it; fastbloom's `AtomicBloomFilter` is shared by `&`. Beside them, the
-//! machine itself: one random atomic `fetch_or` per key into a `u64` array the size of the
-//! default cuckoo-nest table, the same random memory traffic with no filter around it, so a
-//! filter's speedup can be read against the speedup the machine allows.
-//!
-//! Rounds: each round runs every job once for every contender (in a rotated order), at every
-//! thread count back to back (1 then N on even rounds, N then 1 on odd ones).
+//! cuckoo-nest and fastbloom's `AtomicBloomFilter` are shared by `&`; the `cuckoofilter` crate
+//! inserts through `&mut self`, so it is shared in a `Mutex` and in an `RwLock`. Beside them, the
+//! machine: one random atomic `fetch_or` per key into a `u64` array the size of the default
+//! cuckoo-nest table, the same random memory traffic with no filter around it, so a filter's
+//! speedup can be read against the machine's. Each round runs every job once for every
+//! contender (rotated), at every thread count back to back (ascending, then descending).
 
+use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex, RwLock};
 use std::time::Instant;
 
 use cuckoo_nest_bench::keys::{mix64, present_key, Keys};
-use cuckoo_nest_bench::stats::rotated;
+use cuckoo_nest_bench::stats::{mops, rotated};
 
 use crate::cli::NestConfig;
 use crate::figures::{
@@ -39,29 +37,26 @@ pub const LARGE_FILL: f64 = 0.9;
 pub enum Job {
     Lookups,
     Inserts,
-    /// 90% lookups, 10% inserts.
-    Mixed90,
-    /// 50% lookups, 50% inserts.
-    Mixed50,
+    /// Lookups, and one insert every `write_period` operations.
+    Mixed {
+        write_period: usize,
+    },
 }
 
 impl Job {
-    pub const ALL: [Job; 4] = [Job::Lookups, Job::Inserts, Job::Mixed90, Job::Mixed50];
+    pub const ALL: [Job; 4] = [
+        Job::Lookups,
+        Job::Inserts,
+        Job::Mixed { write_period: 10 },
+        Job::Mixed { write_period: 2 },
+    ];
 
     fn spec(self) -> &'static FigureSpec {
         match self {
             Job::Lookups => &THREADS_LOOKUPS,
             Job::Inserts => &THREADS_INSERTS,
-            Job::Mixed90 => &THREADS_MIXED_90,
-            Job::Mixed50 => &THREADS_MIXED_50,
-        }
-    }
-
-    /// Every `write_period()`-th operation of a mixed job inserts.
-    fn write_period(self) -> usize {
-        match self {
-            Job::Mixed90 => 10,
-            _ => 2,
+            Job::Mixed { write_period: 10 } => &THREADS_MIXED_90,
+            Job::Mixed { .. } => &THREADS_MIXED_50,
         }
     }
 
@@ -77,71 +72,55 @@ impl Job {
                 "Empty filter filled to {:.0}% of n, keys split between threads.",
                 pct(INSERT_FILL)
             ),
-            Job::Mixed90 | Job::Mixed50 => format!(
-                "Filter at {:.0}% of n; one operation in {} inserts a new key; {:.0}% of lookups hit.",
+            Job::Mixed { write_period } => format!(
+                "Filter at {:.0}% of n; one operation in {write_period} inserts a new key; {:.0}% of lookups hit.",
                 pct(MIXED_FILL),
-                self.write_period(),
                 pct(positive_fraction)
             ),
         }
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Contender {
-    Nest,
-    CuckooMutex,
-    CuckooRwLock,
-    AtomicBloom,
-    /// The reference: the machine's own scaling for the same random memory traffic.
-    Machine,
+type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
+/// Builds a contender's filter for n items (at a false-positive rate, with a seed, where asked).
+type Build = fn(usize, f64, u64) -> Result<Box<dyn Shared>, String>;
+
+/// Every contender: its line's label and colour, and its filter. The last, the reference, is the
+/// machine's own scaling for the same random memory traffic.
+fn contenders() -> [(&'static str, Rgb, Build); 5] {
+    [
+        (
+            "cuckoo-nest default (4x16), shared by &",
+            NestConfig::Default.color(),
+            |n, _, _| Ok(Box::new(build_nest(NestConfig::Default, n)?)),
+        ),
+        ("cuckoofilter in Mutex", CUCKOOFILTER_COLOR, |n, _, _| {
+            Ok(Box::new(Mutex::new(Peer::with_capacity(n))))
+        }),
+        (
+            "cuckoofilter in RwLock",
+            Rgb(0x39, 0x3b, 0x79),
+            |n, _, _| Ok(Box::new(RwLock::new(Peer::with_capacity(n)))),
+        ),
+        (
+            "fastbloom AtomicBloomFilter",
+            BLOOM_COLOR,
+            |n, fpr, seed| {
+                let bloom = fastbloom::AtomicBloomFilter::with_false_pos(fpr);
+                Ok(Box::new(bloom.seed(&u128::from(seed)).expected_items(n)))
+            },
+        ),
+        (
+            "machine: random atomic fetch_or per key (reference)",
+            Rgb(0x7f, 0x7f, 0x7f),
+            |n, _, _| Ok(Box::new(MachineTraffic::new(n)?)),
+        ),
+    ]
 }
 
-impl Contender {
-    pub const ALL: [Contender; 5] = [
-        Contender::Nest,
-        Contender::CuckooMutex,
-        Contender::CuckooRwLock,
-        Contender::AtomicBloom,
-        Contender::Machine,
-    ];
-
-    /// Its line: label and colour.
-    fn line(self, xs: usize) -> Line {
-        let (label, color) = match self {
-            Contender::Nest => (
-                "cuckoo-nest default (4x16), shared by &",
-                NestConfig::Default.color(),
-            ),
-            Contender::CuckooMutex => ("cuckoofilter in Mutex", CUCKOOFILTER_COLOR),
-            Contender::CuckooRwLock => ("cuckoofilter in RwLock", Rgb(0x39, 0x3b, 0x79)),
-            Contender::AtomicBloom => ("fastbloom AtomicBloomFilter", BLOOM_COLOR),
-            Contender::Machine => (
-                "machine: random atomic fetch_or per key (reference)",
-                Rgb(0x7f, 0x7f, 0x7f),
-            ),
-        };
-        Line::new(label, color, xs)
-    }
-
-    fn build(self, n: usize, fpr: f64, seed: u64) -> Result<Box<dyn Shared>, String> {
-        Ok(match self {
-            Contender::Nest => Box::new(build_nest(NestConfig::Default, n)?),
-            Contender::CuckooMutex => {
-                Box::new(Mutex::new(cuckoofilter::CuckooFilter::with_capacity(n)))
-            }
-            Contender::CuckooRwLock => {
-                Box::new(RwLock::new(cuckoofilter::CuckooFilter::with_capacity(n)))
-            }
-            Contender::AtomicBloom => Box::new(
-                fastbloom::AtomicBloomFilter::with_false_pos(fpr)
-                    .seed(&u128::from(seed))
-                    .expected_items(n),
-            ),
-            Contender::Machine => Box::new(MachineTraffic::new(n)?),
-        })
-    }
-}
+/// The indices of cuckoo-nest and of the machine in [`contenders`].
+const NEST: usize = 0;
+const MACHINE: usize = 4;
 
 /// One random atomic `fetch_or` per key into an array of the default filter table's size.
 pub struct MachineTraffic {
@@ -155,10 +134,6 @@ impl MachineTraffic {
         Ok(MachineTraffic {
             words: (0..(bytes / 8).max(1)).map(|_| AtomicU64::new(0)).collect(),
         })
-    }
-
-    pub fn bytes(&self) -> usize {
-        self.words.len() * 8
     }
 
     #[inline]
@@ -195,9 +170,8 @@ pub fn thread_counts(max: usize) -> Vec<usize> {
     v
 }
 
-/// Runs `work(t)` on `threads` threads released together; returns the seconds from the first
-/// thread's start to the last thread's end. Each thread reads the clock itself: the spawning
-/// thread may be descheduled at the start line on a busy machine.
+/// Runs `work(t)` on `threads` threads released together: the seconds from the first thread's
+/// start to the last one's end, each read by its thread (the spawner may be descheduled).
 fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 {
     let barrier = Barrier::new(threads);
     let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
@@ -222,64 +196,14 @@ fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 
     });
     let start = spans.iter().map(|s| s.0).min();
     let end = spans.iter().map(|s| s.1).max();
-    match (start, end) {
-        (Some(a), Some(b)) => (b - a).as_secs_f64().max(1e-9),
-        _ => 1e-9,
-    }
+    start
+        .zip(end)
+        .map_or(1e-9, |(a, b)| (b - a).as_secs_f64().max(1e-9))
 }
 
 fn chunk(v: &[u64], parts: usize, i: usize) -> &[u64] {
     let len = v.len() / parts;
     &v[i * len..(i + 1) * len]
-}
-
-/// What the jobs run on: one key stream for every contender and thread count.
-struct Traffic<'k> {
-    n: usize,
-    present: &'k [u64],
-    lookups: Vec<u64>,
-    mixed_reads: Vec<u64>,
-    insert_total: usize,
-    fpr: f64,
-    seed: u64,
-}
-
-impl Traffic<'_> {
-    /// One measurement of `job` on `t` threads, in M ops/s. `prefilled` is the contender's
-    /// filter at `LOOKUP_FILL`, reused by the lookup job; the other jobs build fresh filters.
-    fn measure(
-        &self,
-        job: Job,
-        c: Contender,
-        t: usize,
-        prefilled: &dyn Shared,
-    ) -> Result<f64, String> {
-        let secs_to_mops = |ops: usize, secs: f64| ops as f64 / secs / 1e6;
-        Ok(match job {
-            Job::Lookups => {
-                let q = &self.lookups;
-                let secs = timed_threads(t, &|k| prefilled.count_hits(chunk(q, t, k)));
-                secs_to_mops(q.len() / t * t, secs)
-            }
-            Job::Inserts => {
-                let filter = c.build(self.n, self.fpr, self.seed)?;
-                fill_rate(&*filter, &self.present[..self.insert_total], t, 1)
-            }
-            Job::Mixed90 | Job::Mixed50 => {
-                let mixed_fill = (self.n as f64 * MIXED_FILL) as usize;
-                let period = job.write_period();
-                let filter = c.build(self.n, self.fpr, self.seed)?;
-                filter.insert_all(&self.present[..mixed_fill]);
-                let per_thread = self.n / t;
-                let writes = &self.present[mixed_fill..mixed_fill + self.n / period];
-                let reads = &self.mixed_reads;
-                let secs = timed_threads(t, &|k| {
-                    filter.mixed(per_thread, period, chunk(reads, t, k), chunk(writes, t, k))
-                });
-                secs_to_mops(per_thread * t, secs)
-            }
-        })
-    }
 }
 
 /// The thread counts of round `round`: ascending on even rounds, descending on odd ones.
@@ -294,24 +218,25 @@ fn alternating(round: usize, counts: usize) -> impl Iterator<Item = usize> {
 }
 
 /// `keys` inserted `passes` times over into `filter`, split between `t` threads: M inserts/s.
-fn fill_rate(filter: &dyn Shared, keys: &[u64], t: usize, passes: usize) -> f64 {
+fn fill_rate(filter: &dyn Shared, keys: &[u64], t: usize, passes: usize) -> Option<f64> {
     let secs = timed_threads(t, &|k| {
         (0..passes)
             .map(|_| filter.insert_all(chunk(keys, t, k)))
             .sum()
     });
-    (passes * (keys.len() / t * t)) as f64 / secs / 1e6
+    mops(passes * (keys.len() / t * t), secs)
 }
 
-/// An empty scaling figure: a line for each of `contenders`, a column for each thread count.
+/// An empty scaling figure: a line for each of the contenders `lines`, a column for each thread
+/// count.
 fn scaling_figure(
     spec: &'static FigureSpec,
     counts: &[usize],
-    contenders: &[Contender],
+    lines: &[usize],
     note: String,
     n: usize,
 ) -> Result<Figure, String> {
-    let machine_mib = MachineTraffic::new(n)?.bytes() as f64 / (1 << 20) as f64;
+    let machine_mib = (MachineTraffic::new(n)?.words.len() * 8) as f64 / (1 << 20) as f64;
     let (xs, labels, csv) = thread_axis(counts);
     let mut fig = Figure::new(spec, xs, (labels, csv))
         .note(note)
@@ -320,7 +245,11 @@ fn scaling_figure(
              {machine_mib:.1} MiB, the default cuckoo-nest table's size; `speedup / machine's` = \
              the filter's speedup over the machine's in the same round."
         ));
-    fig.lines = contenders.iter().map(|c| c.line(counts.len())).collect();
+    let all = contenders();
+    fig.lines = lines
+        .iter()
+        .map(|&c| Line::new(all[c].0, all[c].1, counts.len()))
+        .collect();
     Ok(fig)
 }
 
@@ -335,37 +264,62 @@ pub fn run(
     phase: &Phase,
 ) -> Result<Vec<Figure>, String> {
     let lookup_fill = (n as f64 * LOOKUP_FILL) as usize;
-    let traffic = Traffic {
-        n,
-        present: &keys.present,
-        lookups: keys.queries(n, lookup_fill, positive_fraction, 300),
-        mixed_reads: keys.queries(n, (n as f64 * MIXED_FILL) as usize, positive_fraction, 301),
-        insert_total: (n as f64 * INSERT_FILL) as usize,
-        fpr,
-        seed: keys.seed,
+    let mixed_fill = (n as f64 * MIXED_FILL) as usize;
+    let lookups = keys.queries(n, lookup_fill, positive_fraction, 300);
+    let mixed_reads = keys.queries(n, mixed_fill, positive_fraction, 301);
+    // One measurement of `job` on `t` threads, in M ops/s. `prefilled` is the contender's
+    // filter at `LOOKUP_FILL`, reused by the lookup job; the other jobs build fresh filters.
+    let measure = |job, build: Build, t, prefilled: &dyn Shared| -> Result<_, String> {
+        Ok(match job {
+            Job::Lookups => {
+                let secs = timed_threads(t, &|k| prefilled.count_hits(chunk(&lookups, t, k)));
+                mops(lookups.len() / t * t, secs)
+            }
+            Job::Inserts => {
+                let insert_total = (n as f64 * INSERT_FILL) as usize;
+                fill_rate(
+                    &*build(n, fpr, keys.seed)?,
+                    &keys.present[..insert_total],
+                    t,
+                    1,
+                )
+            }
+            Job::Mixed { write_period } => {
+                let filter = build(n, fpr, keys.seed)?;
+                filter.insert_all(&keys.present[..mixed_fill]);
+                let per_thread = n / t;
+                let writes = &keys.present[mixed_fill..mixed_fill + n / write_period];
+                let secs = timed_threads(t, &|k| {
+                    let (reads, writes) = (chunk(&mixed_reads, t, k), chunk(writes, t, k));
+                    filter.mixed(per_thread, write_period, reads, writes)
+                });
+                mops(per_thread * t, secs)
+            }
+        })
     };
+    let all = contenders();
+    let lines: Vec<usize> = (0..all.len()).collect();
     let mut figs = Job::ALL
         .iter()
         .map(|job| {
             let note = job.note(positive_fraction);
-            scaling_figure(job.spec(), counts, &Contender::ALL, note, n)
+            scaling_figure(job.spec(), counts, &lines, note, n)
         })
         .collect::<Result<Vec<_>, _>>()?;
     phase.message("fill the lookup filters");
     let mut prefilled = Vec::new();
-    for c in Contender::ALL {
-        let f = c.build(n, fpr, keys.seed)?;
+    for (_, _, build) in all {
+        let f = build(n, fpr, keys.seed)?;
         f.insert_all(&keys.present[..lookup_fill]);
         prefilled.push(f);
     }
     for r in 0..rounds.max(1) {
         for (j, job) in Job::ALL.iter().enumerate() {
             phase.message(format!("round {}: {}", r + 1, job.spec().title));
-            for c in rotated(r, Contender::ALL.len()) {
+            for c in rotated(r, all.len()) {
                 for i in alternating(r, counts.len()) {
-                    let contender = Contender::ALL[c];
-                    let rate = traffic.measure(*job, contender, counts[i], &*prefilled[c])?;
-                    figs[j].lines[c].cells[i].push(r, Some(rate));
+                    let rate = measure(*job, all[c].2, counts[i], &*prefilled[c])?;
+                    figs[j].lines[c].cells[i].push(r, rate);
                 }
             }
             phase.inc();
@@ -374,9 +328,8 @@ pub fn run(
     Ok(figs)
 }
 
-/// Passes of the machine's reference over the large fill's keys per measurement: a single
-/// pass takes a fifth of a fill's time, and with one pass (less exposed to the host's
-/// interference than the fill) 2-thread speedups came out above 2.
+/// Passes of the machine's reference over the large fill's keys: one pass takes a fifth of a
+/// fill's time, and (less exposed to the host's interference) made 2-thread speedups above 2.
 const MACHINE_PASSES: usize = 5;
 
 /// Writers' scaling: a default cuckoo-nest filter sized for `items` filled to `LARGE_FILL` on
@@ -391,7 +344,7 @@ pub fn large_fill(
     let counts = [1, threads.max(1)];
     let total = (items as f64 * LARGE_FILL) as usize;
     let keys: Vec<u64> = (0..total as u64).map(|i| present_key(seed, i)).collect();
-    let contenders = [Contender::Nest, Contender::Machine];
+    let lines = [NEST, MACHINE];
     let note = format!(
         "An empty default cuckoo-nest filter sized for {items} items filled to {:.0}% with \
          `insert`, keys split between the threads; a fresh filter for every measurement. \
@@ -399,18 +352,20 @@ pub fn large_fill(
          measurement, so that it lasts about as long as a fill.",
         LARGE_FILL * 100.0
     );
-    let mut fig = scaling_figure(&THREADS_FILL, &counts, &contenders, note, items)?;
+    let mut fig = scaling_figure(&THREADS_FILL, &counts, &lines, note, items)?;
+    let all = contenders();
     for r in 0..rounds.max(1) {
         phase.message(format!("round {}: fill {total} items", r + 1));
-        for c in rotated(r, contenders.len()) {
-            let passes = match contenders[c] {
-                Contender::Machine => MACHINE_PASSES,
-                _ => 1,
+        for c in rotated(r, lines.len()) {
+            let passes = if lines[c] == MACHINE {
+                MACHINE_PASSES
+            } else {
+                1
             };
             for i in alternating(r, counts.len()) {
-                let filter = contenders[c].build(items, 0.01, seed)?;
+                let filter = all[lines[c]].2(items, 0.01, seed)?;
                 let rate = fill_rate(&*filter, &keys, counts[i], passes);
-                fig.lines[c].cells[i].push(r, Some(rate));
+                fig.lines[c].cells[i].push(r, rate);
             }
         }
         phase.inc();
