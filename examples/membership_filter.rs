@@ -2,24 +2,23 @@
 //! this. A [redb](https://docs.rs/redb) store holds keys; one `CuckooFilter`, shared by every
 //! reader, answers "certainly not stored", so a lookup of an absent key costs no store read.
 //!
-//! - **One filter copy per stored key.** A put inserts into the filter only if the store did
-//!   not hold the key, a delete removes from it only if the store held it, both decided by the
-//!   store inside its write transaction: overwrites add nothing, and colliding keys each keep
-//!   a copy of their own (`Store::put` says why the filter, `insert_unique`, must not decide).
-//! - **Order around the commit.** A key goes into the filter *before* the store commits it and
-//!   comes out *after* the store commits its delete, so the filter always holds every key the
-//!   store holds (a reader that finds a key in the store finds it in the filter); in between,
-//!   a "maybe" for a key the store does not hold costs one store read, never a wrong answer.
-//! - **Saved with the store's commit id**, a counter the store keeps in the same transaction
-//!   as the data, read *before* the snapshot (every key of that commit went into the filter
-//!   before it), crash-safely: `save_to_path` with the id as metadata (temporary file, fsync,
-//!   rename, fsync of the directory).
+//! - **One filter copy per stored key.** The store decides, inside its write transaction,
+//!   whether a put adds the key (then the filter gets a copy) and whether a delete removes it
+//!   (then the filter loses one): overwrites add nothing, and colliding keys each keep a copy
+//!   of their own (`Store::put` says why the filter, `insert_unique`, must not decide).
+//! - **Order around the commit.** Into the filter *before* the store commits a key, out of it
+//!   *after* the store commits its delete: the filter always holds every key the store holds
+//!   (a reader that finds a key in the store finds it in the filter); in between, a "maybe"
+//!   for a key the store lacks costs one store read, never a wrong answer.
+//! - **Saved with the store's commit id** (a counter kept in the same transaction as the data),
+//!   read *before* the snapshot: every key of that commit went into the filter before it.
+//!   `save_to_path` writes a temporary file, fsyncs, renames and fsyncs the directory.
 //! - **Checked on restart.** The saved filter is used only if it loads (checksums and every
 //!   bucket checked) and its commit id is the store's; a missing, torn or stale file is
 //!   rebuilt by scanning the store.
 //!
-//! The store sits in the page cache, so each store read also sleeps for a modelled device read
-//! (the second argument, default 100 µs: a fast SSD's random read), said plainly in the output.
+//! Each store read also sleeps for a modelled device read (the second argument, default 100 µs:
+//! a fast SSD's random read), as the store sits in the page cache; the output says so.
 //!
 //! ```sh
 //! cargo run --release -p cuckoo-nest-examples --example membership_filter              # 200,000 keys
@@ -210,22 +209,17 @@ impl Store {
 /// Queries half stored, half absent keys on 8 threads (sleeping reads overlap well beyond the
 /// core count); returns (store reads, lookups per second).
 fn measure(store: &Store, keys: &[u64], use_filter: bool) -> Result<(usize, f64), Error> {
+    let lookup = |&k: &u64| {
+        let (found, read) = store.get(k, use_filter)?;
+        // Even keys are stored, odd ones never: a wrong answer is a wiring bug.
+        assert_eq!(found, k % 2 == 0, "key {k}");
+        Ok::<usize, Error>(read as usize)
+    };
     let start = Instant::now();
     let reads = std::thread::scope(|s| {
         let workers: Vec<_> = keys
             .chunks(keys.len().div_ceil(8))
-            .map(|chunk| {
-                s.spawn(move || {
-                    let mut reads = 0;
-                    for &k in chunk {
-                        let (found, read) = store.get(k, use_filter)?;
-                        // Even keys are stored, odd ones never: a wrong answer is a wiring bug.
-                        assert_eq!(found, k % 2 == 0, "key {k}");
-                        reads += read as usize;
-                    }
-                    Ok::<usize, Error>(reads)
-                })
-            })
+            .map(|chunk| s.spawn(move || chunk.iter().map(lookup).sum::<Result<usize, Error>>()))
             .collect();
         let reads = workers.into_iter().map(|w| w.join().expect("worker"));
         reads.sum::<Result<usize, Error>>()
