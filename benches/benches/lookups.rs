@@ -77,10 +77,7 @@ fn out_of_cache(c: &mut Criterion, n: usize) {
     );
     let t = Instant::now();
     let mut peer = Peer::with_capacity(n);
-    let mut peer_failed = 0;
-    for k in &present {
-        peer_failed += peer.add(k).is_err() as usize;
-    }
+    let peer_failed = present.iter().filter(|k| peer.add(*k).is_err()).count();
     eprintln!(
         "out_of_cache: cuckoofilter {} MiB, filled in {:.1} s ({peer_failed} inserts failed)",
         peer.memory_usage() >> 20,
