@@ -285,12 +285,10 @@ pub fn run(
     store.put(&[2 * n])?; // one more commit: the saved file is now stale
     let store = reopen(Some(store), "restart after an unsaved commit")?;
     store.save(dir)?;
-    let len = std::fs::metadata(&filter_file)?.len();
     // A torn write, as a crash mid-copy leaves.
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&filter_file)?
-        .set_len(len / 2)?;
+    let torn = std::fs::OpenOptions::new().write(true).open(&filter_file)?;
+    torn.set_len(torn.metadata()?.len() / 2)?;
+    drop(torn); // closed before the file is removed below (Windows refuses an open one)
     let store = reopen(Some(store), "restart after a torn save")?;
     std::fs::remove_file(&filter_file)?;
     let store = reopen(Some(store), "restart with no saved filter")?;
