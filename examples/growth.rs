@@ -1,9 +1,7 @@
-//! A growable filter: started small, it doubles its table as items come, while lookups go on,
-//! and keeps the false-positive rate it was built for at every size.
-//!
-//! Built with `Builder::growable(true)` from a capacity of 1,000 at a 1% false-positive rate,
-//! then filled with 200,000 keys: nothing is refused, every key is found, and the rate
-//! measured on keys never inserted stays at or under 1%.
+//! A growable filter (`Builder::growable(true)`): started at a capacity of 1,000 and a 1%
+//! false-positive rate, it doubles its table as 200,000 keys come, while lookups go on. Nothing
+//! is refused, every key is found, and the rate measured on keys never inserted stays at or
+//! under the 1% it was built for.
 //!
 //! `cargo run --release -p cuckoo-nest-examples --example growth`
 

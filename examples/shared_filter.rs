@@ -1,9 +1,7 @@
-//! One filter shared by threads behind an `Arc`: every method takes `&self`, so writers and
-//! readers use it at once, with no `Mutex` around it.
-//!
-//! Four writers insert keys of their own while two readers check keys inserted before the
-//! threads started: a key whose insert returned `Ok` is found by every lookup that starts
-//! after it (no false negatives), whatever the writers do meanwhile.
+//! One filter shared by threads behind an `Arc`: every method takes `&self`, so four writers
+//! insert keys of their own while two readers check keys inserted before the threads started,
+//! with no `Mutex` around it. A key whose insert returned `Ok` is found by every lookup that
+//! starts after it (no false negatives), whatever the writers do meanwhile.
 //!
 //! `cargo run --release -p cuckoo-nest-examples --example shared_filter`
 
@@ -39,8 +37,7 @@ fn main() {
             }
         })
     });
-    let threads: Vec<_> = writers.chain(readers).collect();
-    for t in threads {
+    for t in writers.chain(readers).collect::<Vec<_>>() {
         t.join().expect("no thread panics");
     }
 

@@ -1,13 +1,9 @@
 //! A filter per SST file, as an LSM-tree store keeps one: built when a table is flushed, saved
-//! beside it, and queried on reads through a `FilterView` over the saved bytes, without
-//! loading them into a filter.
-//!
-//! Three "SSTs" of 10,000 keys each are flushed: each gets a filter built for its key count,
-//! saved crash-safely with the SST's id as metadata. To read, each saved file's bytes are
-//! opened as a view (here read into a `Vec<u8>`; a memory-mapped file, `memmap2::Mmap`, is a
-//! view's bytes the same way, so a filter of any size opens without being read into memory);
-//! a get asks the views and reads only the SSTs whose filter says "maybe". A damaged file is
-//! refused, never trusted.
+//! beside it with the SST's id as metadata, and queried on reads through a `FilterView` over
+//! the saved bytes, without loading them into a filter. Here three SSTs of 10,000 keys; the
+//! bytes are read into a `Vec<u8>` (a memory map, `memmap2::Mmap`, serves a view the same way,
+//! so a filter of any size opens without being read into memory). A get reads only the SSTs
+//! whose filter says "maybe"; a damaged file is refused, never trusted.
 //!
 //! `cargo run --release -p cuckoo-nest-examples --example sst_filter`
 
@@ -35,31 +31,25 @@ fn flush(dir: &Path, id: u64) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// At open: a view over the saved bytes, checked (checksums, every bucket) and matched to
-/// its SST by the metadata.
-fn open(dir: &Path, id: u64) -> Result<FilterView<Vec<u8>>, Box<dyn std::error::Error>> {
-    let view = FilterView::new(std::fs::read(dir.join(format!("{id}.filter")))?)?;
-    assert_eq!(
-        view.metadata(),
-        id.to_le_bytes(),
-        "the filter of another SST"
-    );
-    Ok(view)
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("cuckoo-nest-sst-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     for id in 0..SSTS {
         flush(&dir, id)?;
     }
-    let views = (0..SSTS)
-        .map(|id| open(&dir, id))
-        .collect::<Result<Vec<_>, _>>()?;
-
-    // Every key is found in its own SST's filter: a get never misses the SST holding it.
-    for (id, view) in (0..SSTS).zip(&views) {
+    // At open: a view over each saved file, checked (checksums, every bucket) and matched to
+    // its SST by the metadata.
+    let mut views = Vec::new();
+    for id in 0..SSTS {
+        let view = FilterView::new(std::fs::read(dir.join(format!("{id}.filter")))?)?;
+        assert_eq!(
+            view.metadata(),
+            id.to_le_bytes(),
+            "the filter of another SST"
+        );
+        // Every key is found in its own SST's filter: a get never misses the SST holding it.
         assert!(sst_keys(id).all(|k| view.contains(&k)));
+        views.push(view);
     }
     // A key no SST holds: almost every get reads no SST at all.
     let misses = 30_000;
@@ -77,8 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // A flipped bit in a saved table: the view refuses the file (rebuild it from the SST).
-    let path = dir.join("0.filter");
-    let mut bytes = std::fs::read(&path)?;
+    let mut bytes = std::fs::read(dir.join("0.filter"))?;
     bytes[200] ^= 1;
     let refused = FilterView::new(bytes).unwrap_err();
     assert!(matches!(refused, DecodeError::ChecksumMismatch { .. }));

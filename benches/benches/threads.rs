@@ -19,14 +19,13 @@ use std::time::{Duration, Instant};
 /// Queries per measured iteration, a power of two (indexed with a mask).
 const QUERIES: usize = 1 << 16;
 
-/// Runs `f(thread, iters)` on `threads` threads at once; returns the time
-/// per lookup in aggregate (wall time / (threads * iters)).
+/// Runs `f(thread, iters)` on `threads` threads, started at once; returns the time per lookup
+/// in aggregate: the slowest thread's time / (threads * iters).
 fn parallel(threads: usize, iters: u64, f: impl Fn(usize, u64) + Sync) -> Duration {
-    let start = std::sync::Barrier::new(threads);
-    let t = std::thread::scope(|s| {
+    let (f, start) = (&f, &std::sync::Barrier::new(threads));
+    let slowest = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|i| {
-                let (f, start) = (&f, &start);
                 s.spawn(move || {
                     start.wait();
                     let t = Instant::now();
@@ -35,13 +34,9 @@ fn parallel(threads: usize, iters: u64, f: impl Fn(usize, u64) + Sync) -> Durati
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap())
-            .max()
-            .unwrap()
+        handles.into_iter().map(|h| h.join().unwrap()).max()
     });
-    t / threads as u32
+    slowest.unwrap() / threads as u32
 }
 
 fn scaling(c: &mut Criterion) {

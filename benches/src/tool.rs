@@ -18,10 +18,9 @@ pub fn arg<T: std::str::FromStr>(i: usize, default: T, usage: &str) -> T {
 
 /// A builder for the shape `BxF`, or `ssBxF` for semi-sorted buckets.
 pub fn shape(shape: &str, capacity: usize) -> Result<Builder, String> {
-    let (semi, rest) = match shape.strip_prefix("ss") {
-        Some(rest) => (true, rest),
-        None => (false, shape),
-    };
+    let (semi, rest) = shape
+        .strip_prefix("ss")
+        .map_or((false, shape), |rest| (true, rest));
     let (b, f) = rest
         .split_once('x')
         .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))

@@ -1,18 +1,17 @@
-//! What one insert can cost while a growable filter grows: every insert
-//! timed, through N items, for a growable filter started at capacity C and
-//! for a fixed filter built for N, on the same keys, in alternating runs.
+//! What one insert can cost while a growable filter grows: every insert timed, through N
+//! items, for a growable filter started at capacity C and for a fixed filter built for N, on
+//! the same keys, in alternating runs.
 //!
 //! `cargo run --release -p cuckoo-nest-bench --bin growth_latency [-- N [C [RUNS [PAGES]]]]`
-//! (default N = 8,000,000, C = 125,000, 2 runs of each; PAGES `huge`, the
-//! default, or `4k`: both filters built with `huge_pages(false)`, so no
-//! table is backed ahead by a thread of its own)
+//! (default N = 8,000,000, C = 125,000, 2 runs of each; PAGES `huge`, the default, or `4k`:
+//! both filters built with `huge_pages(false)`, so no table is backed ahead by a thread of its
+//! own)
 //!
-//! Prints, per run, in microseconds: the insert latency's p50, p99, p99.9
-//! and maximum, how many inserts took over 1 ms, and for the growable
-//! filter the slowest insert of each growth step (from the insert that
-//! started it to the next step). The fixed filter's figures are the
-//! machine's own floor: page faults as the table is first touched, the
-//! hypervisor, the other core's load.
+//! Prints, per run, in microseconds: the insert latency's p50, p99, p99.9 and maximum, how many
+//! inserts took over 1 ms, and for the growable filter the slowest insert of each growth step
+//! (from the insert that started it to the next step). The fixed filter's figures are the
+//! machine's own floor: page faults as the table is first touched, the hypervisor, the other
+//! core's load.
 
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::keys::stream;
@@ -68,6 +67,14 @@ fn report(name: &str, run: &Run) {
     );
 }
 
+/// Prints `label` and the items, comma-separated, on a line of the growable filter's.
+fn list(label: &str, items: impl Iterator<Item = String>) {
+    println!(
+        "  growable: {label}: {}",
+        items.collect::<Vec<_>>().join(", ")
+    );
+}
+
 fn main() {
     const USAGE: &str = "growth_latency [N [C [RUNS [PAGES]]]]";
     let n: usize = arg(1, 8_000_000, USAGE);
@@ -83,52 +90,42 @@ fn main() {
         "every insert timed (us), {n} keys at a {RATE} false-positive rate: growable from capacity {c} vs fixed built for {n}; {runs} alternating runs; {} pages",
         if huge { "huge" } else { "4 KiB" }
     );
+    // Each filter is dropped before the next is built.
+    let run = |capacity, growable| {
+        let filter = CuckooFilter::builder()
+            .capacity(capacity)
+            .false_positive_rate(RATE)
+            .growable(growable)
+            .huge_pages(huge)
+            .build()
+            .expect("filter");
+        fill(&filter, &keys)
+    };
+    let us = |ns: u32| ns as f64 / 1e3;
     for r in 1..=runs {
         println!("run {r}:");
-        let fixed = CuckooFilter::builder()
-            .capacity(n)
-            .false_positive_rate(RATE)
-            .huge_pages(huge)
-            .build()
-            .expect("fixed filter");
-        let fixed_run = fill(&fixed, &keys);
-        drop(fixed);
-        let growable = CuckooFilter::builder()
-            .capacity(c)
-            .false_positive_rate(RATE)
-            .growable(true)
-            .huge_pages(huge)
-            .build()
-            .expect("growable filter");
-        let grown = fill(&growable, &keys);
-        drop(growable);
-        report("fixed", &fixed_run);
+        let fixed = run(n, false);
+        let grown = run(c, true);
+        report("fixed", &fixed);
         report("growable", &grown);
-        let steps: Vec<String> = grown
-            .steps
-            .iter()
-            .map(|(at, ns)| format!("{at}: {:.1}", *ns as f64 / 1e3))
-            .collect();
-        println!(
-            "  growable: slowest insert of each step (items at the step: us): {}",
-            steps.join(", ")
+        let steps = grown.steps.iter();
+        list(
+            "slowest insert of each step (items at the step: us)",
+            steps
+                .clone()
+                .map(|&(at, ns)| format!("{at}: {:.1}", us(ns))),
+        );
+        list(
+            "the insert starting each step",
+            steps.map(|&(at, _)| format!("{:.1}", us(grown.ns[at]))),
         );
         let mut slowest: Vec<(u32, usize)> =
             grown.ns.iter().enumerate().map(|(k, &t)| (t, k)).collect();
         slowest.sort_unstable_by(|a, b| b.cmp(a));
-        let first: Vec<String> = grown
-            .steps
-            .iter()
-            .map(|&(at, _)| format!("{:.1}", grown.ns[at] as f64 / 1e3))
-            .collect();
-        println!(
-            "  growable: the insert starting each step: {}",
-            first.join(", ")
+        let top = slowest[..12].iter();
+        list(
+            "slowest inserts",
+            top.map(|&(t, k)| format!("#{k}: {:.1}", us(t))),
         );
-        let top: Vec<String> = slowest[..12]
-            .iter()
-            .map(|(t, k)| format!("#{k}: {:.1}", *t as f64 / 1e3))
-            .collect();
-        println!("  growable: slowest inserts: {}", top.join(", "));
     }
 }

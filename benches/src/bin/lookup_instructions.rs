@@ -1,13 +1,11 @@
-//! Instructions per lookup and per insert, counted by callgrind: repeatable
-//! where wall-clock timings on a shared machine are not, and in cache a
-//! lookup's speed follows its instruction count.
+//! Instructions per lookup and per insert, counted by callgrind: repeatable where wall-clock
+//! timings on a shared machine are not, and in cache a lookup's speed follows its instruction
+//! count.
 //!
-//! Fills a filter of one shape with 1,000,000 pre-hashed items
-//! (`insert(&PreHashed(h))`), one at a time (in `measured_insert`: divide
-//! its count by 1,000,000), then looks up 200,000 pre-hashed keys (half
-//! present, shuffled) once with `contains` and once with
-//! `contains_batch_into`, each in a function of its own that callgrind can
-//! count alone:
+//! Fills a filter of one shape with 1,000,000 pre-hashed items (`insert(&PreHashed(h))`), one
+//! at a time (in `measured_insert`), then looks up 200,000 pre-hashed keys (half present,
+//! shuffled) once with `contains` and once with `contains_batch_into`, each in a function of
+//! its own that callgrind can count alone:
 //!
 //! ```sh
 //! cargo build --release -p cuckoo-nest-bench --bin lookup_instructions
@@ -21,18 +19,16 @@
 //! done
 //! ```
 //!
-//! For inserts, `--toggle-collect="*measured_insert*"` and divide by
-//! 1,000,000: the whole fill, displacements included. A second argument
-//! `roomy` builds the filter for twice the items, so the fill stops at
-//! half its capacity: the free-slot insert alone (no insert displaces),
-//! e.g. `lookup_instructions 4x16 roomy`.
+//! For inserts, `--toggle-collect="*measured_insert*"` and divide by 1,000,000: the whole fill,
+//! displacements included. A second argument `roomy` builds the filter for twice the items, so
+//! the fill stops at half its capacity: the free-slot insert alone (no insert displaces), e.g.
+//! `lookup_instructions 4x16 roomy`.
 //!
-//! Shapes: `4x16` (the default), `4x12`, `4x13`, `ss4x13` (semi-sorted),
-//! `2x16`, `8x16`, `4x8`; a `g` in front (`g4x10`) makes it growable, with
-//! keys of that width, started at an eighth of the items so it grows three
-//! times (compare it with the fixed shape of its stored width, `4x14`);
-//! `@M` after it starts it at `1/M` of the items instead (`g4x10@1024`:
-//! past 128x a filter with no maximum capacity reads a table per chain).
+//! Shapes: `4x16` (the default), `4x12`, `4x13`, `ss4x13` (semi-sorted), `2x16`, `8x16`, `4x8`;
+//! a `g` in front (`g4x10`) makes it growable, with keys of that width, started at an eighth of
+//! the items so it grows three times (compare it with the fixed shape of its stored width,
+//! `4x14`); `@M` after it starts it at `1/M` of the items instead (`g4x10@1024`: past 128x a
+//! filter with no maximum capacity reads a table per chain).
 
 use cuckoo_nest::{CuckooFilter, PreHashed};
 use cuckoo_nest_bench::keys::{stream, SplitMix64};
@@ -66,20 +62,15 @@ fn measured_batch(filter: &CuckooFilter, queries: &[u64], out: &mut [bool]) -> u
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let arg = std::env::args().nth(1).unwrap_or_else(|| "4x16".into());
-    let (shape, multiple) = match arg.split_once('@') {
-        Some((shape, m)) => (
-            shape.to_string(),
-            m.parse::<usize>()
-                .ok()
-                .filter(|&m| m > 0)
-                .ok_or_else(|| format!("{arg}: want @M with M > 0"))?,
-        ),
-        None => (arg.clone(), 8),
-    };
-    let (growable, rest) = match shape.strip_prefix('g') {
-        Some(rest) => (true, rest),
-        None => (false, shape.as_str()),
-    };
+    let (shape, multiple) = arg.split_once('@').unwrap_or((&arg, "8"));
+    let multiple: usize = multiple
+        .parse()
+        .ok()
+        .filter(|&m| m > 0)
+        .ok_or_else(|| format!("{arg}: want @M with M > 0"))?;
+    let (growable, rest) = shape
+        .strip_prefix('g')
+        .map_or((false, shape), |rest| (true, rest));
     let roomy = match std::env::args().nth(2).as_deref() {
         None => false,
         Some("roomy") => true,
@@ -92,8 +83,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     let items = stream(1, ITEMS);
     measured_insert(&filter, &items)?;
-    // Half present, half absent, shuffled (a sorted stream of hits then
-    // misses would flatter a branchy path).
+    // Half present, half absent, shuffled (a sorted stream of hits then misses would flatter a
+    // branchy path).
     let mut queries: Vec<u64> = items
         .iter()
         .step_by(ITEMS / (LOOKUPS / 2))
