@@ -20,7 +20,9 @@
 //! (`GROW_PUBLISH_EARLY`, `Growable::count_done_when`), the save's growth
 //! lock (`GROW_SAVE_UNLOCKED`, [`save_growth_lock`]), and a section's
 //! mark and exit (`SECTION_NO_FENCE`, `SECTION_LEAVE_STORE`: `Slot::enter`,
-//! `Slot::leave`), the reclaimer's wait (`RECLAIM_NO_WAIT`, `all_left`).
+//! `Slot::leave`), the reclaimer's wait (`RECLAIM_NO_WAIT`, `all_left`),
+//! the earlier chains' lookup (`CHAINS_LOOKUP_NEWEST_ONLY`,
+//! `State::older_contain`).
 //! The switches that change the protocol's logic rather than a mechanism
 //! have seams of their own here, at the end of this file, which take the
 //! real step as a closure: the unique insert's check ([`unique_check`],
@@ -29,8 +31,10 @@
 //! the remove's choice of copy ([`remove_heeds_save`],
 //! `REMOVE_IGNORES_SAVE`), a remove during a growth step
 //! ([`copy_before_remove`], `GROW_REMOVE_SKIPS_COPY`), a rebuilt step's
-//! sources ([`left_over_put`], `REGROW_SKIPS_LEFT_OVER`) and a claim's
-//! write ([`claim_write`], `PLAIN_STORE`).
+//! sources ([`left_over_put`], `REGROW_SKIPS_LEFT_OVER`), the order a
+//! remove asks the chains in ([`chains_remove`],
+//! `CHAINS_REMOVE_OLDEST_FIRST`) and a claim's write ([`claim_write`],
+//! `PLAIN_STORE`).
 
 use crate::sync::{AtomicU64, Ordering};
 
@@ -265,6 +269,21 @@ pub(crate) fn left_over_put(put_all: impl FnOnce() -> bool) -> bool {
 #[inline(always)]
 pub(crate) fn save_growth_lock<G>(lock: impl FnOnce() -> G) -> Option<G> {
     (!GROW_SAVE_UNLOCKED).then(lock)
+}
+
+/// A growable filter's remove over its chains' tables, stopping at the
+/// first that takes: `take(None)` asks the current chain's, `take(Some(k))`
+/// earlier chain `k`'s (of `earlier`, 0 the oldest). The current chain
+/// first, then the earlier ones newest first; under
+/// `CHAINS_REMOVE_OLDEST_FIRST` the earlier ones oldest first, then the
+/// current one.
+#[inline(always)]
+pub(crate) fn chains_remove(earlier: usize, mut take: impl FnMut(Option<usize>) -> bool) -> bool {
+    if CHAINS_REMOVE_OLDEST_FIRST {
+        (0..earlier).any(|k| take(Some(k))) || take(None)
+    } else {
+        take(None) || (0..earlier).rev().any(|k| take(Some(k)))
+    }
 }
 
 /// A claim's write into `word`: a compare-and-swap from `now` to `new`,

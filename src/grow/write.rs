@@ -285,15 +285,15 @@ impl<const B: usize> Growable<B> {
             });
         }
         let (i1, _, fp) = state.cur.addr.place(item);
-        let take = |g: &Arc<Generation<B>>| {
-            let (i1, _, fp) = g.addr.place(g.addr.item(hash));
-            g.table.remove(i1, fp)
-        };
-        let removed = if broken::CHAINS_REMOVE_OLDEST_FIRST {
-            state.older.iter().any(take) || state.cur.table.remove(i1, fp)
-        } else {
-            state.cur.table.remove(i1, fp) || (!frozen_only && state.older.iter().rev().any(take))
-        };
+        let removed = broken::chains_remove(state.older.len(), |chain| match chain {
+            None => state.cur.table.remove(i1, fp),
+            Some(_) if frozen_only => false,
+            Some(k) => {
+                let g = &state.older[k];
+                let (j1, _, fq) = g.addr.place(g.addr.item(hash));
+                g.table.remove(j1, fq)
+            }
+        });
         if removed && self.topped_out.load(Ordering::Relaxed) {
             self.topped_out.store(false, Ordering::Relaxed);
         }
