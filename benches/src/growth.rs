@@ -17,7 +17,7 @@ use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GRO
 use crate::growing::{growable_nest, ScalableSubject, GROWABLE_COLOR, SCALABLE_COLOR};
 use crate::progress::Phase;
 use crate::shared::{lookup_rate, timed};
-use crate::subjects::{build_nest, Filling, Subject, BATCH};
+use crate::subjects::{batch_rate, build_nest, Filling, Subject, BATCH};
 use crate::table::{Format, Table};
 
 /// Sizes measured, as multiples of the first capacity C.
@@ -154,7 +154,7 @@ pub fn run(
                 let (f, q) = (&*f.filter, &queries[i]);
                 figs[0].lines[s].cells[i].push(r, lookup_rate(q, |q| f.count_hits(q)));
                 if m == TARGET_MULTIPLE && s != SCALABLE {
-                    let rate = lookup_rate(q, |q| f.count_hits_batched(q).unwrap_or(0));
+                    let rate = batch_rate(f, q);
                     batched[s].push(r, rate);
                 }
                 let bits = f.memory_bytes() as f64 * 8.0 / goal as f64;

@@ -14,7 +14,7 @@ use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSIT
 use crate::progress::Phase;
 use crate::shared::{lookup_rate, timed};
 use crate::space::bloom_bits_at;
-use crate::subjects::{Contender, Filling, Kind, Subject};
+use crate::subjects::{batch_rate, Contender, Filling, Kind, Subject};
 use crate::table::{Format, Table};
 
 /// The occupancy steps, as fractions of the capacity n.
@@ -295,7 +295,7 @@ fn share_lookups(
             let (line, f, batched) = rows[i];
             for (j, q) in w.fig5.iter().enumerate() {
                 let rate = if batched {
-                    lookup_rate(q, |q| f.count_hits_batched(q).unwrap_or(0))
+                    batch_rate(f, q)
                 } else {
                     lookup_rate(q, |q| f.count_hits(q))
                 };

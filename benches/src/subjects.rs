@@ -8,7 +8,7 @@ use cuckoo_nest::CuckooFilter as Nest;
 
 use crate::cli::NestConfig;
 use crate::plot::Rgb;
-use crate::shared::timed;
+use crate::shared::{lookup_rate, timed};
 
 /// Colours of the peers, kept with their definitions below.
 pub const CUCKOOFILTER_COLOR: Rgb = Rgb(0x00, 0x72, 0xb2);
@@ -150,6 +150,13 @@ pub trait Subject {
     fn count_hits_batched(&self, _keys: &[u64]) -> Option<usize> {
         None
     }
+}
+
+/// One timed pass of lookups over `queries` through `f`'s batch API, in M lookups/s; `None`
+/// where it has none (nothing is timed then).
+pub fn batch_rate(f: &dyn Subject, queries: &[u64]) -> Option<f64> {
+    f.count_hits_batched(&[])?;
+    lookup_rate(queries, |q| f.count_hits_batched(q).unwrap_or(0))
 }
 
 /// A filter being filled key by key, over several timed steps.
