@@ -95,10 +95,7 @@ impl<const B: usize> Growable<B> {
         if !self.gate.close() {
             return Err(InsertError::GrowthBlocked);
         }
-        if !cfg!(cuckoo_nest_loom) {
-            let longest = state.cur.table.longest_path();
-            self.longest_retired.fetch_max(longest, Ordering::Relaxed);
-        }
+        self.longest_retired.raise(state.cur.table.longest_path());
         let mut older = state.older.clone();
         older.push(Arc::clone(&state.cur));
         self.state.replace(

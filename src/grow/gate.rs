@@ -22,7 +22,7 @@ use crate::sync::{AtomicBool, AtomicU64, Ordering, Spin};
 use crossbeam_utils::CachePadded;
 
 /// Shards of the writer count (two under loom: fewer states to explore).
-const SHARDS: usize = if cfg!(cuckoo_nest_loom) { 2 } else { 16 };
+const SHARDS: usize = crate::sync::model_size(16, 2);
 
 pub(crate) struct Gate {
     closed: AtomicBool,

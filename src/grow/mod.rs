@@ -79,7 +79,7 @@ use crate::broken;
 use crate::error::{BatchInsertError, BuildError, InsertError};
 use crate::layout::Packed;
 use crate::sync::Arc;
-use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering, Spin};
+use crate::sync::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Highest, Ordering, Spin};
 use crate::table::{Backing, Copies, Nested, NestedItem, Table};
 use gate::Gate;
 use reclaim::{pin, Current, Guard};
@@ -95,7 +95,7 @@ pub(crate) const SPARE_BITS: u32 = 7;
 /// could still use the retired states to end before it leaves them for
 /// the next step (or the filter's drop) to free.
 /// (Two under loom: each look is a step the model explores.)
-const RECLAIM_ROUNDS: usize = if cfg!(cuckoo_nest_loom) { 2 } else { 4096 };
+const RECLAIM_ROUNDS: usize = crate::sync::model_size(4096, 2);
 
 /// Buckets of a frozen generation copied as one unit: a writer waits for at
 /// most two of them (its item's) and, if it copied neither, copies
@@ -106,10 +106,7 @@ const RECLAIM_ROUNDS: usize = if cfg!(cuckoo_nest_loom) { 2 } else { 4096 };
 /// 4 buckets: 2.8-3.1 us, 2.6% more). (One under loom: the models'
 /// few-bucket tables then take several writes to copy, so the models race
 /// operations against a step half done.)
-#[cfg(not(cuckoo_nest_loom))]
-const CHUNK_BUCKETS: usize = 8;
-#[cfg(cuckoo_nest_loom)]
-const CHUNK_BUCKETS: usize = 1;
+const CHUNK_BUCKETS: usize = crate::sync::model_size(8, 1);
 
 /// Share of the load a generation grows at from which the inserts that
 /// find a full bucket pair prepare the next generation
@@ -140,7 +137,8 @@ const fn migration_load(b: usize, block_slots: usize) -> f64 {
         4 => 0.9,
         _ => 0.93,
     };
-    if block_slots < SMALL_BLOCK_SLOTS && !cfg!(cuckoo_nest_loom) {
+    // No block is small enough to keep the reserve under loom.
+    if block_slots < crate::sync::model_size(SMALL_BLOCK_SLOTS, 0) {
         load - 0.15
     } else {
         load
@@ -352,7 +350,7 @@ pub(crate) struct Growable<const B: usize> {
     /// The longest displacement path the retired generations' inserts
     /// carried out (folded in by each growth step, once the generation is
     /// frozen): with the current generation's, the filter's statistic.
-    longest_retired: AtomicU64,
+    longest_retired: Highest,
     /// The first generation's capacity.
     capacity: usize,
     huge_pages: bool,
@@ -409,7 +407,7 @@ impl<const B: usize> Growable<B> {
             grow_lock: crate::sync::Mutex::new(()),
             next: crate::sync::Mutex::new(None),
             next_done: AtomicU64::new(0),
-            longest_retired: AtomicU64::new(0),
+            longest_retired: Highest::new(),
             capacity,
             huge_pages,
         }
@@ -422,7 +420,7 @@ impl<const B: usize> Growable<B> {
     pub(crate) fn longest_path(&self) -> u64 {
         let guard = pin();
         let current = self.state.load(&guard).cur.table.longest_path();
-        current.max(self.longest_retired.load(Ordering::Relaxed))
+        current.max(self.longest_retired.get())
     }
 }
 

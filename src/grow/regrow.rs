@@ -118,11 +118,8 @@ impl<const B: usize> Growable<B> {
         drop(left_over);
         let result = match outcome {
             Ok(next) => {
-                if !cfg!(cuckoo_nest_loom) {
-                    // A statistic, not a protocol step: kept out of the models.
-                    let longest = cur.table.longest_path().max(m.from.table.longest_path());
-                    self.longest_retired.fetch_max(longest, Ordering::Relaxed);
-                }
+                let longest = cur.table.longest_path().max(m.from.table.longest_path());
+                self.longest_retired.raise(longest);
                 m.from.retire();
                 cur.retire();
                 let at = next.addr.order();

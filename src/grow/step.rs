@@ -375,11 +375,7 @@ impl<const B: usize> Growable<B> {
         // Frozen: no write to `cur` is in flight, none starts. Its count
         // is final.
         let frozen_len = cur.table.len();
-        if !cfg!(cuckoo_nest_loom) {
-            // A statistic, not a protocol step: kept out of the models.
-            let longest = cur.table.longest_path();
-            self.longest_retired.fetch_max(longest, Ordering::Relaxed);
-        }
+        self.longest_retired.raise(cur.table.longest_path());
         let chunks = cur.buckets().div_ceil(CHUNK_BUCKETS);
         let block_slots = next.addr.local * B;
         let budget = (slots as f64 * migration_load(B, block_slots)) as i64 - frozen_len as i64;

@@ -25,6 +25,12 @@ mod nested;
 mod snapshot;
 mod stripes;
 mod view;
+#[cfg(not(cuckoo_nest_loom))]
+mod words;
+// Loom's atomics cannot be conjured from zeroed memory: its build swaps in a
+// boxed table with the same functions.
+#[cfg(cuckoo_nest_loom)]
+#[path = "words_loom.rs"]
 mod words;
 
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};

@@ -62,7 +62,7 @@ use super::{table_words, Plain, PADDING_WORDS};
 use crate::broken;
 use crate::error::BuildError;
 use crate::layout::{Layout, LeBytes};
-use crate::sync::{AtomicU64, Mutex, Ordering, Spin};
+use crate::sync::{AtomicU64, Highest, Mutex, Ordering, Spin};
 use crate::table::{Addressing, Table};
 use crossbeam_utils::CachePadded;
 use cuckoo_nest_simd::Native;
@@ -71,7 +71,6 @@ use cuckoo_nest_simd::Native;
 /// finding its stripe locked for a chunk's copy (a microsecond or two)
 /// spins rather than yields its time slice, long enough that taking the
 /// lock is a small part of the copy.
-#[cfg(not(cuckoo_nest_loom))]
 const CHUNK_BYTES: usize = 16 << 10;
 
 /// Chunks that may wait aside, copied ahead of a save by inserts that
@@ -88,10 +87,8 @@ const MIN_AHEAD: usize = 16;
 /// buckets with two.)
 fn chunk_buckets(bucket_bits: usize, run: usize) -> usize {
     let unit = 64 >> bucket_bits.trailing_zeros().min(6);
-    #[cfg(cuckoo_nest_loom)]
-    let target = 1;
-    #[cfg(not(cuckoo_nest_loom))]
-    let target = (CHUNK_BYTES * 8 / bucket_bits).next_power_of_two() / 2;
+    let target =
+        crate::sync::model_size((CHUNK_BYTES * 8 / bucket_bits).next_power_of_two() / 2, 1);
     target.min(run).max(unit)
 }
 
@@ -116,24 +113,17 @@ pub(crate) struct SaveState {
     /// the reason the save's state is: only the displacing path writes it,
     /// and the free-slot insert's code then needs no field of the table
     /// struct it works on.
-    pub(super) longest: AtomicU64,
+    pub(super) longest: Highest,
 }
 
 // What an insert asks of a running save (snapshot.rs copies and marks the
 // chunks): whether one runs, and whether a hop would hide its fingerprint
 // from it; and where it records the longest path it carried out.
 impl SaveState {
-    /// Records a displacement path of `hops` carried out whole: one
-    /// relaxed max, on the displacing path only (not under loom: a
-    /// statistic, no protocol step, so no model state).
+    /// Records a displacement path of `hops` carried out whole, on the
+    /// displacing path only.
     pub(super) fn record_path(&self, hops: u8) {
-        // Read first: once the longest path is known, most displacing
-        // inserts only read the line, so writers on other cores do not take
-        // it from each other.
-        let hops = u64::from(hops);
-        if !cfg!(cuckoo_nest_loom) && hops > self.longest.load(Ordering::Relaxed) {
-            self.longest.fetch_max(hops, Ordering::Relaxed);
-        }
+        self.longest.raise(u64::from(hops));
     }
 
     /// True while a save runs (a hint, outside the locks).
@@ -167,7 +157,7 @@ impl SaveState {
             ahead: Mutex::new(Vec::new()),
             chunk,
             max_ahead: (chunks / 8).max(MIN_AHEAD),
-            longest: AtomicU64::new(0),
+            longest: Highest::new(),
         })
     }
 
@@ -257,7 +247,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// The longest displacement path this table's inserts carried out
     /// whole, in hops ([`SaveState::record_path`]).
     pub(crate) fn longest_path(&self) -> u64 {
-        self.save.longest.load(Ordering::Relaxed)
+        self.save.longest.get()
     }
 
     /// Words `[start, end)` of chunk `k`: the last chunk also takes the
@@ -319,7 +309,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// found no path it may carry out and could copy nothing ahead).
     pub(crate) fn wait_for_save(&self) {
         // Under loom each wait is a yield the model checker explores: one.
-        const ROUNDS: usize = if cfg!(cuckoo_nest_loom) { 1 } else { 64 };
+        const ROUNDS: usize = crate::sync::model_size(64, 1);
         let spin = Spin::new();
         for _ in 0..ROUNDS {
             if !self.save.running() {

@@ -20,14 +20,12 @@
 //! `huge_pages(false)`, other platforms, miri, and a failed `mmap` use
 //! `alloc_zeroed`.
 //!
-//! Under loom the words are loom atomics in a plain `Box` (loom's atomics
-//! cannot be conjured from zeroed memory).
+//! Under loom, `words_loom.rs` takes this module's place (see `table/mod.rs`).
 
 use crate::error::BuildError;
 use crate::sync::AtomicU64;
 use std::ops::Deref;
 
-#[cfg(not(cuckoo_nest_loom))]
 pub(crate) struct Words {
     ptr: std::ptr::NonNull<AtomicU64>,
     len: usize,
@@ -35,7 +33,6 @@ pub(crate) struct Words {
     source: Source,
 }
 
-#[cfg(not(cuckoo_nest_loom))]
 enum Source {
     /// `std::alloc::alloc_zeroed` (or `alloc`) with this layout, at
     /// `offset` bytes before `Words::ptr`.
@@ -51,40 +48,28 @@ enum Source {
 
 // SAFETY: `Words` owns its allocation exclusively and only hands out shared
 // references to `AtomicU64`s, which are themselves `Send + Sync`.
-#[cfg(not(cuckoo_nest_loom))]
 unsafe impl Send for Words {}
 // SAFETY: as above; all access through `&Words` is through atomics.
-#[cfg(not(cuckoo_nest_loom))]
 unsafe impl Sync for Words {}
 
 /// Tables at least this large get 2 MiB alignment and huge pages.
-#[cfg(not(cuckoo_nest_loom))]
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
 /// True if a table of `bytes` bytes is given huge pages when the filter
 /// asks for them (`huge_pages`): one at least [`HUGE_PAGE_THRESHOLD`] long.
-/// Never under loom, whose tables are heap memory.
 pub(crate) fn takes_huge_pages(bytes: usize, huge_pages: bool) -> bool {
-    #[cfg(not(cuckoo_nest_loom))]
-    return huge_pages && bytes >= HUGE_PAGE_THRESHOLD;
-    #[cfg(cuckoo_nest_loom)]
-    {
-        let _ = (bytes, huge_pages);
-        false
-    }
+    huge_pages && bytes >= HUGE_PAGE_THRESHOLD
 }
-#[cfg(not(cuckoo_nest_loom))]
+
 const HUGE_PAGE: usize = 2 << 20;
 /// The alignment up to which the global allocator's `alloc_zeroed` is
 /// `calloc` (the standard library's `MIN_ALIGN` on 64-bit targets).
-#[cfg(not(cuckoo_nest_loom))]
 const HEAP_ALIGN: usize = 16;
 /// Tables backed on first touch at least this large get a mapping of their
 /// own.
-#[cfg(all(target_os = "linux", not(miri), not(cuckoo_nest_loom)))]
+#[cfg(all(target_os = "linux", not(miri)))]
 const LAZY_MAPPING_THRESHOLD: usize = 64 << 10;
 
-#[cfg(not(cuckoo_nest_loom))]
 impl Words {
     /// `len` zeroed words; with `huge_pages`, large tables get 2 MiB
     /// alignment and, on Linux, transparent huge pages.
@@ -351,7 +336,6 @@ impl Words {
     }
 }
 
-#[cfg(not(cuckoo_nest_loom))]
 impl Deref for Words {
     type Target = [AtomicU64];
     #[inline(always)]
@@ -366,7 +350,6 @@ impl Deref for Words {
     }
 }
 
-#[cfg(not(cuckoo_nest_loom))]
 impl Drop for Words {
     fn drop(&mut self) {
         match self.source {
@@ -385,56 +368,7 @@ impl Drop for Words {
     }
 }
 
-#[cfg(cuckoo_nest_loom)]
-pub(crate) struct Words(Box<[AtomicU64]>);
-
-#[cfg(cuckoo_nest_loom)]
-impl Words {
-    pub(crate) fn zeroed(len: usize, _huge_pages: bool) -> Result<Self, BuildError> {
-        Ok(Words((0..len.max(8)).map(|_| AtomicU64::new(0)).collect()))
-    }
-
-    pub(crate) fn zeroed_lazily(len: usize, huge_pages: bool) -> Result<Self, BuildError> {
-        Self::zeroed(len, huge_pages)
-    }
-
-    pub(crate) fn populate_part(&self, _k: usize) -> bool {
-        false
-    }
-
-    #[allow(dead_code)] // no background backing under loom
-    pub(crate) fn populates(&self) -> bool {
-        false
-    }
-}
-
-#[cfg(cuckoo_nest_loom)]
-impl Words {
-    pub(crate) fn from_le_bytes(
-        parts: &[&[u8]],
-        padding: usize,
-        _huge_pages: bool,
-    ) -> Result<Self, BuildError> {
-        let bytes: Vec<u8> = parts.concat();
-        Ok(Words(
-            bytes
-                .chunks_exact(8)
-                .map(|b| AtomicU64::new(u64::from_le_bytes(b.try_into().expect("8 bytes"))))
-                .chain((0..padding).map(|_| AtomicU64::new(0)))
-                .collect(),
-        ))
-    }
-}
-
-#[cfg(cuckoo_nest_loom)]
-impl Deref for Words {
-    type Target = [AtomicU64];
-    fn deref(&self) -> &[AtomicU64] {
-        &self.0
-    }
-}
-
-#[cfg(all(test, not(cuckoo_nest_loom)))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::sync::Ordering;

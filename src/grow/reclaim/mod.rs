@@ -25,27 +25,28 @@
 //! what is safe and keeps the rest for the next try (a section may wait on
 //! a lock the reclaiming thread holds).
 //!
-//! Under loom, which cannot hold thread-local slots across executions,
-//! sections are no-ops and retired states are kept until the filter drops:
-//! the growth models check the growth protocol, and the section protocol
-//! has its own models on [`Slots`], in the portable mode.
+//! Under loom, `local_loom.rs` gives each model thread its slot afresh in
+//! each execution, sections run in the portable mode, and a freed state's
+//! memory is kept until the filter drops (`sync::Grave`), its end marked
+//! where loom checks it against every load (`sync::Lifetime`); the section
+//! protocol has its own models on [`slot::Slots`].
 
+// This thread's slot: loom's model threads share one OS thread and each
+// execution starts afresh, so its build swaps in per-model-thread slots.
+#[cfg(not(cuckoo_nest_loom))]
+mod local;
+#[cfg(cuckoo_nest_loom)]
+#[path = "local_loom.rs"]
+mod local;
 mod slot;
 #[cfg(all(feature = "internals", cuckoo_nest_loom))]
 pub(crate) use slot::loom_model;
 
 mod imp {
-    use super::slot::{all_left, Mode, Slot, Slots};
+    use super::local::{fast, SlotOwner, OWNER, SLOTS};
+    use super::slot::{all_left, Mode, Slot};
     use crate::grow::barrier::{heavy_barrier, init, is_light};
-    use crate::sync::{process, Arc, AtomicPtr, Mutex, Ordering};
-
-    #[cfg(not(cuckoo_nest_loom))]
-    static SLOTS: Slots = Slots::new();
-    // Loom runs each execution afresh: its slots with it.
-    #[cfg(cuckoo_nest_loom)]
-    crate::sync::lazy_static! {
-        static ref SLOTS: Slots = Slots::new();
-    }
+    use crate::sync::{process, Arc, AtomicPtr, Grave, Lifetime, Mutex, Ordering};
 
     /// How this process's sections order their marks ([`Mode`]).
     #[inline(always)]
@@ -54,52 +55,6 @@ mod imp {
             Mode::Light
         } else {
             Mode::Portable
-        }
-    }
-
-    #[cfg(not(cuckoo_nest_loom))]
-    crate::sync::thread_local! {
-        /// This thread's slot in the light mode once registered, else null:
-        /// what a section reads. Constant-initialized with no destructor,
-        /// so reading it is one thread-relative load, with no check of a
-        /// lazy state. Left null in the portable mode, whose sections take
-        /// [`pin_slow`] (a read-modify-write costs far more than the lazy
-        /// check), so the fast path needs no test of the mode.
-        static FAST: std::cell::Cell<*const Slot> = const { std::cell::Cell::new(std::ptr::null()) };
-        /// Owns this thread's slot (registered on the thread's first
-        /// section) and clears `FAST` before letting it go.
-        static OWNER: SlotOwner = {
-            let slot = SLOTS.register();
-            if is_light() {
-                FAST.with(|f| f.set(Arc::as_ptr(&slot)));
-            }
-            SlotOwner(slot)
-        };
-    }
-
-    // Under loom, one slot per model thread and execution; the light mode
-    // (and with it `FAST`) is never on.
-    #[cfg(cuckoo_nest_loom)]
-    crate::sync::thread_local! {
-        static OWNER: SlotOwner = SlotOwner(SLOTS.register());
-    }
-
-    /// This thread's slot if the light mode's fast path may use it, else
-    /// null ([`pin`]).
-    #[inline(always)]
-    fn fast() -> *const Slot {
-        #[cfg(not(cuckoo_nest_loom))]
-        return FAST.with(std::cell::Cell::get);
-        #[cfg(cuckoo_nest_loom)]
-        std::ptr::null()
-    }
-
-    struct SlotOwner(Arc<Slot>);
-
-    impl Drop for SlotOwner {
-        fn drop(&mut self) {
-            #[cfg(not(cuckoo_nest_loom))]
-            FAST.with(|f| f.set(std::ptr::null()));
         }
     }
 
@@ -245,22 +200,18 @@ mod imp {
         /// `Box` asserts unique access and sections (this thread's among
         /// them, when it is the one that unlinks) may still hold references.
         retired: Mutex<Vec<Retired<T>>>,
-        /// Under loom, the states freed, kept until the drop: a section
-        /// that reads one after its free then reads loom's cell, and loom
-        /// reports it, where freed memory would crash the model instead.
-        #[cfg(cuckoo_nest_loom)]
-        buried: Mutex<Vec<*mut Boxed<T>>>,
+        /// Where the states freed go: freed there and then, or under loom
+        /// kept until the drop ([`Grave`]).
+        grave: Grave<Boxed<T>>,
     }
 
-    /// A published state. Under loom, with a cell read by every load and
-    /// written by the free: loom reports a free not ordered after every
-    /// load of the state (a section still using what the reclaimer frees)
-    /// as a causality violation, so the growth models check the
-    /// reclamation too.
+    /// A published state, with its [`Lifetime`] read by every load and
+    /// ended by the free: under loom, a free not ordered after every load
+    /// of the state (a section still using what the reclaimer frees) is a
+    /// causality violation, so the growth models check the reclamation too.
     struct Boxed<T> {
         value: T,
-        #[cfg(cuckoo_nest_loom)]
-        alive: loom::cell::UnsafeCell<()>,
+        alive: Lifetime,
     }
 
     impl<T> Boxed<T> {
@@ -268,8 +219,7 @@ mod imp {
         fn into_raw(value: T) -> *mut Self {
             Box::into_raw(Box::new(Boxed {
                 value,
-                #[cfg(cuckoo_nest_loom)]
-                alive: loom::cell::UnsafeCell::new(()),
+                alive: Lifetime::new(),
             }))
         }
 
@@ -279,9 +229,8 @@ mod imp {
         /// `p` came from [`Boxed::into_raw`] and is freed once; no
         /// reference to the state is alive, now or later.
         unsafe fn free(p: *mut Self) {
-            #[cfg(cuckoo_nest_loom)]
             // SAFETY: `p` is live until the drop below (the caller's word).
-            unsafe { &*p }.alive.with_mut(|_| ());
+            unsafe { &*p }.alive.ended();
             // SAFETY: from `Box::into_raw`, freed once (the caller's word).
             drop(unsafe { Box::from_raw(p) });
         }
@@ -321,8 +270,7 @@ mod imp {
                 ptr: AtomicPtr::new(Boxed::into_raw(value)),
                 _owns: std::marker::PhantomData,
                 retired: Mutex::new(Vec::new()),
-                #[cfg(cuckoo_nest_loom)]
-                buried: Mutex::new(Vec::new()),
+                grave: Grave::new(),
             }
         }
 
@@ -338,8 +286,7 @@ mod imp {
             // entered before this load, so it either is one of those (and
             // `reclaim` waits for it) or it loads a state not yet unlinked.
             let state = unsafe { &*self.ptr.load(Ordering::Acquire) };
-            #[cfg(cuckoo_nest_loom)]
-            state.alive.with(|_| ());
+            state.alive.used();
             &state.value
         }
 
@@ -411,23 +358,18 @@ mod imp {
     }
 
     impl<T> Current<T> {
-        /// Frees a retired state (under loom: marks it freed and buries it
-        /// until the drop).
+        /// Frees a retired state: its lifetime ends now, its memory goes
+        /// to the grave (under loom, kept until the drop).
         ///
         /// # Safety
         /// As [`Retired::free`].
         unsafe fn free(&self, state: Retired<T>) {
-            #[cfg(cuckoo_nest_loom)]
-            {
-                // SAFETY: live until the drop (buried, not freed).
-                unsafe { &*state.0 }.alive.with_mut(|_| ());
-                self.buried.lock().unwrap().push(state.0);
-            }
-            #[cfg(not(cuckoo_nest_loom))]
-            // SAFETY: the caller's word.
-            unsafe {
-                state.free()
-            };
+            // SAFETY: live until the grave frees it (the caller's word: no
+            // reference is alive).
+            unsafe { &*state.0 }.alive.ended();
+            // SAFETY: from `Boxed::into_raw`, retired once, so buried once;
+            // the caller vouches no reference is left.
+            unsafe { self.grave.bury(state.0, Boxed::free) };
         }
     }
 
@@ -443,11 +385,6 @@ mod imp {
             for state in retired.drain(..) {
                 // SAFETY: as above.
                 unsafe { state.free() };
-            }
-            #[cfg(cuckoo_nest_loom)]
-            for p in self.buried.lock().unwrap().drain(..) {
-                // SAFETY: from `Boxed::into_raw`, buried once, freed here.
-                drop(unsafe { Box::from_raw(p) });
             }
         }
     }

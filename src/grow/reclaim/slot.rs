@@ -15,8 +15,6 @@ use crossbeam_utils::CachePadded;
 /// and a section the reclaimer saw inside has left once the count above
 /// has moved on. One word, so entering is a load and a store, and leaving
 /// a load, a compare and a store.
-// Under loom only the section model (below) uses the slots.
-#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 pub(crate) struct Slot {
     word: CachePadded<AtomicU64>,
 }
@@ -46,13 +44,11 @@ const OUTERMOST_LEFT: u64 = (1 << DEPTH_BITS) - 1;
 /// semantics Miri's emulation does not follow to the letter
 /// (rust-lang/miri#2301).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 pub(crate) enum Mode {
     Light,
     Portable,
 }
 
-#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 impl Slot {
     pub(super) fn new() -> Self {
         Slot {
@@ -138,12 +134,10 @@ impl Slot {
 }
 
 /// The slots of every thread that has entered a section.
-#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 pub(crate) struct Slots {
     slots: crate::sync::Mutex<Vec<Arc<Slot>>>,
 }
 
-#[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
 impl Slots {
     #[cfg(not(cuckoo_nest_loom))]
     pub(crate) const fn new() -> Self {
