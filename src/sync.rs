@@ -12,6 +12,12 @@
 //! protocol needs), `compiler_fence` (it orders nothing between threads),
 //! and the process-wide statics in [`process`] (loom makes its atomics per
 //! model execution, so none can sit in a `static`).
+//!
+//! Below them, the few places where the loom build differs by more than a
+//! type, so that no other file needs the cfg for them: [`Lifetime`] and
+//! [`Grave`] (the growth states' frees, checked by loom), [`Highest`] (a
+//! statistic kept out of the models) and [`model_size`] (the sizes the
+//! models shrink). docs/verification.md lists what cfg is left elsewhere.
 
 #[cfg(cuckoo_nest_loom)]
 pub(crate) use loom::sync::atomic::{
@@ -41,10 +47,11 @@ pub(crate) use std::sync::TryLockError;
 /// (`grow/barrier.rs`), the gate's shard numbering (`grow/gate.rs`), the
 /// sections' spare slots (`grow/reclaim/`), and the `internals` test hooks.
 /// Under loom these are read once per process or are hints, and the loom
-/// arms beside them keep the models off the paths they choose. One more
-/// user that is no step of the protocol: a retired growth generation's
+/// arms beside them keep the models off the paths they choose. Two more
+/// users that are no step of the protocol: a retired growth generation's
 /// mark that its table may be freed on a thread of its own (`grow/mod.rs`),
-/// which exists only outside loom and Miri.
+/// which exists only outside loom and Miri, and the longest-path statistic
+/// ([`Highest`]), which is std's in both builds.
 // Which of these a build uses depends on its target, features and cfgs
 // (the page barrier is x86_64 Linux's, the hooks the `internals` feature's).
 #[allow(unused_imports)]
