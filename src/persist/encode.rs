@@ -85,6 +85,22 @@ pub(crate) fn write_to_seekable<W: Write + Seek>(
     mut w: W,
     metadata: &[u8],
 ) -> io::Result<()> {
+    stream_to(inner, config, &mut w, metadata)
+}
+
+/// A writer that can seek, as one trait object.
+trait Stream: Write + Seek {}
+impl<S: Write + Seek + ?Sized> Stream for S {}
+
+/// [`write_to_seekable`]'s body, compiled once here rather than once per
+/// writer type in every crate that saves (it reaches every shape's chunk
+/// copy); a call through `dyn` per chunk of about 16 KiB costs nothing.
+fn stream_to(
+    inner: &Inner,
+    config: &Config,
+    w: &mut dyn Stream,
+    metadata: &[u8],
+) -> io::Result<()> {
     check_metadata(metadata).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let start = w.stream_position()?;
     let prefix = header::block_len(metadata.len()) + HEADER_LEN;
