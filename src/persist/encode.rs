@@ -94,7 +94,7 @@ impl<S: Write + Seek + ?Sized> Stream for S {}
 
 /// [`write_to_seekable`]'s body, compiled once here rather than once per
 /// writer type in every crate that saves (it reaches every shape's chunk
-/// copy); a call through `dyn` per chunk of about 16 KiB costs nothing.
+/// copy), at the price of one indirect call per chunk of about 16 KiB.
 fn stream_to(
     inner: &Inner,
     config: &Config,
