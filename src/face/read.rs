@@ -4,7 +4,7 @@
 //! lookups, copy counts, batches and statistics; each type supplies the
 //! few primitives of the sealed [`Reader`](sealed::Reader) (a probe, a
 //! count, a batch loop, its configuration and sizes: the owned filter's
-//! here, the shape's `match` in each, a view's in `persist/filter_view.rs`),
+//! here, the shape's `match` in each, a view's in `persist/filter_view/tables.rs`),
 //! and its inherent methods of the same names call these: the lookups and
 //! hashes (`lookup_methods!`) here, the rest in `read_methods.rs`.
 
@@ -321,7 +321,12 @@ impl Reader for CuckooFilter {
         with_table!(&self.inner, t => t.len(), g => g.len())
     }
 
-    #[inline(always)]
+    /// Inlined into the caller's loop, so the shape's `match` can be
+    /// hoisted out of it, in a build without debug assertions; out of line
+    /// in one with them (`cargo test`), so the tests' crate does not compile
+    /// every shape's lookup again for each key type it looks up (the test
+    /// profile in Cargo.toml has the figures).
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn probe(&self, hash: u64) -> bool {
         with_table!(&self.inner, t => t.contains_hash(hash), g => g.contains(hash))
     }

@@ -101,8 +101,11 @@ impl CuckooFilter {
         self.remove_hash(self.key_hash(item))
     }
 
-    /// [`insert`](Self::insert) of the key's hash.
-    #[inline]
+    /// [`insert`](Self::insert) of the key's hash. This and the two below
+    /// are inlined into the caller in a build without debug assertions,
+    /// and compiled once, in this crate, in one with them (as `probe`,
+    /// `face/read.rs`).
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
         self.counted(with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
@@ -111,7 +114,7 @@ impl CuckooFilter {
     }
 
     /// [`insert_unique`](Self::insert_unique) of the key's hash.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
         self.counted(with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);
@@ -120,7 +123,7 @@ impl CuckooFilter {
     }
 
     /// [`remove`](Self::remove) of the key's hash.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline)]
     pub(crate) fn remove_hash(&self, hash: u64) -> bool {
         with_table!(&self.inner, t => {
             let (i1, fp) = t.locate(hash);

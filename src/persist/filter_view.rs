@@ -2,7 +2,7 @@
 //! mapped file, say), without loading it.
 //!
 //! The view runs the owned filter's own lookup code: the layouts' load and
-//! probe path is generic over where words come from (`WordSource`, `layout/fixed.rs`), and
+//! probe path is generic over where words come from (`WordSource`, `layout/access.rs`), and
 //! the view gives it the bytes instead of the table's atomics. Bytes that
 //! cannot change need no atomics and no version checks, so a view lookup is
 //! the owned one without the stripe reads. Words are read through a
@@ -14,37 +14,12 @@ use super::header::{Header, HEADER_LEN};
 use crate::config::{debug_shape, Config};
 use crate::error::DecodeError;
 use crate::face::Reader;
-use crate::layout::LeBytes;
-use crate::shape::{with_view, ViewShape};
 use crate::table::Nested;
 use std::fmt;
 
 mod chains;
-use chains::Earlier;
-
-/// Where the view reads words: aligned words or bytes at any address.
-#[derive(Clone, Copy)]
-enum TableBytes<'a> {
-    Aligned(&'a [u64]),
-    Unaligned(LeBytes<'a>),
-}
-
-/// `table` as words: aligned `u64`s where its address allows, else read
-/// byte-wise.
-#[inline(always)]
-fn words_in(table: &[u8]) -> TableBytes<'_> {
-    if (table.as_ptr() as usize).is_multiple_of(std::mem::align_of::<u64>()) {
-        // SAFETY: the pointer is aligned for u64 (just checked), the
-        // `len / 8` words start at it and lie inside `table`, every bit
-        // pattern is a valid u64, and the slice borrows `table`'s bytes,
-        // which outlive it and are not written while it lives.
-        let words =
-            unsafe { std::slice::from_raw_parts(table.as_ptr().cast::<u64>(), table.len() / 8) };
-        TableBytes::Aligned(words)
-    } else {
-        TableBytes::Unaligned(LeBytes(table))
-    }
-}
+mod tables;
+use tables::{TableBytes, Tables};
 
 /// A read-only filter over a saved filter's bytes
 /// ([`CuckooFilter::to_bytes`](crate::CuckooFilter::to_bytes) or
@@ -79,15 +54,9 @@ fn words_in(table: &[u8]) -> TableBytes<'_> {
 /// ```
 #[derive(Clone)]
 pub struct FilterView<B: AsRef<[u8]>> {
-    /// The current generation's lookups: the table's, or a growable
-    /// filter's current chain's.
-    shape: ViewShape,
-    /// A growable filter's earlier chains (format version 6), oldest
-    /// first, their tables one after another at the table's start.
-    earlier: Vec<Earlier>,
-    /// Where the current generation's table starts in the table's bytes:
-    /// after the earlier chains'.
-    current_at: usize,
+    /// The configuration and how to read the tables, apart from `B`
+    /// (`filter_view/tables.rs`).
+    tables: Tables,
     /// The saved filter, header and table, exactly as long as the header
     /// says (checked when the view was made).
     bytes: B,
@@ -95,7 +64,6 @@ pub struct FilterView<B: AsRef<[u8]>> {
     table_at: usize,
     /// Bytes of metadata, right after the metadata block's checksum.
     metadata_len: usize,
-    config: Config,
     items: usize,
 }
 
@@ -126,7 +94,7 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         let view = Self::new_unverified(bytes)?;
         let header = Header::decode(view.bytes.as_ref())?;
         header.verify(view.table())?;
-        header.check_items(view.audit()?)?;
+        header.check_items(view.tables.audit(view.table())?)?;
         Ok(view)
     }
 
@@ -157,31 +125,12 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     pub fn new_unverified(bytes: B) -> Result<Self, DecodeError> {
         let header = Header::decode(bytes.as_ref())?;
         header.table(bytes.as_ref())?;
-        let config = header.config;
-        let mut earlier = Vec::new();
-        let mut current_at = 0;
-        if let Some(g) = config.growth {
-            // The header checked that the table holds every chain's.
-            for addr in Nested::of(g, config.buckets).earlier_chains() {
-                let bits = crate::config::bucket_bits(config.bucket_size, addr.width(), false);
-                let len = crate::table::table_words(addr.buckets(), bits).map_or(0, |w| w * 8);
-                earlier.push(Earlier {
-                    shape: ViewShape::nested(config.bucket_size, addr),
-                    addr,
-                    at: current_at,
-                    len,
-                });
-                current_at += len;
-            }
-        }
+        let tables = Tables::new(header.config);
         Ok(FilterView {
-            shape: ViewShape::new(&header.config),
-            earlier,
-            current_at,
+            tables,
             bytes,
             table_at: header.prefix_len(),
             metadata_len: header.metadata_len,
-            config: header.config,
             items: header.items,
         })
     }
@@ -190,12 +139,6 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     #[inline(always)]
     fn table(&self) -> &[u8] {
         &self.bytes.as_ref()[self.table_at..]
-    }
-
-    /// The current generation's table's bytes.
-    #[inline(always)]
-    fn current(&self) -> &[u8] {
-        &self.table()[self.current_at..]
     }
 
     /// The caller's metadata saved with the filter
@@ -217,46 +160,9 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         &self.bytes.as_ref()[at..at + self.metadata_len]
     }
 
-    /// The table as words: aligned `u64`s where the bytes allow, else read
-    /// byte-wise. Decided at each call, from the bytes `B` gives now.
-    #[inline(always)]
-    fn words(&self) -> TableBytes<'_> {
-        words_in(self.current())
-    }
-
-    /// The occupied slots of every table, or the first thing in one no
-    /// writer stores.
-    fn audit(&self) -> Result<usize, DecodeError> {
-        let mut occupied = 0;
-        for (k, (buckets, generation)) in self.tables().into_iter().enumerate() {
-            let (shape, words) = match self.earlier.get(k) {
-                Some(e) => (&e.shape, self.earlier_words(e)),
-                None => (&self.shape, self.words()),
-            };
-            occupied += match words {
-                TableBytes::Aligned(w) => with_view!(shape, t => t.audit(w, w.len())),
-                TableBytes::Unaligned(b) => with_view!(shape, t => t.audit(&b, b.0.len() / 8)),
-            }?;
-            let Some(generation) = generation else {
-                continue;
-            };
-            // What `Growable::audit` checks on load: no zero key.
-            const PASS: usize = 4096;
-            let mut slots = Vec::with_capacity(PASS * self.config.bucket_size);
-            for first in (0..buckets).step_by(PASS) {
-                slots.clear();
-                self.fingerprints_of(k, first, first + PASS, &mut slots);
-                if let Some(&(bucket, _)) =
-                    slots.iter().find(|&&(_, fp)| !generation.is_written(fp))
-                {
-                    return Err(DecodeError::InvalidBucket {
-                        bucket,
-                        reason: "a growable filter's fingerprint with a zero key",
-                    });
-                }
-            }
-        }
-        Ok(occupied)
+    /// The saved tables a merge reads (`Tables::list`).
+    pub(crate) fn tables(&self) -> Vec<(usize, Option<Nested>)> {
+        self.tables.list()
     }
 
     /// Appends `(bucket, fingerprint)` for every occupied slot of buckets
@@ -268,53 +174,19 @@ impl<B: AsRef<[u8]>> FilterView<B> {
         end: usize,
         out: &mut Vec<(usize, u32)>,
     ) {
-        let (shape, words) = match self.earlier.get(k) {
-            Some(e) => (&e.shape, self.earlier_words(e)),
-            None => (&self.shape, self.words()),
-        };
-        match words {
-            TableBytes::Aligned(w) => with_view!(shape, t => t.fingerprints(w, first, end, out)),
-            TableBytes::Unaligned(b) => {
-                with_view!(shape, t => t.fingerprints(&b, first, end, out))
-            }
-        }
-    }
-
-    /// The table's first byte, for prefetching.
-    #[inline(always)]
-    fn base(&self) -> *const u8 {
-        match self.words() {
-            TableBytes::Aligned(w) => w.as_ptr().cast(),
-            TableBytes::Unaligned(b) => b.0.as_ptr(),
-        }
+        self.tables
+            .fingerprints_of(self.table(), k, first, end, out);
     }
 
     /// True if `hash`'s fingerprint is in either of its buckets.
     #[inline(always)]
     pub(crate) fn lookup(&self, hash: u64) -> bool {
-        let hit = match self.words() {
-            TableBytes::Aligned(w) => with_view!(&self.shape, t => t.contains(w, hash)),
-            TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.contains(&b, hash)),
-        };
-        if self.earlier.is_empty() {
-            hit
-        } else {
-            hit | self.earlier_contain(hash)
-        }
+        self.tables.lookup(self.table(), hash)
     }
 
     /// Copies of `hash`'s fingerprint in its two buckets (of every chain).
     pub(crate) fn copies(&self, hash: u64) -> usize {
-        let current = match self.words() {
-            TableBytes::Aligned(w) => with_view!(&self.shape, t => t.count(w, hash)),
-            TableBytes::Unaligned(b) => with_view!(&self.shape, t => t.count(&b, hash)),
-        };
-        self.earlier.iter().fold(current, |n, e| {
-            n + match self.earlier_words(e) {
-                TableBytes::Aligned(w) => with_view!(&e.shape, t => t.count(w, hash)),
-                TableBytes::Unaligned(b) => with_view!(&e.shape, t => t.count(&b, hash)),
-            }
-        })
+        self.tables.copies(self.table(), hash)
     }
 
     /// Items the header says the saved filter holds.
@@ -329,40 +201,7 @@ impl<B: AsRef<[u8]>> FilterView<B> {
 
     /// The batch lookup of the keys whose hashes are `hashes`.
     pub(crate) fn lookup_many(&self, hashes: &[u64], out: &mut [bool]) -> usize {
-        let mut found = if with_view!(&self.shape, t => t.wide_batches()) {
-            self.many_wide(hashes, out)
-        } else {
-            self.many_in::<false>(hashes, out)
-        };
-        if !self.earlier.is_empty() {
-            for (hit, &hash) in out.iter_mut().zip(hashes) {
-                if !*hit && self.earlier_contain(hash) {
-                    *hit = true;
-                    found += 1;
-                }
-            }
-        }
-        found
-    }
-
-    /// [`Self::lookup_many`] compiled for AVX-512 (`table/batch.rs`), in a function
-    /// apart.
-    #[inline(never)]
-    fn many_wide(&self, hashes: &[u64], out: &mut [bool]) -> usize {
-        self.many_in::<true>(hashes, out)
-    }
-
-    #[inline(always)]
-    fn many_in<const WIDE: bool>(&self, hashes: &[u64], out: &mut [bool]) -> usize {
-        let base = self.base();
-        match self.words() {
-            TableBytes::Aligned(w) => {
-                with_view!(&self.shape, t => t.contains_many::<WIDE, _>(w, base, hashes, out))
-            }
-            TableBytes::Unaligned(b) => {
-                with_view!(&self.shape, t => t.contains_many::<WIDE, _>(&b, base, hashes, out))
-            }
-        }
+        self.tables.lookup_many(self.table(), hashes, out)
     }
 
     /// True if the table is read as aligned words (the fast path).
@@ -382,12 +221,12 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// ```
     #[must_use]
     pub fn is_aligned(&self) -> bool {
-        matches!(self.words(), TableBytes::Aligned(_))
+        matches!(self.tables.words(self.table()), TableBytes::Aligned(_))
     }
 
     /// The saved filter's configuration.
     pub(crate) fn config(&self) -> &Config {
-        &self.config
+        &self.tables.config
     }
 
     /// Bytes of the saved filter (header and table).
@@ -450,7 +289,7 @@ impl<B: AsRef<[u8]>> Reader for FilterView<B> {
 impl<B: AsRef<[u8]>> fmt::Debug for FilterView<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("FilterView");
-        debug_shape(&mut d, &self.config, self.items)
+        debug_shape(&mut d, self.config(), self.items)
             .field("aligned", &self.is_aligned())
             .finish()
     }

@@ -2,7 +2,7 @@
 //! its earlier chains' tables, each a view table over its slice of the
 //! saved table, read after the current chain's.
 
-use super::{words_in, FilterView, TableBytes};
+use super::tables::{words_in, TableBytes, Tables};
 use crate::shape::{with_view, ViewShape};
 use crate::table::Nested;
 
@@ -16,17 +16,17 @@ pub(super) struct Earlier {
     pub(super) len: usize,
 }
 
-impl<B: AsRef<[u8]>> FilterView<B> {
+impl Tables {
     /// An earlier chain's table's bytes as words.
-    pub(super) fn earlier_words(&self, e: &Earlier) -> TableBytes<'_> {
-        words_in(&self.table()[e.at..e.at + e.len])
+    pub(super) fn earlier_words<'a>(table: &'a [u8], e: &Earlier) -> TableBytes<'a> {
+        words_in(&table[e.at..e.at + e.len])
     }
 
     /// True if an earlier chain holds `hash`'s item (each is read, as an
     /// owned filter reads its chains: `grow/mod.rs`).
-    pub(super) fn earlier_contain(&self, hash: u64) -> bool {
+    pub(super) fn earlier_contain(&self, table: &[u8], hash: u64) -> bool {
         self.earlier.iter().fold(false, |hit, e| {
-            hit | match self.earlier_words(e) {
+            hit | match Self::earlier_words(table, e) {
                 TableBytes::Aligned(w) => with_view!(&e.shape, t => t.contains(w, hash)),
                 TableBytes::Unaligned(b) => with_view!(&e.shape, t => t.contains(&b, hash)),
             }
@@ -36,7 +36,7 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// The saved tables a merge reads: every earlier chain's, oldest first,
     /// then the current one's; each as its bucket count and, for a
     /// growable filter, its generation.
-    pub(crate) fn tables(&self) -> Vec<(usize, Option<Nested>)> {
+    pub(super) fn list(&self) -> Vec<(usize, Option<Nested>)> {
         let current = self
             .config
             .growth
