@@ -230,10 +230,7 @@ impl<const B: usize> Growable<B> {
         if g.addr.depth == g.addr.spare && self.topped_out.load(Ordering::Relaxed) {
             return Err(self.at_max_capacity());
         }
-        if self.has_next(&g.addr)
-            && self.saving.load(Ordering::Relaxed) == 0
-            && self.near_full(g, i1, i2)
-        {
+        if self.has_next(&g.addr) && self.saving.load(Ordering::Relaxed) == 0 && self.near_full(g) {
             *short = true;
             return Err(InsertError::Full {
                 len: g.table.len(),

@@ -14,16 +14,24 @@
 //! past the table's stripes, or it has none: past [`INDICES`] threads,
 //! during its thread-local destructors, or under loom) adds to a `shared`
 //! word with a read-modify-write: counter `t` modulo the stripes, or
-//! without an index the counter of the stripe it wrote.
+//! without an index the first counter.
 //!
-//! `len()` sums every counter's two words: exact when no write is in
-//! flight, as before. A word passes to a new owner only through the index
-//! bitmap's release (when its thread exits) and acquire (when the next one
-//! takes it), so the new owner's first load sees the last owner's store.
+//! So only the first [`in_use`] counters ever hold counts: one per index
+//! ever handed out (the most threads alive at once that counted), at most
+//! the table's stripes. `len()` sums their two words: exact when no write
+//! is in flight, as before, and a few loads with a few threads where it
+//! summed every stripe's (1,024 for a large table); a growable filter asks
+//! it whenever a full pair may mean a full generation (`grow/load.rs`). A
+//! thread raises the process's index mark before its first count, so a
+//! sum that sees the count sees the mark. A word passes to a new owner
+//! only through the index bitmap's release (when its thread exits) and
+//! acquire (when the next one takes it), so the new owner's first load
+//! sees the last owner's store.
 //!
-//! Under loom every count goes to the `shared` word of the stripe written:
-//! the model threads share one OS thread (and its thread-locals), and the
-//! count is no step of the protocol that keeps items found.
+//! Under loom every count goes to the `shared` word of the stripe written,
+//! and the sum reads every counter: the model threads share one OS thread
+//! (and its thread-locals), and the count is no step of the protocol that
+//! keeps items found.
 
 use crate::sync::{AtomicU64, Ordering};
 
@@ -64,9 +72,8 @@ impl Counter {
 
 /// Adds `delta` (wrapping) to a table's count, kept in `n` counters (one
 /// per stripe, at least one), counter `k` being `counter(k)`. `near` is
-/// the stripe of a bucket the caller wrote: a thread without an index
-/// adds to that stripe's shared word, so such threads (and loom's model
-/// threads) writing apart count apart.
+/// the stripe of a bucket the caller wrote: under loom, model threads add
+/// to that stripe's shared word, so threads writing apart count apart.
 #[inline(always)]
 pub(crate) fn add<'a>(n: usize, counter: impl Fn(usize) -> &'a Counter, delta: i64, near: usize) {
     let delta = delta as u64;
@@ -78,7 +85,7 @@ pub(crate) fn add<'a>(n: usize, counter: impl Fn(usize) -> &'a Counter, delta: i
             own.store(now.wrapping_add(delta), Ordering::Relaxed);
         }
         t => {
-            let at = t.map_or(near, |t| t % n);
+            let at = t.map_or(index::without(near), |t| t % n);
             counter(at).shared.fetch_add(delta, Ordering::Relaxed);
         }
     }
@@ -94,12 +101,18 @@ pub(crate) fn set<'a>(counters: impl IntoIterator<Item = &'a Counter>, len: usiz
     }
 }
 
-/// The count: the sum of every counter. A transiently negative sum (a
-/// remove counted before the insert it removed) reads as 0.
-pub(crate) fn sum<'a>(counters: impl IntoIterator<Item = &'a Counter>) -> usize {
-    let sum = counters
-        .into_iter()
-        .fold(0u64, |acc, c| acc.wrapping_add(c.value()));
+/// How many of a table's `n` counters may hold counts: the first, and one
+/// for each index handed out so far (every counter under loom).
+#[inline]
+pub(crate) fn in_use(n: usize) -> usize {
+    index::mark().clamp(1, n)
+}
+
+/// The count: the sum of the counters in use, of `n`, counter `k` being
+/// `counter(k)`. A transiently negative sum (a remove counted before the
+/// insert it removed) reads as 0.
+pub(crate) fn sum<'a>(n: usize, counter: impl Fn(usize) -> &'a Counter) -> usize {
+    let sum = (0..in_use(n)).fold(0u64, |acc, k| acc.wrapping_add(counter(k).value()));
     if (sum as i64) < 0 {
         0
     } else {
@@ -111,10 +124,14 @@ pub(crate) fn sum<'a>(counters: impl IntoIterator<Item = &'a Counter>) -> usize 
 #[cfg(not(cuckoo_nest_loom))]
 mod index {
     use super::INDICES;
-    use crate::sync::process::{AtomicU64, Ordering};
+    use crate::sync::process::{AtomicU64, AtomicUsize, Ordering};
 
     /// Bit `t` set: some live thread holds index `t`.
     static TAKEN: [AtomicU64; INDICES / 64] = [const { AtomicU64::new(0) }; INDICES / 64];
+
+    /// One past the highest index ever taken: no thread has counted in a
+    /// counter at or past it (other than the first, see [`without`]).
+    static MARK: AtomicUsize = AtomicUsize::new(0);
 
     /// An index held by this thread, handed back when the thread exits.
     struct Held(usize);
@@ -143,7 +160,14 @@ mod index {
                     Ordering::Acquire,
                     Ordering::Relaxed,
                 ) {
-                    Ok(_) => return Some(Held(w * 64 + bit)),
+                    Ok(_) => {
+                        let t = w * 64 + bit;
+                        // Before the thread's first count (relaxed: a sum
+                        // that sees that count, through whatever ordered
+                        // it, sees this too, which came first).
+                        MARK.fetch_max(t + 1, Ordering::Relaxed);
+                        return Some(Held(t));
+                    }
                     Err(now) => bits = now,
                 }
             }
@@ -160,6 +184,19 @@ mod index {
             .ok()
             .flatten()
     }
+
+    /// One past the highest index ever taken.
+    #[inline]
+    pub(super) fn mark() -> usize {
+        MARK.load(Ordering::Relaxed)
+    }
+
+    /// The counter a thread without an index adds to: the first, which
+    /// every sum reads.
+    #[inline(always)]
+    pub(super) fn without(_near: usize) -> usize {
+        0
+    }
 }
 
 #[cfg(cuckoo_nest_loom)]
@@ -168,6 +205,18 @@ mod index {
     #[inline(always)]
     pub(super) fn current() -> Option<usize> {
         None
+    }
+
+    /// Every counter may hold counts: the sum reads them all.
+    #[inline]
+    pub(super) fn mark() -> usize {
+        usize::MAX
+    }
+
+    /// The stripe written: model threads writing apart count apart.
+    #[inline(always)]
+    pub(super) fn without(near: usize) -> usize {
+        near
     }
 }
 
@@ -191,9 +240,34 @@ mod tests {
                 });
             }
         });
-        assert_eq!(sum(&counters), 10 + 12 * 500);
+        assert_eq!(sum(4, |k| &counters[k]), 10 + 12 * 500);
         add(4, |k| &counters[k], -(10 + 12 * 500 + 3), 1);
-        assert_eq!(sum(&counters), 0, "a negative sum reads as 0");
+        assert_eq!(sum(4, |k| &counters[k]), 0, "a negative sum reads as 0");
+    }
+
+    #[test]
+    fn no_thread_counts_past_the_counters_a_sum_reads() {
+        // Eight threads alive at once, each counting in a table of as many
+        // counters as there are indices: each adds to the word of its own
+        // index, and the sum, which reads only the first `in_use`
+        // counters, must still see every count. The counters it skips
+        // hold nothing.
+        let n = INDICES;
+        let counters: Vec<Counter> = (0..n).map(|_| Counter::new()).collect();
+        let barrier = std::sync::Barrier::new(8);
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    barrier.wait();
+                    add(n, |k| &counters[k], 3, 0);
+                    barrier.wait();
+                });
+            }
+        });
+        assert_eq!(sum(n, |k| &counters[k]), 24);
+        let read = in_use(n);
+        assert!(counters[read..].iter().all(|c| c.value() == 0));
+        assert!(read >= 8, "eight threads held indices at once: {read}");
     }
 
     #[test]

@@ -335,12 +335,6 @@ impl Nested {
     }
 }
 
-/// Buckets [`Table::sample_load`] reads around a bucket: 8 (two runs, 64
-/// slots of 4-slot buckets) cost a quarter of 32 and decide the same way
-/// where it matters, since only a sample at the growth load leads on to
-/// the whole count (`Growable::near_full`).
-const SAMPLE_BUCKETS: usize = 8;
-
 impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// [`Self::insert`] of a fingerprint whose pair is known, without
     /// making room: `Ok(Some(stored))` as `insert` would return, `Ok(None)`
@@ -407,26 +401,6 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             }
         }
         self.stripes.count_add(stored, first);
-    }
-
-    /// Occupied slots and slots of the [`SAMPLE_BUCKETS`] buckets of
-    /// `bucket`'s aligned run: a sample of the table's load, for a growable
-    /// filter deciding whether to sum the whole count (a load per stripe).
-    /// `None` in a table of a few runs, where the count is as cheap.
-    pub(crate) fn sample_load(&self, bucket: usize) -> Option<(usize, usize)> {
-        if self.buckets < 4 * SAMPLE_BUCKETS {
-            return None;
-        }
-        let first = bucket & !(SAMPLE_BUCKETS - 1);
-        let end = (first + SAMPLE_BUCKETS).min(self.buckets);
-        let free: usize = (first..end)
-            .map(|i| {
-                let b = self.load_bucket(i);
-                self.match_pair(&b, &b, 0).0.count() as usize
-            })
-            .sum();
-        let slots = (end - first) * B;
-        Some((slots - free, slots))
     }
 }
 

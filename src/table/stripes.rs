@@ -318,10 +318,12 @@ impl Stripes {
         version.store(v.wrapping_add(STEP) & VERSION_BITS, Ordering::Release);
     }
 
-    /// The item count: the sum of every stripe's counter. Exact when no write
-    /// is in flight; a snapshot otherwise.
+    /// The item count: the sum of the stripes' counters that threads have
+    /// counted in (`counts.rs`). Exact when no write is in flight; a
+    /// snapshot otherwise.
     pub(crate) fn len(&self) -> usize {
-        counts::sum(self.locks.iter().map(|l| &l.count))
+        let locks = &self.locks;
+        counts::sum(locks.len(), |k| &locks[k].count)
     }
 
     pub(crate) fn count(&self) -> usize {
