@@ -13,7 +13,7 @@ impl<const B: usize> Growable<B> {
     /// counted (`table/counts.rs`): a few loads with a few threads, but a
     /// line another core writes for each thread, so a thread that found
     /// the generation clearly short of that load (under [`SURE_SHORT`] of
-    /// it) takes that answer again for its next [`SAMPLE_REUSE`] asks
+    /// it) takes that answer again for its next [`ANSWER_REUSE`] asks
     /// ([`recent_short`]), except in a small table, where 31 asks could
     /// span the rest of the way. Such an answer, stale by a few inserts,
     /// only lets them make room by displacement instead of growing; near
@@ -47,24 +47,24 @@ impl<const B: usize> Growable<B> {
 const REUSE_FROM_BUCKETS: usize = 32;
 
 /// How many more times a thread takes a generation's "short of its growth
-/// load" without sampling it again ([`Growable::near_full`]).
-// Unread under loom, where every ask samples.
+/// load" without counting it again ([`Growable::near_full`]).
+// Unread under loom, where every ask counts.
 #[cfg_attr(cuckoo_nest_loom, allow(dead_code))]
-const SAMPLE_REUSE: u32 = 31;
+const ANSWER_REUSE: u32 = 31;
 
-/// A sample under this share of the growth load is reused
+/// A count under this share of the growth load is reused
 /// ([`Growable::near_full`]).
 const SURE_SHORT: f64 = 0.8;
 
 #[cfg(not(cuckoo_nest_loom))]
 std::thread_local! {
-    /// The generation (by address) this thread last sampled short of its
+    /// The generation (by address) this thread last counted short of its
     /// growth load, and how many more asks may take that answer.
     static SHORT: std::cell::Cell<(usize, u32)> = const { std::cell::Cell::new((0, 0)) };
 }
 
-/// True if this thread sampled `g` short of its growth load within its
-/// last [`SAMPLE_REUSE`] asks (counting this one). An address reused by a
+/// True if this thread counted `g` short of its growth load within its
+/// last [`ANSWER_REUSE`] asks (counting this one). An address reused by a
 /// later generation can only make a few of its inserts displace instead of
 /// grow, never grow early.
 #[inline]
@@ -82,7 +82,7 @@ fn recent_short<const B: usize>(g: &Generation<B>) -> bool {
             })
             .unwrap_or(false)
     }
-    // Loom's model threads share one OS thread: every ask samples.
+    // Loom's model threads share one OS thread: every ask counts.
     #[cfg(cuckoo_nest_loom)]
     {
         let _ = g;
@@ -90,13 +90,13 @@ fn recent_short<const B: usize>(g: &Generation<B>) -> bool {
     }
 }
 
-/// Notes that this thread just sampled `g` short of its growth load.
+/// Notes that this thread just counted `g` short of its growth load.
 #[inline]
 fn remember_short<const B: usize>(g: &Generation<B>) {
     #[cfg(not(cuckoo_nest_loom))]
     {
         let at = std::ptr::from_ref(g) as usize;
-        let _ = SHORT.try_with(|c| c.set((at, SAMPLE_REUSE)));
+        let _ = SHORT.try_with(|c| c.set((at, ANSWER_REUSE)));
     }
     #[cfg(cuckoo_nest_loom)]
     let _ = g;
