@@ -17,7 +17,6 @@ use crate::face::Reader;
 use crate::table::Nested;
 use std::fmt;
 
-mod chains;
 mod tables;
 use tables::{TableBytes, Tables};
 

@@ -9,8 +9,11 @@
 //! before; a build with debug assertions (`cargo test`) keeps it out of
 //! line, so every test that looks up in a view does not compile the
 //! lookup of every shape again (Cargo.toml's test profile has the figures).
+//!
+//! A view of a growable filter past its spare bits (format version 6)
+//! also reads its earlier chains' tables ([`Earlier`]), each a view table
+//! over its slice of the saved table, after the current chain's.
 
-use super::chains::Earlier;
 use crate::config::Config;
 use crate::error::DecodeError;
 use crate::layout::LeBytes;
@@ -217,5 +220,48 @@ impl Tables {
                 with_view!(shape, t => t.fingerprints(&b, first, end, out))
             }
         }
+    }
+}
+
+/// An earlier chain of a saved growable filter: its final generation's
+/// lookups, and where its table lies in the saved table's bytes.
+#[derive(Clone)]
+pub(super) struct Earlier {
+    pub(super) shape: ViewShape,
+    pub(super) addr: Nested,
+    pub(super) at: usize,
+    pub(super) len: usize,
+}
+
+impl Tables {
+    /// An earlier chain's table's bytes as words.
+    pub(super) fn earlier_words<'a>(table: &'a [u8], e: &Earlier) -> TableBytes<'a> {
+        words_in(&table[e.at..e.at + e.len])
+    }
+
+    /// True if an earlier chain holds `hash`'s item (each is read, as an
+    /// owned filter reads its chains: `grow/mod.rs`).
+    pub(super) fn earlier_contain(&self, table: &[u8], hash: u64) -> bool {
+        self.earlier.iter().fold(false, |hit, e| {
+            hit | match Self::earlier_words(table, e) {
+                TableBytes::Aligned(w) => with_view!(&e.shape, t => t.contains(w, hash)),
+                TableBytes::Unaligned(b) => with_view!(&e.shape, t => t.contains(&b, hash)),
+            }
+        })
+    }
+
+    /// The saved tables a merge reads: every earlier chain's, oldest first,
+    /// then the current one's; each as its bucket count and, for a
+    /// growable filter, its generation.
+    pub(super) fn list(&self) -> Vec<(usize, Option<Nested>)> {
+        let current = self
+            .config
+            .growth
+            .map(|g| Nested::of(g, self.config.buckets));
+        self.earlier
+            .iter()
+            .map(|e| (e.addr.buckets(), Some(e.addr)))
+            .chain([(self.config.buckets, current)])
+            .collect()
     }
 }
