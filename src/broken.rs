@@ -61,7 +61,7 @@ pub(crate) const REMOVE_UNVERSIONED: bool = cfg!(cuckoo_broken_remove_unversione
 /// `clear` zeroes the words outside a versioned section.
 pub(crate) const CLEAR_UNVERSIONED: bool = cfg!(cuckoo_broken_clear_unversioned);
 /// A slot that lies in one word claimed with a load and a store instead of
-/// a compare-and-swap (`layout::claim_word`), with its stripe's lock or
+/// a compare-and-swap (`layout/access.rs` `claim_word`), with its stripe's lock or
 /// without: a racing insert's fingerprint in the same word is lost.
 pub(crate) const PLAIN_STORE: bool = cfg!(cuckoo_broken_plain_store);
 /// A displacement hop whose destination slot an insert without a lock

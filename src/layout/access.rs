@@ -1,11 +1,13 @@
 //! How every layout reaches the table's words: the sources a lookup reads
-//! them through ([`WordSource`]), the one way a writer changes a word
-//! ([`change_word`]), the slot mask every layout's matches answer with
+//! them through ([`WordSource`]), the two ways a writer changes a word
+//! ([`change_word`] under its stripe's lock, [`claim_word`] into an empty
+//! slot with or without it), the slot mask every layout's matches answer with
 //! ([`Mask`]) and the prefetch of a bucket's lines ([`prefetch_bucket`]).
 //! The layouts and their bit helpers (`bits.rs`) import this file; it
 //! imports none of them.
 
 use super::Layout;
+use crate::broken;
 use crate::sync::{AtomicU64, Ordering};
 
 /// A change a writer makes to a table word's bits.
@@ -43,6 +45,28 @@ pub(crate) fn change_word(word: &AtomicU64, change: Change, own: bool) {
             Change::And(v) => word.fetch_and(v, relaxed),
             Change::Xor(v) => word.fetch_xor(v, relaxed),
         };
+    }
+}
+
+/// Puts `bits` (a fingerprint, shifted into place) into `word` if the bits
+/// of `slot` (its mask) are all zero there, with one compare-and-swap,
+/// taken again while only other slots of the word change under it.
+/// Returns false, writing nothing, once the slot is seen filled. This is
+/// how every insert into a slot that lies in one word writes it, with its
+/// stripe's lock or without ([`Layout::claim`](super::Layout::claim)): both race with inserts
+/// that take no lock, so neither may overwrite what one stored.
+#[inline(always)]
+pub(crate) fn claim_word(word: &AtomicU64, slot: u64, bits: u64) -> bool {
+    let relaxed = Ordering::Relaxed;
+    let mut now = word.load(relaxed);
+    loop {
+        if now & slot != 0 {
+            return false;
+        }
+        match broken::claim_write(word, now, now | bits) {
+            Ok(_) => return true,
+            Err(seen) => now = seen,
+        }
     }
 }
 

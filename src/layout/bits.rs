@@ -8,7 +8,7 @@
 use super::access::{change_word, Change, Mask, WordSource};
 use super::Bucket;
 use crate::broken;
-use crate::sync::{AtomicU64, Ordering};
+use crate::sync::AtomicU64;
 
 /// A mask of the low `bits` bits (every bit from 64 on): a layout's
 /// constant widths fold it away.
@@ -118,28 +118,6 @@ pub(super) fn write_bits(
             WordOp::Flip => {}
         }
         w += 1;
-    }
-}
-
-/// Puts `bits` (a fingerprint, shifted into place) into `word` if the bits
-/// of `slot` (its mask) are all zero there, with one compare-and-swap,
-/// taken again while only other slots of the word change under it.
-/// Returns false, writing nothing, once the slot is seen filled. This is
-/// how every insert into a slot that lies in one word writes it, with its
-/// stripe's lock or without ([`Layout::claim`](super::Layout::claim)): both race with inserts
-/// that take no lock, so neither may overwrite what one stored.
-#[inline(always)]
-pub(super) fn claim_word(word: &AtomicU64, slot: u64, bits: u64) -> bool {
-    let relaxed = Ordering::Relaxed;
-    let mut now = word.load(relaxed);
-    loop {
-        if now & slot != 0 {
-            return false;
-        }
-        match broken::claim_write(word, now, now | bits) {
-            Ok(_) => return true,
-            Err(seen) => now = seen,
-        }
     }
 }
 

@@ -4,8 +4,8 @@
 //! (word sources, the slot mask, prefetches, word changes) is in
 //! `access.rs`.
 
-use super::access::{change_word, Change, Mask, WordSource};
-use super::bits::{claim_word, low_bits};
+use super::access::{change_word, claim_word, Change, Mask, WordSource};
+use super::bits::low_bits;
 use super::{Bucket, Layout};
 use crate::sync::AtomicU64;
 use cuckoo_nest_simd::Kernel;

@@ -5,9 +5,9 @@
 //! funnel shift otherwise) and compared with an exact SWAR kernel
 //! ([`PackedLanes`]), wider ones lane by lane.
 
+use super::access::claim_word;
 use super::bits::{
-    claim_word, fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits,
-    WordOp,
+    fixed_or, lanes_equal, load_bits, load_span, low_bits, packed_lane, write_bits, WordOp,
 };
 use super::{Bucket, Claim, Layout, Mask, WordSource, ONE_LOAD_BITS};
 use crate::config::bucket_bits;

@@ -1,6 +1,6 @@
 //! The item count, kept where no two writers take the same line.
 //!
-//! An insert that claims a free slot without a lock (`claim.rs`) must not
+//! An insert that claims a free slot without a lock (`insert.rs`) must not
 //! then add to a counter every writer shares: that line would move between
 //! cores on every insert, as the stripe locks' did. So each thread counts
 //! in a word of its own. Every thread that counts gets a small *index*, the

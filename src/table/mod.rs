@@ -17,7 +17,6 @@
 //! raced a versioned write looks again.
 
 mod batch;
-mod claim;
 mod copies;
 mod counts;
 pub(crate) mod insert;

@@ -10,7 +10,7 @@
 //!   write it: every displacement hop, remove, `insert_unique`, an insert
 //!   into a semi-sorted or straddling slot, a save's or a growth step's
 //!   chunk, and clear lock the stripes of every bucket they write. An
-//!   insert into a free slot takes no lock at all (`claim.rs`). The lock's
+//!   insert into a free slot takes no lock at all (`insert.rs`, the claim). The lock's
 //!   line also holds a share of the item count (`counts.rs`). Readers never
 //!   touch it, so inserts and plain removes neither make a reader retry
 //!   (contract 3) nor evict the lines readers read.
