@@ -23,7 +23,9 @@
 //! summed every stripe's (1,024 for a large table); a growable filter asks
 //! it whenever a full pair may mean a full generation (`grow/load.rs`). A
 //! thread raises the process's index mark before its first count, so a
-//! sum that sees the count sees the mark. A word passes to a new owner
+//! sum that happens after a count (a quiescent one: the writer joined, or
+//! its work handed over by a release and acquire) sees the mark that
+//! covers it. A word passes to a new owner
 //! only through the index bitmap's release (when its thread exits) and
 //! acquire (when the next one takes it), so the new owner's first load
 //! sees the last owner's store.
@@ -163,8 +165,9 @@ mod index {
                     Ok(_) => {
                         let t = w * 64 + bit;
                         // Before the thread's first count (relaxed: a sum
-                        // that sees that count, through whatever ordered
-                        // it, sees this too, which came first).
+                        // that happens after that count happens after
+                        // this too, which came first, so reads this mark
+                        // or a later one).
                         MARK.fetch_max(t + 1, Ordering::Relaxed);
                         return Some(Held(t));
                     }
