@@ -106,7 +106,7 @@ pub(crate) fn set<'a>(counters: impl IntoIterator<Item = &'a Counter>, len: usiz
 /// How many of a table's `n` counters may hold counts: the first, and one
 /// for each index handed out so far (every counter under loom).
 #[inline]
-pub(crate) fn in_use(n: usize) -> usize {
+fn in_use(n: usize) -> usize {
     index::mark().clamp(1, n)
 }
 
