@@ -52,8 +52,11 @@ impl<const B: usize> Growable<B> {
             return;
         }
         // `next_done`'s mark for the next generation: its order, plus 1
-        // (0 means none).
-        let depth = g.addr.next().order() + 1;
+        // (0 means none). One deeper in the same chain, its order is this
+        // one's plus 1: asked on most inserts near the load, so not by
+        // building it (`Nested::next` divides by the block's buckets).
+        let depth = g.addr.order() + 2;
+        debug_assert_eq!(depth, g.addr.next().order() + 1);
         if self.next_done.load(Ordering::Relaxed) == depth {
             return;
         }

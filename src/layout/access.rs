@@ -128,10 +128,20 @@ pub(crate) fn prefetch_bucket<const B: usize, L: Layout<B>>(
     let bits = layout.bucket_bits();
     let (first, last) = layout.span(i);
     prefetch_addr(base.wrapping_add(first).cast());
-    if 512 % bits != 0 {
+    if may_straddle(bits) {
         let second = if slack && bits <= 64 { first + 1 } else { last };
         prefetch_addr(base.wrapping_add(second).cast());
     }
+}
+
+/// True unless buckets of `bits` bits tile a 512-bit line (`512 % bits !=
+/// 0`), without a division where the width is known only at run time (a
+/// growable filter's generations, the catch-all packed and semi-sorted
+/// shapes): 512's divisors are its powers of two. The `div` cost a batched
+/// lookup of a growable filter one per key.
+#[inline(always)]
+const fn may_straddle(bits: usize) -> bool {
+    bits > 512 || !bits.is_power_of_two()
 }
 
 /// Prefetches the cache line holding address `p` (a hint; never faults,
@@ -401,5 +411,12 @@ mod mask_tests {
         assert_eq!(Mask(0b1010_0110).collect::<Vec<_>>(), [1, 2, 5, 7]);
         assert_eq!(Mask(0).lowest_set_bit(), None);
         assert_eq!(Mask(0b100).count(), 1);
+    }
+
+    #[test]
+    fn a_bucket_may_straddle_exactly_when_its_bits_do_not_divide_a_line() {
+        for bits in 1..=2048 {
+            assert_eq!(may_straddle(bits), 512 % bits != 0, "{bits} bits");
+        }
     }
 }
