@@ -155,8 +155,8 @@ impl PackedLanes {
 
     /// The lowest lane of `word` equal to `value`, if any: what
     /// `eq(word, value).trailing_zeros()` says, without gathering the other
-    /// lanes' bits (one count of trailing zeros and [`Self::lane_of`]'s
-    /// multiply).
+    /// lanes' bits (one count of trailing zeros and a multiply by the
+    /// width's reciprocal).
     ///
     /// ```
     /// use cuckoo_nest_simd::PackedLanes;
