@@ -2,7 +2,7 @@
 //! once, and the owned filter's lookup from its public method down to the
 //! table: [`ReadFilter`]'s provided methods are the one implementation of
 //! lookups, copy counts, batches and statistics; each type supplies the
-//! few primitives of the sealed [`Reader`](sealed::Reader) (a probe, a
+//! few primitives of the sealed [`Reader`] (a probe, a
 //! count, a batch loop, its configuration and sizes: the owned filter's
 //! here, the shape's `match` in each, a view's in `persist/filter_view/tables.rs`),
 //! and its inherent methods of the same names call these: the lookups and

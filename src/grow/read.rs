@@ -62,7 +62,7 @@ impl<const B: usize> Growable<B> {
     }
 
     /// `config` as of generation `addr`: its width and buckets, and the
-    /// capacity of every chain up to it ([`Self::capacity_at`]).
+    /// capacity of every chain up to it ([`Self::capacity_factor`]).
     pub(super) fn config_at(
         &self,
         config: &crate::config::Config,

@@ -53,7 +53,7 @@ pub(crate) fn change_word(word: &AtomicU64, change: Change, own: bool) {
 /// taken again while only other slots of the word change under it.
 /// Returns false, writing nothing, once the slot is seen filled. This is
 /// how every insert into a slot that lies in one word writes it, with its
-/// stripe's lock or without ([`Layout::claim`](super::Layout::claim)): both race with inserts
+/// stripe's lock or without ([`Layout::claim`]): both race with inserts
 /// that take no lock, so neither may overwrite what one stored.
 #[inline(always)]
 pub(super) fn claim_word(word: &AtomicU64, slot: u64, bits: u64) -> bool {

@@ -102,7 +102,7 @@ impl<B: AsRef<[u8]>> FilterView<B> {
     /// table is not read at all: for trusted files that must open at once,
     /// whatever their size. It trusts the table's checksum, that every
     /// bucket is one a writer stores, and the header's item count (what
-    /// [`len`](Self::len) reports, at most [`slots`](Self::slots) all the
+    /// [`len`](Self::len) reports, at most [`Shape::slots`](crate::Shape::slots) all the
     /// same). A damaged or badly written table gives wrong answers (false
     /// negatives too), never undefined behaviour, an out-of-bounds read or
     /// a panic: every lookup reads only words inside the table, and a

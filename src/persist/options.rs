@@ -28,7 +28,7 @@ pub struct SaveOptions<'a> {
 }
 
 impl<'a> SaveOptions<'a> {
-    /// Up to [`MAX_METADATA`](crate::MAX_METADATA) bytes of the caller's
+    /// Up to [`MAX_METADATA`] bytes of the caller's
     /// own stored after the header, covered by a checksum of their own:
     /// a log sequence number or commit id binding the filter to the state
     /// of the store it summarises, say.

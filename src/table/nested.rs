@@ -176,7 +176,7 @@ impl Nested {
     /// configuration).
     ///
     /// For a later chain (`growth.chain > 0`), `growth` gives that chain's
-    /// key and spare bits: the first chain's are [`CHAIN_KEY_BITS`] fewer
+    /// key and spare bits: the first chain's are [`CHAIN_KEY_BITS`](chain::CHAIN_KEY_BITS) fewer
     /// key bits per chain and [`CHAIN_SMALLER`] fewer spare bits, each
     /// chain started from the last one's final generation. A header's
     /// growth is checked first ([`Nested::chain_fits`]).

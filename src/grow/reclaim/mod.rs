@@ -3,7 +3,7 @@
 //!
 //! Every operation runs in a *read-side section* ([`pin`]): it marks its
 //! thread's slot as inside (a word written by the thread alone: see
-//! [`Slot`]), loads the state, uses it, and marks the slot outside again. A
+//! [`Slot`](slot::Slot)), loads the state, uses it, and marks the slot outside again. A
 //! state swapped out is *retired*, not freed; [`Current::reclaim`] frees
 //! the retired states once every thread that was inside a section when
 //! they were unlinked has left it. The two sides are ordered like Dekker's
@@ -21,7 +21,7 @@
 //! and the kernel's barrier orders them against the reclaimer. Where that
 //! is not available (other systems, an older kernel, a seccomp filter, Miri,
 //! loom), the marks and the reclaimer's reads of them are read-modify-writes
-//! instead ([`Mode`]). Reclaiming never blocks: it frees
+//! instead ([`Mode`](slot::Mode)). Reclaiming never blocks: it frees
 //! what is safe and keeps the rest for the next try (a section may wait on
 //! a lock the reclaiming thread holds).
 //!

@@ -60,7 +60,7 @@ impl Slot {
     /// the loads that follow. False, with nothing written, if the slot's
     /// depth is at its most ([`DEPTH_MASK`]): the section is nested in
     /// others that keep the slot inside until they leave, so it needs no
-    /// mark of its own, and its guard must not leave ([`Guard`]'s
+    /// mark of its own, and its guard must not leave ([`Guard`](super::Guard)'s
     /// `COVERED` tag). A count that wrapped instead would read as outside
     /// while the outer sections still use what they loaded.
     #[inline(always)]
