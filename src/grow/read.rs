@@ -38,7 +38,7 @@ impl<const B: usize> Growable<B> {
     pub(crate) fn contains_many<const D: usize>(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         let guard = pin();
         let state = self.state.load(&guard);
-        let mut found = state.cur.table.contains_many::<D>(hashes, out);
+        let mut found = state.cur.table.contains_many_nested::<D>(hashes, out);
         if let Some(m) = &state.migration {
             for (hit, &hash) in out.iter_mut().zip(hashes) {
                 if !*hit && m.frozen_contains(hash) {

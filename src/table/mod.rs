@@ -369,6 +369,23 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// versioned section overlapped it and it must be repeated.
     #[inline(always)]
     fn try_contains_at(&self, i1: usize, i2: usize, fp: u32) -> Option<bool> {
+        self.try_contains_with(&self.layout, i1, i2, fp)
+    }
+
+    /// [`Self::try_contains_at`] reading the buckets through `layout`,
+    /// which lays them out as the table's own does (a growable
+    /// generation's batch reads its run-time-width table through the
+    /// layout of the same width as a constant: `batch.rs`, `AtWidth`).
+    #[inline(always)]
+    fn try_contains_with<M: Layout<B>>(
+        &self,
+        layout: &M,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+    ) -> Option<bool> {
+        debug_assert_eq!(layout.bucket_bits(), self.layout.bucket_bits());
+        debug_assert_eq!(M::HITS_NEED_VALIDATION, L::HITS_NEED_VALIDATION);
         let (s1, s2) = (self.stripes.reader(i1), self.stripes.reader(i2));
         let (t1, t2) = (self.stripes.read_begin(s1), self.stripes.read_begin(s2));
         debug_assert!(
@@ -387,10 +404,12 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         // a `SLACK` source at most the word after `span(i).1` (the `Layout`
         // contract); and `words` holds `table_words(buckets, bucket_bits)`
         // words (checked in `new` and `from_le_bytes`), which cover the
-        // span of every bucket, then `PADDING_WORDS` more.
+        // span of every bucket, then `PADDING_WORDS` more. `layout` is the
+        // table's own or one of the same bucket bits (its callers'
+        // contract, asserted above), so its spans are the table's.
         let words = unsafe { InBounds::new(&self.words) };
-        let found = self.layout.probe(self.kernel, &words, i1, i2, fp);
-        if broken::skips_recheck(self.layout.probes_in_one_load()) {
+        let found = layout.probe(self.kernel, &words, i1, i2, fp);
+        if broken::skips_recheck(layout.probes_in_one_load()) {
             return Some(found);
         }
         let (t1, t2) = broken::stamps_to_check((t1, t2), || {

@@ -700,3 +700,65 @@ fn a_small_filter_holds_no_next_table_before_its_step() {
         .iter()
         .all(|&h| filter.contains(&PreHashed(h))));
 }
+
+/// A generation's batch reads its table through the layout of its own
+/// width as a constant for the widths a 1% filter of 4-slot buckets passes
+/// through (10 to 21 bits: `table/batch.rs`, `AtWidth`), and as the table
+/// is for every other: at every width a batch answers as single lookups
+/// do, and finds every key inserted.
+#[test]
+fn batches_answer_as_single_lookups_at_every_generation_width() {
+    let mut widths = std::collections::BTreeSet::new();
+    for (bits, bucket_size) in [(4, 4), (8, 4), (10, 4), (12, 4), (15, 4), (10, 2), (10, 8)] {
+        let filter = CuckooFilter::builder()
+            .capacity(400)
+            .bucket_size(bucket_size)
+            .fingerprint_bits(bits)
+            .growable(true)
+            .build()
+            .unwrap();
+        let keys = hashes(12_000, 20 + u64::from(bits));
+        let absent = hashes(2_000, 40 + u64::from(bits));
+        for (round, chunk) in keys.chunks(1_500).enumerate() {
+            for &h in chunk {
+                filter.insert(&PreHashed(h)).unwrap();
+            }
+            let width = filter.shape().fingerprint_bits;
+            widths.insert((bucket_size, width));
+            let queries: Vec<u64> = keys[..(round + 1) * 1_500]
+                .iter()
+                .chain(&absent)
+                .copied()
+                .collect();
+            let single: Vec<bool> = queries
+                .iter()
+                .map(|&h| filter.contains(&PreHashed(h)))
+                .collect();
+            let mut batch = vec![false; queries.len()];
+            filter
+                .contains_batch_into(queries.iter().map(|&h| PreHashed(h)), &mut batch)
+                .unwrap();
+            assert_eq!(
+                batch, single,
+                "{bits}-bit keys, {bucket_size}-slot buckets, width {width}"
+            );
+            assert!(
+                batch[..(round + 1) * 1_500].iter().all(|&hit| hit),
+                "{bits}-bit keys, width {width}: a key inserted is missed"
+            );
+        }
+    }
+    // Both paths ran: widths with a constant layout and widths without.
+    assert!(
+        widths
+            .iter()
+            .any(|&(b, w)| b == 4 && (10..=21).contains(&w)),
+        "{widths:?}"
+    );
+    assert!(
+        widths
+            .iter()
+            .any(|&(b, w)| b == 4 && !(10..=21).contains(&w)),
+        "{widths:?}"
+    );
+}
