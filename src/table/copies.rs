@@ -1,12 +1,23 @@
 //! One fingerprint's copies in its bucket pair, besides the insert: how
 //! many there are ([`Table::count`], a lock-free read like a lookup) and
-//! taking one away ([`Table::remove`], under both buckets' locks).
+//! taking one away ([`Table::remove`], under both buckets' locks); and
+//! taking every copy of every fingerprint away ([`Table::clear`], under
+//! every lock).
 
 use super::stripes::{Section, Stripes};
 use super::{Addressing, Table};
 use crate::broken;
 use crate::layout::{Layout, Mask};
-use crate::sync::Spin;
+use crate::sync::{Ordering, Spin};
+
+/// Tables of fewer buckets `clear` in one versioned section (at most 2 MiB
+/// of words: about 100 µs); the loom models' tables among them.
+const CLEAR_SPLIT_BUCKETS: usize = 1 << 16;
+
+/// Buckets per section of a larger table's `clear`, at least: whole
+/// stripes, so sections start on whole words (a larger table's stripes are
+/// runs of at least 1024 buckets).
+const CLEAR_SECTION_BUCKETS: usize = 1 << 12;
 
 impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// How many copies of `fp` bucket `i1` and its alternate hold (once,
@@ -76,5 +87,67 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             .clear(&self.words, bucket, slot, current, self.own_words());
         self.stripes.count_add(-1, bucket);
         true
+    }
+
+    /// Empties the table. Holds every stripe lock throughout, so every
+    /// write lands wholly before the clear or wholly after it.
+    ///
+    /// Lookups see each bucket before or after its clear, never half
+    /// cleared: its words are zeroed inside a versioned section on its
+    /// stripe. A table of fewer than [`CLEAR_SPLIT_BUCKETS`] buckets is
+    /// cleared in one section, so lookups see all of it before or after.
+    /// A larger one would keep every lookup waiting for the whole clear (10
+    /// ms for 256 MiB, docs/benchmarks.md), so it is cleared in sections of
+    /// whole stripes, [`CLEAR_SECTION_BUCKETS`] buckets or one stripe,
+    /// whichever is more: a lookup waits for at most one section
+    /// (microseconds), lookups on the other stripes go on meanwhile, and
+    /// the version bumps (two per stripe) stay a small part of the work.
+    /// Across sections, a lookup may see some items already gone while
+    /// others are still there.
+    pub(crate) fn clear(&self) {
+        let guard = self.stripes.lock_all();
+        let bits = self.layout.bucket_bits();
+        // Empties buckets `first..end`, whose words no other bucket shares
+        // (both ends are multiples of a stripe's run, below), and after the
+        // last bucket, the rest of the words; returns the items it took
+        // out. Inserts without a lock still claim slots meanwhile, so each
+        // word is swapped for zero and what it held is counted: a claim
+        // lands wholly before the swap (taken out and uncounted here) or
+        // after it (kept, counted by its insert), and the count stays exact.
+        let mut held = Vec::new();
+        let mut empty = |first: usize, end: usize| -> usize {
+            let last = if end == self.buckets {
+                self.words.len()
+            } else {
+                end * bits / 64
+            };
+            held.clear();
+            held.extend(
+                self.words[first * bits / 64..last]
+                    .iter()
+                    .map(|w| w.swap(0, Ordering::Relaxed).to_le()),
+            );
+            // What the words held is what writers stored, so the audit
+            // finds nothing amiss; if it did, the count would be 0 and
+            // nothing else would change.
+            self.layout
+                .audit_buckets(self.kernel, &held[..], end - first)
+                .unwrap_or(0)
+        };
+        let stripes = self.stripes.count();
+        let mut taken = 0;
+        if self.buckets < CLEAR_SPLIT_BUCKETS {
+            let _section = guard.versioned_stripes(0, stripes);
+            taken += empty(0, self.buckets);
+        } else {
+            let run = self.stripes.run();
+            let per = (CLEAR_SECTION_BUCKETS / run).max(1);
+            for lo in (0..stripes).step_by(per) {
+                let hi = (lo + per).min(stripes);
+                let _section = guard.versioned_stripes(lo, hi);
+                taken += empty(lo * run, (hi * run).min(self.buckets));
+            }
+        }
+        self.stripes.count_add(-(taken as i64), 0);
     }
 }
