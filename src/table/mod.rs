@@ -350,7 +350,14 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// nothing kept alive for a second round.
     #[inline(always)]
     fn contains_at(&self, i1: usize, i2: usize, fp: u32) -> bool {
-        match self.try_contains_at(i1, i2, fp) {
+        self.contains_with(&self.layout, i1, i2, fp)
+    }
+
+    /// [`Self::contains_at`] with the first round read through `layout`
+    /// ([`Self::try_contains_with`]); a retry reads as the table does.
+    #[inline(always)]
+    fn contains_with<M: Layout<B>>(&self, layout: &M, i1: usize, i2: usize, fp: u32) -> bool {
+        match self.try_contains_with(layout, i1, i2, fp) {
             Some(found) => found,
             None => self.contains_at_retry(i1, i2, fp),
         }
