@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::sync::TryLockError;
-use crate::table::takes_huge_pages;
+use crate::table::{takes_huge_pages, with_width};
 
 impl<const B: usize> Growable<B> {
     /// A writer's share of a growth step under way: copies up to
@@ -223,26 +223,30 @@ impl<const B: usize> Growable<B> {
         let mut low = [(0usize, 0u32); CHUNK_BUCKETS * 8];
         let mut high = [(0usize, 0u32); CHUNK_BUCKETS * 8];
         let (mut lows, mut highs) = (0, 0);
-        for i in first..end {
-            let bucket = from.table.load_bucket(i);
-            for j in 0..B {
-                let fp = from.table.lane(&bucket, j);
-                if fp != 0 {
-                    let (to, fp2) = from.addr.split(i, fp);
-                    if to < n {
-                        low[lows] = (to, fp2);
-                        lows += 1;
-                    } else {
-                        high[highs] = (to, fp2);
-                        highs += 1;
+        with_width!(&from.table, t => {
+            for i in first..end {
+                let bucket = t.load_bucket(i);
+                for j in 0..B {
+                    let fp = t.lane(&bucket, j);
+                    if fp != 0 {
+                        let (to, fp2) = from.addr.split(i, fp);
+                        if to < n {
+                            low[lows] = (to, fp2);
+                            lows += 1;
+                        } else {
+                            high[highs] = (to, fp2);
+                            highs += 1;
+                        }
                     }
                 }
             }
-        }
+        });
         let mut rest = Vec::new();
         let table = &state.cur.table;
-        table.fill_range(first, end, &low[..lows], &mut rest);
-        table.fill_range(first + n, end + n, &high[..highs], &mut rest);
+        with_width!(table, t => {
+            t.fill_range(first, end, &low[..lows], &mut rest);
+            t.fill_range(first + n, end + n, &high[..highs], &mut rest);
+        });
         let stored = (lows + highs - rest.len()) as u64;
         (rest, stored)
     }

@@ -3,6 +3,7 @@
 //! next step when a generation is full.
 
 use super::*;
+use crate::table::with_width;
 
 /// What came of one try at an insert ([`Growable::insert_item`]).
 pub(super) enum Attempt {
@@ -224,7 +225,7 @@ impl<const B: usize> Growable<B> {
         short: &mut bool,
     ) -> Result<bool, InsertError> {
         let (i1, i2, fp) = g.addr.place(item);
-        if let Some(stored) = g.table.insert_if_room(i1, i2, fp, copies)? {
+        if let Some(stored) = with_width!(&g.table, t => t.insert_if_room(i1, i2, fp, copies))? {
             return Ok(stored);
         }
         if g.addr.depth == g.addr.spare && self.topped_out.load(Ordering::Relaxed) {
@@ -237,7 +238,7 @@ impl<const B: usize> Growable<B> {
                 slots: g.buckets() * B,
             });
         }
-        match g.table.insert_displacing(i1, i2, fp, copies) {
+        match with_width!(&g.table, t => t.insert_displacing(i1, i2, fp, copies)) {
             // The current chain's count, not the generation's: while a step
             // is under way, the items not yet copied count too. Not the
             // earlier chains' (the current one may have just begun: it

@@ -18,18 +18,23 @@ use cuckoo_nest_simd::{Kernel, PackedLanes};
 /// it is known at compile time (the shapes the builder picks most get their
 /// own table type, so shifts and masks are constants and a lookup costs
 /// about as many instructions as a fixed-width one); 0 means "read it from
-/// the fields", the one table type every other width shares.
+/// the fields", the one table type every other width shares. `repr(C)`,
+/// and `F` names no field: `Packed<F>` is laid out as `Packed<0>`
+/// (`table/at_width.rs` relies on it). The fields stand in the order the
+/// compiler chose for them before: in the declared order, a lookup of a
+/// semi-sorted 4x13 filter took 115 instructions instead of 113.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub(crate) struct Packed<const F: u32 = 0> {
-    f: u32,
-    bucket_bits: usize,
-    /// The bucket's bits, for buckets of up to 64 bits.
-    bucket_mask: u64,
     /// The SWAR kernel, for buckets of up to 64 bits.
     swar: Option<PackedLanes>,
     /// The SWAR kernel for half a bucket, for wider buckets whose halves
     /// are each one short load ([`halves`]).
     halves: Option<PackedLanes>,
+    bucket_bits: usize,
+    /// The bucket's bits, for buckets of up to 64 bits.
+    bucket_mask: u64,
+    f: u32,
 }
 
 /// Lanes for half a bucket of `lanes` lanes of `f` bits, where the bucket

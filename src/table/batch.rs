@@ -24,7 +24,7 @@
 
 use super::{Addressing, Copies, Nested, Table};
 use crate::error::{BatchInsertError, InsertError, LengthMismatch};
-use crate::layout::{prefetch_bucket, Layout, Packed};
+use crate::layout::{Layout, Packed};
 
 /// Lookups in flight: the tuned default.
 pub(crate) const DEFAULT_DISTANCE: usize = 16;
@@ -267,61 +267,18 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     }
 }
 
-/// A growable filter's generation (a table of run-time width) in the batch
-/// loop through [`Packed<F>`], its own width as a constant: the same
-/// buckets, read with the shifts, masks and prefetch spans folded. One
-/// batch asks the width once; per key, the run-time width cost a batched
-/// lookup at 8x 61 instructions of 179 (a fixed 4x14 table, whose width
-/// has no table type of its own either, 146 against 110 for 4x13's).
-struct AtWidth<'a, const B: usize, const F: u32> {
-    table: &'a Table<B, Packed, Nested>,
-    layout: Packed<F>,
-}
-
-impl<const B: usize, const F: u32> Probe for AtWidth<'_, B, F> {
-    #[inline(always)]
-    fn locate_and_prefetch(&self, hash: u64) -> Located {
-        let (i1, i2, fp) = self.table.locate_pair(hash);
-        let words = self.table.words.as_ptr().cast();
-        prefetch_bucket::<B, _>(&self.layout, words, i1, true);
-        prefetch_bucket::<B, _>(&self.layout, words, i2, true);
-        Located { i1, i2, fp }
-    }
-
-    #[inline(always)]
-    fn probe(&self, at: Located) -> bool {
-        self.table.contains_with(&self.layout, at.i1, at.i2, at.fp)
-    }
-
-    // As the generation's own batch: the wide loop is not compiled for it.
-    const WIDE_BATCH_PAYS: bool = false;
-}
-
 impl<const B: usize> Table<B, Packed, Nested> {
-    /// [`Self::contains_many`] of a growable generation: through
-    /// [`AtWidth`] for the widths a 1% filter of 4-slot buckets passes
-    /// through in its first two chains (10 to 21 bits: the builder's
-    /// default growth), else as the table is.
+    /// [`Self::contains_many`] of a growable generation, at its width as a
+    /// constant where it is one of [`with_width!`](super::with_width)'s:
+    /// one batch asks the width once. Per key, the run-time width cost a
+    /// batched lookup at 8x 61 instructions of 179 (a fixed 4x14 table,
+    /// whose width has no table type of its own either, 146 against 110 for
+    /// 4x13's).
     pub(crate) fn contains_many_nested<const D: usize>(
         &self,
         hashes: &[u64],
         out: &mut [bool],
     ) -> usize {
-        macro_rules! at_width {
-            ($($f:literal)*) => {
-                match <Packed as Layout<B>>::fingerprint_bits(&self.layout) {
-                    $($f => contains_many::<D, _>(
-                        &AtWidth::<B, $f> { table: self, layout: Packed::new(B, $f) },
-                        hashes,
-                        out,
-                    ),)*
-                    _ => contains_many::<D, _>(self, hashes, out),
-                }
-            };
-        }
-        if B != 4 {
-            return contains_many::<D, _>(self, hashes, out);
-        }
-        at_width!(10 11 12 13 14 15 16 17 18 19 20 21)
+        super::with_width!(self, t => contains_many::<D, _>(t, hashes, out))
     }
 }
