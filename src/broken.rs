@@ -22,7 +22,7 @@
 //! mark and exit (`SECTION_NO_FENCE`, `SECTION_LEAVE_STORE`: `Slot::enter`,
 //! `Slot::leave`), the reclaimer's wait (`RECLAIM_NO_WAIT`, `all_left`),
 //! the earlier chains' lookup (`CHAINS_LOOKUP_NEWEST_ONLY`,
-//! `State::older_contain`).
+//! `State::older_read`).
 //! The switches that change the protocol's logic rather than a mechanism
 //! have seams of their own here, at the end of this file, which take the
 //! real step as a closure: the unique insert's check ([`unique_check`],

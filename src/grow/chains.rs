@@ -5,6 +5,7 @@
 //! item the current chain refuses placed in an earlier one, and the step.
 
 use super::*;
+use crate::table::with_width;
 
 impl<const B: usize> State<B> {
     /// The state after a growth step: `cur` and `migration`, the chains
@@ -19,15 +20,21 @@ impl<const B: usize> State<B> {
 
     /// Marks in `out` the keys (key `k` hashing to `hashes[k]`) a chain
     /// before the current one holds, of those not marked yet; returns how
-    /// many. Not inlined, as [`Self::older_contain`].
+    /// many: chain by chain, each chain's table read at its width as a
+    /// constant where it is one of [`with_width!`]'s. Not inlined, as
+    /// [`Self::older_contain`].
     #[inline(never)]
     pub(super) fn older_contain_many(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         let mut found = 0;
-        for (hit, &hash) in out.iter_mut().zip(hashes) {
-            if !*hit && self.older_contain(hash) {
-                *hit = true;
-                found += 1;
-            }
+        for g in self.older_read() {
+            with_width!(&g.table, t => {
+                for (hit, &hash) in out.iter_mut().zip(hashes) {
+                    if !*hit && t.contains_hash(hash) {
+                        *hit = true;
+                        found += 1;
+                    }
+                }
+            });
         }
         found
     }
@@ -43,14 +50,26 @@ impl<const B: usize> State<B> {
     /// inlined: a filter past its spare bits pays a call, every other
     /// lookup loop keeps its registers (inlined, it cost a fixed filter's
     /// lookup 3 instructions and a growable one's 10: callgrind,
-    /// `benches/src/bin/lookup_instructions.rs`).
+    /// `benches/src/bin/lookup_instructions.rs`). Each chain's table is
+    /// read at its width as a constant where it is one of
+    /// [`with_width!`]'s.
     #[inline(never)]
     pub(super) fn older_contain(&self, hash: u64) -> bool {
-        !broken::CHAINS_LOOKUP_NEWEST_ONLY
-            && self
-                .older
-                .iter()
-                .fold(false, |hit, g| hit | g.table.contains_hash(hash))
+        self.older_read().iter().fold(false, |hit, g| {
+            hit | with_width!(&g.table, t => t.contains_hash(hash))
+        })
+    }
+
+    /// The chains a lookup reads before the current one: all of them (the
+    /// seam of the broken variant `CHAINS_LOOKUP_NEWEST_ONLY`, which reads
+    /// none).
+    #[inline(always)]
+    fn older_read(&self) -> &[Arc<Generation<B>>] {
+        if broken::CHAINS_LOOKUP_NEWEST_ONLY {
+            &[]
+        } else {
+            &self.older
+        }
     }
 }
 
