@@ -395,8 +395,8 @@ mod imp {
         use super::*;
 
         /// Nested sections through [`pin`]'s guards on this thread's own
-        /// slot (`slot.rs` tests the slot alone): the nested guards are `COVERED` and leave no mark behind, in
-        /// whatever order they drop.
+        /// slot (`slot.rs` tests the slot alone): the nested guards are
+        /// `COVERED` and leave no mark behind, in whatever order they drop.
         #[test]
         fn nested_guards_keep_the_thread_inside_until_the_outermost_drops() {
             let mine = |slots: &[(Arc<Slot>, u64)]| {
