@@ -123,15 +123,16 @@ fn unique_inserts_and_counts_see_copies_across_a_growth_step() {
 }
 
 /// A callback into the filter from inside a section (a `Hash` impl
-/// that looks up in the same filter, recursing), nested deeper than a
-/// slot's depth count, while another thread grows the filter: every
-/// level keeps reading the state it loaded until it leaves, after the
-/// steps that unlinked it have tried to free it.
+/// that looks up in the same filter, recursing), nested 65,536 deep,
+/// while another thread grows the filter: every level keeps reading the
+/// state it loaded until it leaves, after the steps that unlinked it have
+/// tried to free it. (A slot's mark once counted nesting in 16 bits,
+/// which this depth wraps to 0; it is a parity now, written by the
+/// outermost section only, and the test keeps the depth.)
 #[test]
 #[cfg_attr(miri, ignore = "70,000 nested sections take miri hours")]
-fn sections_nested_past_the_depth_count_outlive_growth_steps() {
-    // Levels below the outermost: 65,536 in all, as many as wrap a
-    // 16-bit count to 0.
+fn deeply_nested_sections_outlive_growth_steps() {
+    // Levels below the outermost: 65,536 in all.
     const DEEP: usize = 65_535;
     let g = Growable::<4>::new(16, 12, SPARE_BITS, 60, false, false).unwrap();
     let first: Vec<u64> = keys(50, 5).collect();
