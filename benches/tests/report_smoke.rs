@@ -287,6 +287,22 @@ fn check_growth_ratios(out: &Path) {
     }
 }
 
+/// The growth part's memory through a whole fill, a note under its bits-per-item figure: a
+/// mean and a most, each a finite positive ratio, the mean no more than the most.
+fn check_memory_through_fill(stdout: &str) {
+    let line = (stdout.lines())
+        .find(|l| l.starts_with("Through a whole fill"))
+        .unwrap_or_else(|| panic!("no memory through a whole fill on stdout\n{stdout}"));
+    let number = |after: &str| -> f64 {
+        (line.split(after).nth(1))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|word| word.trim_end_matches(',').parse().ok())
+            .unwrap_or_else(|| panic!("no number after {after:?}: {line}"))
+    };
+    let (mean, most) = (number("filter's memory "), number("on average, "));
+    assert!(mean > 0.0 && mean <= most && most.is_finite(), "{line}");
+}
+
 #[test]
 fn tiny_report_writes_every_table_and_plot() {
     let run = Run::new("tiny", &["--tiny", "--items", "20000", "--threads", "2"]);
@@ -333,6 +349,7 @@ fn only_growth_writes_only_the_growth_figures() {
         .collect();
     run.check(&growth, &["growth"], |phase| phase == "growth:");
     check_growth_ratios(&run.out);
+    check_memory_through_fill(&run.stdout);
 }
 
 #[test]
