@@ -158,8 +158,9 @@ OPTIONS:
     --tiny                 a run of a second or two, for tests (numbers are not meaningful)
     --reps N               interleaved rounds of every measurement (each round measures every
                            filter once), median reported with min and max; single-thread
-                           fills and deletes use min(N, 3) sets of filters; shuffled lookups
-                           and lookups beside a writer take 2N+1 rounds [default: 5; --tiny: 1]
+                           fills and deletes use min(N, 3) sets of filters, byte keys out of
+                           cache min(N, 3) rounds; shuffled lookups, lookups beside a writer
+                           and byte keys in cache take 2N+1 rounds [default: 5; --tiny: 1]
     --memory-mib N         size of the random cache-line load buffer and of the out-of-cache
                            cuckoo-nest filter: set it above the last-level cache of a large
                            server [default: 256; --quick: 128; --tiny: 4]
