@@ -61,9 +61,9 @@
 //! - **A growable filter** ([`Builder::growable`]) keeps all of the above
 //!   while it doubles its table: lookups never wait for the copy (they look
 //!   in the old table too until it is done), no writer pays for the whole
-//!   copy (each copies a 16-bucket chunk of it, and waits at most for the
-//!   moment of the switch and for the chunks its item lies in), and the
-//!   false-positive rate asked for holds at every size up to
+//!   copy (each copies the 8-bucket chunks its item lies in, or one more,
+//!   and waits at most for the moment of the switch and for those chunks),
+//!   and the false-positive rate asked for holds at every size up to
 //!   [`CuckooFilter::max_capacity`].
 //! - **Bad input is a typed error** ([`BuildError`], [`InsertError`]), never
 //!   a panic.

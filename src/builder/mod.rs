@@ -180,12 +180,12 @@ impl Builder {
     /// that load), an insert allocates a table twice as
     /// large and the filter moves into it while every other thread keeps
     /// using it: lookups never wait (they look in both tables meanwhile).
-    /// No insert pays for the copy: the larger table is allocated before
-    /// the step and backed by a short-lived thread (`cuckoo-nest-back`),
-    /// and after
-    /// it each write copies one 16-bucket chunk of the old table (a
-    /// remove or unique insert first copies the one or two chunks its
-    /// item lies in), until the writes have copied it all. Below
+    /// No insert pays for the copy: a larger table of 4 MiB or more on huge
+    /// pages is allocated before the step and backed by a short-lived
+    /// thread (`cuckoo-nest-back`; a smaller one is backed by the writes
+    /// that touch it), and after the step each write copies the 8-bucket
+    /// chunks of the old table its item lies in, or one more if those are
+    /// copied already, until the writes have copied it all. Below
     /// [`max_capacity`](Self::max_capacity) an insert is refused only for
     /// an item whose two buckets hold nothing but copies of it
     /// ([`InsertError::TooManyCopies`](crate::InsertError::TooManyCopies):

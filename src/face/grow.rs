@@ -44,9 +44,9 @@ impl CuckooFilter {
 
     /// Finishes a growth step under way, if there is one, on this thread:
     /// copies what the writes since the step have not copied of the old
-    /// table (each write copies a 16-bucket chunk of it, so a filter no one
-    /// writes stays mid-step, its lookups looking in both tables on a
-    /// miss), then frees the old table. Returns true if a step was under
+    /// table (each write copies an 8-bucket chunk or two of it, so a filter
+    /// no one writes stays mid-step, its lookups looking in both tables on
+    /// a miss), then frees the old table. Returns true if a step was under
     /// way. For a background thread of an idle filter, or for a host that
     /// must never leave a step half done between two commands (a
     /// replicated store whose snapshot or replica must match the primary
