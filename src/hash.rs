@@ -299,7 +299,7 @@ const SPREAD_INV: u64 = {
 
 /// A cheap bijection of the caller's 64 bits (xor-shift, multiply,
 /// xor-shift), applied to every hash before it is split, so that weak
-/// hashes (sequential ids passed to the `*_hash` methods, say) still spread
+/// hashes (sequential ids passed as `PreHashed`, say) still spread
 /// over every bucket and fingerprint: high bits reach the fingerprint, low
 /// bits reach the bucket index. A bijection, so distinct hashes stay
 /// distinct and `unsplit` can invert it.

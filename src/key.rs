@@ -79,13 +79,12 @@ pub(crate) mod sealed {
 /// `Vec<u8>`, `[u8; N]`, `Box`, `Rc`, `Arc` and `Cow` of those, and
 /// references to any key) are hashed as their bytes, integers as their
 /// little-endian bytes (`usize`/`isize` as 8 bytes, so the same on every
-/// platform), exactly as the `*_bytes` methods hash (docs/format.md gives
-/// it byte by byte). A key is its bytes: `42u32` is the 4 bytes `2a 00 00
+/// platform; docs/format.md gives the hash byte by byte). A key is its bytes: `42u32` is the 4 bytes `2a 00 00
 /// 00` and `42u64` the 8 bytes `2a 00 .. 00`, two different keys.
 ///
 /// Sealed: for a type of your own, pass its bytes, or wrap it in
 /// [`ByHash`] (hashed through its `std::hash::Hash` impl), or hash it
-/// yourself and pass [`PreHashed`] (or use the `*_hash` methods).
+/// yourself and pass [`PreHashed`].
 ///
 /// ```
 /// use cuckoo_nest::CuckooFilter;

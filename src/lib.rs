@@ -97,7 +97,7 @@
 //! saved bytes (a memory-mapped file, say) without loading them, and owns
 //! them or borrows them (`FilterView<Vec<u8>>`, `FilterView<&[u8]>`);
 //! [`ReadFilter`] is what a filter and a view both answer (lookups, copy
-//! counts, batches, statistics), for code that takes either. Bad
+//! counts, batches, sizes and shape), for code that takes either. Bad
 //! bytes are a [`DecodeError`], never a panic; bytes whose checksums match
 //! but that no writer of the format produces are refused too.
 //!

@@ -139,7 +139,8 @@ impl Builder {
     /// For keys an adversary chooses, use a random seed kept secret, so the
     /// adversary cannot aim many keys at the same buckets. (The hash is
     /// fast, not cryptographic; for stronger guarantees hash keys with a
-    /// keyed hash yourself and use the `*_hash` methods.)
+    /// keyed hash yourself and pass the hashes as
+    /// [`PreHashed`](crate::PreHashed).)
     ///
     /// ```
     /// use cuckoo_nest::CuckooFilter;
@@ -192,9 +193,12 @@ impl Builder {
     /// keys with up to `bucket_size` copies each grow the filter as
     /// distinct keys do), for distinct keys crafted to share a bucket pair
     /// ([`InsertError::Crowded`](crate::InsertError::Crowded): the filter
-    /// grows for load, not for them), or when the allocator refuses the
+    /// grows for load, not for them), when the allocator refuses the
     /// larger table
     /// ([`InsertError::GrowthFailed`](crate::InsertError::GrowthFailed)),
+    /// or when the system refuses the memory barrier a step needs (a
+    /// seccomp filter that denies both `membarrier` and the `mprotect`
+    /// fallback: [`InsertError::GrowthBlocked`](crate::InsertError::GrowthBlocked)),
     /// with nothing lost; at a [`max_capacity`](Self::max_capacity) if one
     /// was given, with
     /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). [`capacity`](crate::CuckooFilter::capacity)
@@ -212,10 +216,11 @@ impl Builder {
     /// within the rate given: a second chain from 128 times the first
     /// capacity, a third from 16,384 times (docs/design.md, "Growth past
     /// the spare bits"). The cost, against a filter built for the final count
-    /// (docs/benchmarks.md, "Growth"): at 8 times the first capacity, about
-    /// 1.5 times its bits per item, batch lookups 1.7 to 1.8 times as long,
-    /// single ones 1.8 to 2.2 times (two 2-core hosts), inserts (growth
-    /// included) about 3.2 times (one host). Not
+    /// (docs/benchmarks.md, "Growth"; 2-core hosts): at 8 times the first
+    /// capacity, about 1.5 times its bits per item (2.6 times on average
+    /// through a whole fill, with the table half to fully loaded), batch
+    /// lookups about 1.2 times as long, single ones about 1.5 times, inserts
+    /// (growth included) 2.0 to 2.3 times. Not
     /// with semi-sorted buckets, nor with fingerprints wider than 32 bits
     /// less the spare bits.
     ///
@@ -255,11 +260,11 @@ impl Builder {
     /// [`InsertError::MaxCapacity`](crate::InsertError::MaxCapacity). Default: none (the
     /// filter grows until memory runs out: past 128 times its capacity in
     /// chains of tables, see [`growable`](Self::growable)). Each doubling
-    /// needs one spare fingerprint bit, so a maximum under 64 times the
+    /// needs one spare fingerprint bit, so a maximum of up to 64 times the
     /// capacity saves memory (a filter allowed to grow 4 times stores 2
-    /// spare bits, not 7) and a higher one costs it; one past 128 times
-    /// keeps a single table a lookup reads, where chains read one table
-    /// each.
+    /// spare bits, not 7), one from 65 to 128 times costs what none does
+    /// (7), and one past 128 times costs more bits in every slot but keeps
+    /// a single table a lookup reads, where chains read one table each.
     ///
     /// ```
     /// use cuckoo_nest::{CuckooFilter, InsertError};

@@ -183,7 +183,7 @@ macro_rules! read_methods {
         }
 
         /// Bits of the bucket table per item at [`capacity`](Self::capacity),
-        /// the paper's measure (an owned filter's stripes, at most 24 KiB, are
+        /// the paper's measure (an owned filter's stripes, at most 72 KiB, are
         /// counted in [`memory_usage`](Self::memory_usage) but not here).
         ///
         #[doc = $setup]

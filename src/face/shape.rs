@@ -36,8 +36,8 @@ pub struct Shape {
     pub slots: usize,
     /// Bits per fingerprint.
     pub fingerprint_bits: u32,
-    /// Whether buckets are semi-sorted (4 fingerprints in 13 bits less
-    /// each than plain ones; docs/design.md).
+    /// Whether buckets are semi-sorted (each fingerprint one bit shorter in
+    /// the table than in plain buckets; docs/design.md).
     pub semi_sorted: bool,
     /// The seed of the key hash: two filters answer alike for the same
     /// keys only with the same seed.
