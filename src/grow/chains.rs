@@ -22,7 +22,7 @@ impl<const B: usize> State<B> {
     /// before the current one holds, of those not marked yet; returns how
     /// many: chain by chain, each chain's table read at its width as a
     /// constant where it is one of [`with_width!`]'s. Not inlined, as
-    /// [`Self::older_contain`].
+    /// [`Self::contains_in_chains`].
     #[inline(never)]
     pub(super) fn older_contain_many(&self, hashes: &[u64], out: &mut [bool]) -> usize {
         let mut found = 0;
@@ -44,18 +44,25 @@ impl<const B: usize> State<B> {
         self.older.iter().map(|g| f(g)).sum()
     }
 
-    /// True if a chain before the current one holds `hash`'s item. Every
-    /// chain is read, no early exit: the loads overlap, and the branch on
-    /// "found?" (half mispredicted on a mixed stream) comes once. Not
-    /// inlined: a filter past its spare bits pays a call, every other
-    /// lookup loop keeps its registers (inlined, it cost a fixed filter's
-    /// lookup 3 instructions and a growable one's 10: callgrind,
-    /// `benches/src/bin/lookup_instructions.rs`). Each chain's table is
-    /// read at its width as a constant where it is one of
-    /// [`with_width!`]'s.
+    /// True if any chain holds `hash`'s item: the lookup of a filter past
+    /// its spare bits. Every chain is read, no early exit: the loads
+    /// overlap, and the branch on "found?" (half mispredicted on a mixed
+    /// stream) comes once. Not inlined: a filter past its spare bits pays
+    /// a call, every other lookup loop keeps its registers (inlined, the
+    /// earlier chains' reads cost a fixed filter's lookup 3 instructions
+    /// and a growable one's 10: callgrind,
+    /// `benches/src/bin/lookup_instructions.rs`). So out of the callers'
+    /// loops, every chain's table, the current one's too, is read at its
+    /// width as a constant where it is one of [`with_width!`]'s.
+    #[cold]
     #[inline(never)]
-    pub(super) fn older_contain(&self, hash: u64) -> bool {
-        self.older_read().iter().fold(false, |hit, g| {
+    pub(super) fn contains_in_chains(&self, hash: u64) -> bool {
+        let cur = with_width!(&self.cur.table, t => t.contains_hash(hash));
+        let hit = match &self.migration {
+            None => cur,
+            Some(m) => cur || m.frozen_contains(hash),
+        };
+        self.older_read().iter().fold(hit, |hit, g| {
             hit | with_width!(&g.table, t => t.contains_hash(hash))
         })
     }
