@@ -47,13 +47,14 @@ impl<const B: usize> State<B> {
     /// True if any chain holds `hash`'s item: the lookup of a filter past
     /// its spare bits. Every chain is read, no early exit: the loads
     /// overlap, and the branch on "found?" (half mispredicted on a mixed
-    /// stream) comes once. Not inlined: a filter past its spare bits pays
-    /// a call, every other lookup loop keeps its registers (inlined, the
-    /// earlier chains' reads cost a fixed filter's lookup 3 instructions
-    /// and a growable one's 10: callgrind,
-    /// `benches/src/bin/lookup_instructions.rs`). So out of the callers'
-    /// loops, every chain's table, the current one's too, is read at its
-    /// width as a constant where it is one of [`with_width!`]'s.
+    /// stream) comes once. Not inlined, and cold: a filter past its spare
+    /// bits pays a call, and every other lookup loop keeps its registers
+    /// (inlined, the earlier chains' reads cost a fixed filter's lookup 3
+    /// instructions and a growable one's 10; out of line but not cold, the
+    /// call cost the fixed shapes 2 and a growable lookup in one chain 9:
+    /// callgrind, `benches/src/bin/lookup_instructions.rs`). So out of the
+    /// callers' loops, every chain's table, the current one's too, is read
+    /// at its width as a constant where it is one of [`with_width!`]'s.
     #[cold]
     #[inline(never)]
     pub(super) fn contains_in_chains(&self, hash: u64) -> bool {
