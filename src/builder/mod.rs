@@ -217,10 +217,11 @@ impl Builder {
     /// capacity, a third from 16,384 times (docs/design.md, "Growth past
     /// the spare bits"). The cost, against a filter built for the final count
     /// (docs/benchmarks.md, "Growth"; 2-core hosts): at 8 times the first
-    /// capacity, about 1.5 times its bits per item (2.6 times on average
-    /// through a whole fill, with the table half to fully loaded), batch
-    /// lookups about 1.2 times as long, single ones about 1.5 times, inserts
-    /// (growth included) 2.0 to 2.3 times. Not
+    /// capacity, about 1.5 times its memory (2.6 times on average and 4.9
+    /// at most through a fill from 100,000 to 6.4M items at 1%: a table is
+    /// half to fully loaded, and one on huge pages also holds the next from
+    /// 80% of its load), batch lookups about 1.2 times as long, single ones
+    /// about 1.5 times, inserts (growth included) 2.0 to 2.3 times. Not
     /// with semi-sorted buckets, nor with fingerprints wider than 32 bits
     /// less the spare bits.
     ///
