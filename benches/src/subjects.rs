@@ -125,12 +125,9 @@ pub trait Subject {
 
     /// Inserts `keys` in order; returns how many went in before the first failure.
     fn insert_all(&mut self, keys: &[u64]) -> usize {
-        for (i, k) in keys.iter().enumerate() {
-            if !self.insert_key(k) {
-                return i;
-            }
-        }
-        keys.len()
+        keys.iter()
+            .position(|k| !self.insert_key(k))
+            .unwrap_or(keys.len())
     }
 
     fn count_hits(&self, keys: &[u64]) -> usize {
@@ -139,11 +136,9 @@ pub trait Subject {
 
     /// Removes `keys`; returns how many were found, or `None` when the filter cannot remove.
     fn remove_all(&mut self, keys: &[u64]) -> Option<usize> {
-        let mut found = 0;
-        for k in keys {
-            found += usize::from(self.remove_key(k)?);
-        }
-        Some(found)
+        keys.iter()
+            .map(|k| self.remove_key(k).map(usize::from))
+            .sum()
     }
 
     /// Lookups through the filter's batch API, where it has one.
