@@ -109,14 +109,11 @@ pub fn mixed_queries(
     let mut rng = SplitMix64::new(mix64(seed ^ tag.wrapping_mul(0xA24B_AED4_963E_E407)));
     let positives = ((len as f64) * positive_fraction).round() as usize;
     let positives = if inserted == 0 { 0 } else { positives.min(len) };
-    let mut q = Vec::with_capacity(len);
-    for _ in 0..positives {
-        q.push(present_key(seed, rng.below(inserted) as u64));
-    }
+    let mut q: Vec<u64> = (0..positives)
+        .map(|_| present_key(seed, rng.below(inserted) as u64))
+        .collect();
     let start = rng.below(usize::MAX / 2) as u64;
-    for i in 0..(len - positives) as u64 {
-        q.push(absent_key(seed, start + i));
-    }
+    q.extend((start..).take(len - positives).map(|i| absent_key(seed, i)));
     rng.shuffle(&mut q);
     q
 }
