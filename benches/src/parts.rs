@@ -31,9 +31,6 @@ pub struct Report<'a> {
     pub extra_plots: Vec<(&'static str, &'static str, Panel)>,
 }
 
-/// Share of the thread-scaling lookups, and of the mixed runs' reads, that hit.
-const POSITIVE_FRACTION: f64 = 0.5;
-
 /// Rounds of the out-of-cache byte-key measurement at most, whatever `--reps` says.
 const BYTE_KEYS_OUT_OF_CACHE_ROUNDS: usize = 3;
 
@@ -156,13 +153,11 @@ impl Report<'_> {
         let counts = threads::thread_counts(o.threads);
         let units = rounds * threads::Job::ALL.len() + o.reps;
         let phase = Phase::start("thread scaling", units as u64);
-        let (keys, fpr) = (self.keys(), self.fpr_target);
         let figs = threads::run(
-            keys,
+            self.keys(),
             o.items,
             &counts,
-            POSITIVE_FRACTION,
-            fpr,
+            self.fpr_target,
             rounds,
             &phase,
         )?;

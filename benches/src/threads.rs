@@ -32,6 +32,8 @@ pub const MIXED_FILL: f64 = 0.4;
 pub const INSERT_FILL: f64 = 0.8;
 /// The large fill (writers' scaling): share of its capacity inserted.
 pub const LARGE_FILL: f64 = 0.9;
+/// Share of the scaling lookups, and of the mixed runs' reads, that hit.
+const POSITIVE_FRACTION: f64 = 0.5;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Job {
@@ -60,13 +62,13 @@ impl Job {
         }
     }
 
-    fn note(self, positive_fraction: f64) -> String {
+    fn note(self) -> String {
         let pct = |f: f64| f * 100.0;
         match self {
             Job::Lookups => format!(
                 "Filter at {:.0}% of n; {:.0}% of lookups hit; aggregate over all threads.",
                 pct(LOOKUP_FILL),
-                pct(positive_fraction)
+                pct(POSITIVE_FRACTION)
             ),
             Job::Inserts => format!(
                 "Empty filter filled to {:.0}% of n, keys split between threads.",
@@ -75,7 +77,7 @@ impl Job {
             Job::Mixed { write_period } => format!(
                 "Filter at {:.0}% of n; one operation in {write_period} inserts a new key; {:.0}% of lookups hit.",
                 pct(MIXED_FILL),
-                pct(positive_fraction)
+                pct(POSITIVE_FRACTION)
             ),
         }
     }
@@ -159,11 +161,7 @@ impl Shared for MachineTraffic {
 /// Thread counts measured: every count up to 8, then powers of two, and always `max`.
 pub fn thread_counts(max: usize) -> Vec<usize> {
     let mut v: Vec<usize> = (1..=max.min(8)).collect();
-    let mut t = 16;
-    while t < max {
-        v.push(t);
-        t *= 2;
-    }
+    v.extend(std::iter::successors(Some(16), |t| Some(t * 2)).take_while(|&t| t < max));
     if !v.contains(&max) {
         v.push(max);
     }
@@ -258,15 +256,14 @@ pub fn run(
     keys: &Keys,
     n: usize,
     counts: &[usize],
-    positive_fraction: f64,
     fpr: f64,
     rounds: usize,
     phase: &Phase,
 ) -> Result<Vec<Figure>, String> {
     let lookup_fill = (n as f64 * LOOKUP_FILL) as usize;
     let mixed_fill = (n as f64 * MIXED_FILL) as usize;
-    let lookups = keys.queries(n, lookup_fill, positive_fraction, 300);
-    let mixed_reads = keys.queries(n, mixed_fill, positive_fraction, 301);
+    let lookups = keys.queries(n, lookup_fill, POSITIVE_FRACTION, 300);
+    let mixed_reads = keys.queries(n, mixed_fill, POSITIVE_FRACTION, 301);
     // One measurement of `job` on `t` threads, in M ops/s. `prefilled` is the contender's
     // filter at `LOOKUP_FILL`, reused by the lookup job; the other jobs build fresh filters.
     let measure = |job, build: Build, t, prefilled: &dyn Shared| -> Result<_, String> {
@@ -301,10 +298,7 @@ pub fn run(
     let lines: Vec<usize> = (0..all.len()).collect();
     let mut figs = Job::ALL
         .iter()
-        .map(|job| {
-            let note = job.note(positive_fraction);
-            scaling_figure(job.spec(), counts, &lines, note, n)
-        })
+        .map(|job| scaling_figure(job.spec(), counts, &lines, job.note(), n))
         .collect::<Result<Vec<_>, _>>()?;
     phase.message("fill the lookup filters");
     let mut prefilled = Vec::new();
