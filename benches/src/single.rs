@@ -174,25 +174,22 @@ pub fn run(
 ) -> Result<SingleRun, String> {
     let mut figs = figures(contenders);
     let mut caps: Vec<Capacity> = contenders.iter().map(|_| Capacity::default()).collect();
+    let of_kind = |kind| (contenders.iter().enumerate()).filter(move |(_, c)| c.kind == kind);
     // Static filters are built once, from the first n keys.
     let mut statics = Vec::new();
-    for (k, c) in contenders.iter().enumerate() {
-        if c.kind == Kind::Static {
-            phase.message(format!("{}: build", c.label));
-            let keys = &w.keys.present[..w.n];
-            let (filter, secs) = timed(|| (c.build)(keys));
-            let filter = filter?;
-            caps[k].construction.push(0, mops(keys.len(), secs));
-            at_capacity(&*filter, w, keys, &mut caps[k]);
-            statics.push((k, filter));
-        }
+    for (k, c) in of_kind(Kind::Static) {
+        phase.message(format!("{}: build", c.label));
+        let keys = &w.keys.present[..w.n];
+        let (filter, secs) = timed(|| (c.build)(keys));
+        let filter = filter?;
+        caps[k].construction.push(0, mops(keys.len(), secs));
+        at_capacity(&*filter, w, keys, &mut caps[k]);
+        statics.push((k, filter));
     }
     for pass in 0..fills.max(1) {
-        let mut live: Vec<(usize, Filling)> = Vec::new();
-        for (k, c) in contenders.iter().enumerate() {
-            if c.kind == Kind::Dynamic {
-                live.push((k, Filling::new((c.build)(&[])?)));
-            }
+        let mut live = Vec::new();
+        for (k, c) in of_kind(Kind::Dynamic) {
+            live.push((k, Filling::new((c.build)(&[])?)));
         }
         fill_pass(pass, &mut live, &statics, contenders, w, &mut figs, phase);
         for (k, l) in &mut live {
@@ -309,12 +306,10 @@ fn share_lookups(
 fn delete_pass(pass: usize, live: &mut [(usize, Filling)], w: &Workload<'_>, fig: &mut Figure) {
     let keys = &w.keys.present;
     let top = w.step_goals[STEPS.len() - 1];
-    for (_, l) in live.iter_mut() {
-        // Down to 95% first, untimed: the steps below are the same for every filter.
-        if l.inserted > top {
-            let _ = l.filter.remove_all(&keys[top..l.inserted]);
-            l.inserted = top;
-        }
+    // Down to 95% first, untimed: the steps below are the same for every filter.
+    for (_, l) in live.iter_mut().filter(|(_, l)| l.inserted > top) {
+        let _ = l.filter.remove_all(&keys[top..l.inserted]);
+        l.inserted = top;
     }
     for i in (0..STEPS.len()).rev() {
         let to = if i == 0 { 0 } else { w.step_goals[i - 1] };
