@@ -101,7 +101,7 @@ impl Part {
 
 /// How big the run is: sets `--items`' default and the other sizes (sizes.rs), which index
 /// their `[default, quick, tiny]` values by it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Mode {
     Default,
     Quick,
@@ -197,8 +197,7 @@ where
         match arg {
             Short('h') | Long("help") => return Ok(None),
             // --tiny wins over --quick, in either order.
-            Long("quick") if mode != Mode::Tiny => mode = Mode::Quick,
-            Long("quick") => {}
+            Long("quick") => mode = mode.max(Mode::Quick),
             Long("tiny") => mode = Mode::Tiny,
             Long("items") => items = Some(number(&mut parser, "--items", 1000, 1 << 32)?),
             Long("threads") => threads = Some(number(&mut parser, "--threads", 1, 1024)?),
@@ -258,21 +257,21 @@ fn list<T: PartialEq>(
             out.push(item);
         }
     }
-    match out.is_empty() {
-        true => Err(format!("{flag} needs at least one item")),
-        false => Ok(out),
-    }
+    (!out.is_empty())
+        .then_some(out)
+        .ok_or_else(|| format!("{flag} needs at least one item"))
 }
 
 /// `--only`'s list, kept in report order whatever order it is given in.
 fn parse_parts(text: &str) -> Result<Vec<Part>, String> {
-    let asked = list(text, "--only", |token| {
+    let mut parts = list(text, "--only", |token| {
         let part = Part::ALL.into_iter().find(|p| p.name() == token);
         let names = Part::ALL.map(Part::name).join(", ");
         part.ok_or_else(|| format!("invalid part '{token}' in --only: expected {names}"))
     })?;
-    let in_report_order = Part::ALL.into_iter().filter(|p| asked.contains(p));
-    Ok(in_report_order.collect())
+    // Part's order is the report's.
+    parts.sort();
+    Ok(parts)
 }
 
 /// `--configs`' list, each configuration measured once.

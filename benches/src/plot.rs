@@ -2,6 +2,7 @@
 //! as `<text>` elements and the viewer picks the font, so no system font library is needed.
 //! One shared legend sits to the right of the panels, so it never hides a line.
 
+use std::error::Error;
 use std::path::Path;
 
 use plotters::coord::ranged1d::ValueFormatter;
@@ -45,11 +46,7 @@ pub fn draw(path: &Path, title: &str, panels: &[Panel]) -> Result<(), String> {
     draw_inner(path, title, panels).map_err(|e| format!("plot {}: {e}", path.display()))
 }
 
-fn draw_inner(
-    path: &Path,
-    title: &str,
-    panels: &[Panel],
-) -> Result<(), Box<dyn std::error::Error>> {
+fn draw_inner(path: &Path, title: &str, panels: &[Panel]) -> Result<(), Box<dyn Error>> {
     let (cols, rows) = (panels.len().min(2), panels.len().div_ceil(2));
     let (panel_w, panel_h, legend_w) = (560u32, 400u32, 340u32);
     let size = (panel_w * cols as u32 + legend_w, panel_h * rows as u32 + 50);
@@ -146,7 +143,7 @@ fn draw_panel<'a, Y>(
     entries: &[&Series],
     floor: f64,
     x_span: i32,
-) -> Result<(), Box<dyn std::error::Error>>
+) -> Result<(), Box<dyn Error>>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -220,7 +217,7 @@ fn marker<'a, DB: DrawingBackend + 'a, C: Clone + 'static>(
 fn draw_legend(
     legend: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     entries: &[&Series],
-) -> Result<(), Box<dyn std::error::Error>> {
+) -> Result<(), Box<dyn Error>> {
     let (mut y, font) = (40, ("sans-serif", 14).into_font().color(&BLACK));
     for (i, s) in entries.iter().enumerate() {
         let (c, line) = (s.color.plotters(), vec![(8, y), (40, y)]);
@@ -252,11 +249,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// A number without trailing zeros: 0.5, 10, 2.25.
+/// A number to two decimals without trailing zeros: 0.5, 10, 2.25 (`+ 0.0` turns -0 into 0).
 fn trim(v: f64) -> String {
-    let s = format!("{v:.2}");
-    match s.trim_end_matches('0').trim_end_matches('.') {
-        "-0" => "0".to_string(),
-        s => s.to_string(),
-    }
+    ((v * 100.0).round() / 100.0 + 0.0).to_string()
 }

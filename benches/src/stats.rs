@@ -79,14 +79,9 @@ pub fn of_medians(cells: &[&Samples], f: impl Fn(&[f64]) -> f64) -> Option<Sprea
     let medians: Option<Vec<f64>> = cells.iter().map(|c| c.spread().map(|s| s.median)).collect();
     let value = f(&medians?);
     let rounds = cells.iter().map(|c| c.0.len()).max().unwrap_or(0);
-    let round = |r: usize| -> Option<Vec<f64>> {
-        cells
-            .iter()
-            .map(|c| c.0.get(r).copied().flatten())
-            .collect()
-    };
+    let round = |r| cells.iter().map(move |c| c.0.get(r).copied().flatten());
     let per_round: Vec<f64> = (0..rounds)
-        .filter_map(|r| round(r).map(|v| f(&v)))
+        .filter_map(|r| round(r).collect::<Option<Vec<f64>>>().map(|v| f(&v)))
         .collect();
     let rounds = Spread::of(&per_round)?;
     value.is_finite().then_some(Spread {

@@ -153,10 +153,8 @@ impl Table {
             let name = csv_field(&c.csv);
             let _ = write!(s, ",{name}");
             if c.spread {
-                let kind = match c.format {
-                    Format::WithRange(_) => "_round",
-                    _ => "",
-                };
+                let round = matches!(c.format, Format::WithRange(_));
+                let kind = if round { "_round" } else { "" };
                 let _ = write!(s, ",{name}{kind}_min,{name}{kind}_max");
             }
         }
@@ -197,13 +195,10 @@ fn format_spread(v: &Spread, format: Format) -> String {
 pub fn format_value(v: f64, format: Format) -> String {
     match format {
         Format::Fixed(d) | Format::WithRange(d) => format!("{v:.d$}"),
+        Format::Significant if v == 0.0 => "0".to_string(),
         Format::Significant => {
-            if v == 0.0 {
-                "0".to_string()
-            } else {
-                let digits = (2 - v.abs().log10().floor() as i64).clamp(0, 12) as usize;
-                format!("{v:.digits$}")
-            }
+            let digits = (2 - v.abs().log10().floor() as i64).clamp(0, 12) as usize;
+            format!("{v:.digits$}")
         }
         Format::Count => {
             let raw = (v.round() as u128).to_string();
