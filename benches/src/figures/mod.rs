@@ -161,18 +161,12 @@ pub fn thread_axis(counts: &[usize]) -> (Vec<f64>, Vec<String>, Vec<String>) {
     )
 }
 
+/// `s` as a CSV name: lower-case words joined by `_`, `%` as "pct" ("50% hits": "50pct_hits").
 fn slug(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if c == '%' {
-            out.push_str("pct");
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    out.trim_matches('_').to_string()
+    let s = s.to_ascii_lowercase().replace('%', "pct");
+    let mut words: Vec<&str> = s.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    words.retain(|w| !w.is_empty());
+    words.join("_")
 }
 
 impl Figure {
