@@ -42,11 +42,7 @@ pub struct Panel {
 }
 
 /// Draws `panels` side by side (two per row) into one SVG file.
-pub fn draw(path: &Path, title: &str, panels: &[Panel]) -> Result<(), String> {
-    draw_inner(path, title, panels).map_err(|e| format!("plot {}: {e}", path.display()))
-}
-
-fn draw_inner(path: &Path, title: &str, panels: &[Panel]) -> Result<(), Box<dyn Error>> {
+pub fn draw(path: &Path, title: &str, panels: &[Panel]) -> Result<(), Box<dyn Error>> {
     let (cols, rows) = (panels.len().min(2), panels.len().div_ceil(2));
     let (panel_w, panel_h, legend_w) = (560u32, 400u32, 340u32);
     let size = (panel_w * cols as u32 + legend_w, panel_h * rows as u32 + 50);

@@ -76,14 +76,14 @@ pub fn write_outputs(out: &Report, header: &str, footer: &str) -> Result<(), Str
         write_file(&o.out.join(format!("{}.csv", t.name)), &t.csv())?;
     }
     println!("{footer}");
-    let plots = figures::plots(&out.figures);
+    let figures = figures::plots(&out.figures);
+    let figures = figures.iter().map(|(f, t, p)| (*f, *t, p.as_slice()));
+    let extra = (out.extra_plots.iter()).map(|(f, t, p)| (*f, *t, std::slice::from_ref(p)));
+    let plots: Vec<_> = figures.chain(extra).collect();
     report.push_str("### Plots\n\nError bars: the slowest and the fastest round.\n\n");
-    for (file, title, panels) in &plots {
-        plot::draw(&o.out.join(file), title, panels)?;
-        let _ = writeln!(report, "![{file}]({file})\n");
-    }
-    for (file, title, panel) in &out.extra_plots {
-        plot::draw(&o.out.join(file), title, std::slice::from_ref(panel))?;
+    for &(file, title, panels) in &plots {
+        let path = o.out.join(file);
+        plot::draw(&path, title, panels).map_err(|e| format!("plot {}: {e}", path.display()))?;
         let _ = writeln!(report, "![{file}]({file})\n");
     }
     let _ = writeln!(report, "{footer}");
@@ -91,7 +91,7 @@ pub fn write_outputs(out: &Report, header: &str, footer: &str) -> Result<(), Str
     phase.finish(&format!(
         "{} CSV files, {} SVG plots and report.md in {}",
         out.tables.len(),
-        plots.len() + out.extra_plots.len(),
+        plots.len(),
         o.out.display()
     ));
     Ok(())
