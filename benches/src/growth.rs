@@ -12,12 +12,14 @@
 //! a fixed filter's at every 5% more items, since the figure's columns all fall at a
 //! generation's end.
 
+use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::Keys;
 use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples, Spread};
+use scalable_cuckoo_filter::{ScalableCuckooFilter, ScalableCuckooFilterBuilder};
 
 use crate::cli::NestConfig;
 use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
-use crate::growing::{growable_nest, ScalableSubject, GROWABLE_COLOR, SCALABLE_COLOR};
+use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::shared::{lookup_rate, timed};
 use crate::subjects::{batch_rate, build_nest, Filling, Subject, BATCH};
@@ -40,6 +42,10 @@ const FIXED: usize = 1;
 const SCALABLE: usize = 2;
 const SUBJECTS: usize = 3;
 
+/// The growable cuckoo-nest: the red every figure gives the cuckoo-nest line to find.
+const GROWABLE_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
+const SCALABLE_COLOR: Rgb = Rgb(0x94, 0x67, 0xbd);
+
 /// What the growth measurements produce.
 pub struct GrowthRun {
     /// Lookups, bits per item, inserts.
@@ -47,6 +53,39 @@ pub struct GrowthRun {
     pub fpr: Table,
     /// One line for the progress summary.
     pub summary: String,
+}
+
+/// The growable cuckoo-nest filter (it doubles its table when full), started at `capacity` with
+/// the shape the builder picks for `fpr`: the one place it is built.
+fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, String> {
+    let filter = Nest::builder()
+        .capacity(capacity)
+        .false_positive_rate(fpr)
+        .growable(true)
+        .build()
+        .map_err(|e| format!("growable cuckoo-nest: {e}"))?;
+    Ok(Box::new(filter))
+}
+
+/// The Rust peer that grows: a chain of cuckoo filters, each twice the size of the last at half
+/// its false-positive rate; a lookup asks every filter of the chain.
+impl Subject for ScalableCuckooFilter<u64> {
+    #[inline]
+    fn insert_key(&mut self, key: &u64) -> bool {
+        self.insert(key);
+        true
+    }
+    #[inline]
+    fn contains_key(&self, key: &u64) -> bool {
+        self.contains(key)
+    }
+    fn memory_bytes(&self) -> usize {
+        // The crate's own count: its bit-packed buckets and its list of kicked-out items.
+        self.bits().div_ceil(8) as usize
+    }
+    fn expected_fpr(&self, _items: usize) -> f64 {
+        self.false_positive_probability()
+    }
 }
 
 /// A filter built with its construction timed, so that it counts in the filter's insert rates.
@@ -159,7 +198,13 @@ pub fn run(
         let mut filling = [
             Some(started(|| growable_nest(first, RATE))?),
             None,
-            Some(started(|| Ok(Box::new(ScalableSubject::new(first, RATE))))?),
+            Some(started(|| {
+                let filter = ScalableCuckooFilterBuilder::new()
+                    .initial_capacity(first)
+                    .false_positive_probability(RATE)
+                    .finish::<u64>();
+                Ok(Box::new(filter))
+            })?),
         ];
         for (i, &m) in MULTIPLES.iter().enumerate() {
             let goal = m * first;

@@ -15,7 +15,6 @@ mod byte_keys;
 mod cli;
 mod env;
 mod figures;
-mod growing;
 mod growth;
 mod lookups;
 mod memory;
