@@ -230,26 +230,6 @@ fn measure(store: &Store, keys: &[u64], use_filter: bool) -> Result<(usize, f64)
 /// Keys the overwrite phase puts again and again.
 pub const OVERWRITTEN_KEYS: usize = 10_000;
 
-/// Puts `keys` (all stored already) `rounds` times over, in commits of 1,000, then checks that
-/// the filter still holds one copy per stored key: overwrites add none. Returns the puts done.
-fn overwrite(store: &Store, keys: &[u64], rounds: usize) -> Result<usize, Error> {
-    let before = store.filter.len();
-    for _ in 0..rounds {
-        for batch in keys.chunks(1_000) {
-            store.put(batch)?;
-        }
-    }
-    assert_eq!(store.filter.len(), before, "overwrites added filter copies");
-    let stored = store.db.begin_read()?.open_table(DATA)?.len()?;
-    assert_eq!(store.filter.len() as u64, stored);
-    // (A count can exceed 1 where another stored key collides: it counts fingerprint copies,
-    // which the length checks above account for.)
-    for &k in keys {
-        assert!(store.filter.count(&k.to_le_bytes()) >= 1, "key {k}");
-    }
-    Ok(keys.len() * rounds)
-}
-
 /// The whole story: fill, overwrite, save, restart (fresh, stale, torn, missing), then lookups
 /// with and without the filter.
 pub fn run(
@@ -278,8 +258,23 @@ pub fn run(
     let tenth = &stored[..n as usize / 10];
     store.delete(tenth)?;
     store.put(tenth)?; // and back
+                       // The first keys put again and again, in commits of 1,000: the filter must still hold one
+                       // copy per stored key, as overwrites add none.
     let overwritten = &stored[..(n as usize).min(OVERWRITTEN_KEYS)];
-    let overwrites = overwrite(&store, overwritten, overwrite_rounds)?;
+    let before = store.filter.len();
+    for _ in 0..overwrite_rounds {
+        for batch in overwritten.chunks(1_000) {
+            store.put(batch)?;
+        }
+    }
+    assert_eq!(store.filter.len(), before, "overwrites added filter copies");
+    let in_store = store.db.begin_read()?.open_table(DATA)?.len()?;
+    assert_eq!(store.filter.len() as u64, in_store);
+    // (A count can exceed 1 where another stored key collides: it counts fingerprint copies,
+    // which the length checks above account for.)
+    for &k in overwritten {
+        assert!(store.filter.count(&k.to_le_bytes()) >= 1, "key {k}");
+    }
     store.save(dir)?;
     let store = reopen(Some(store), "restart after a save")?;
     store.put(&[2 * n])?; // one more commit: the saved file is now stale
@@ -301,7 +296,7 @@ pub fn run(
     let (store_reads_with, per_sec_with) = measure(&store, &probe, true)?;
     Ok(Report {
         keys: n,
-        overwrites,
+        overwrites: overwritten.len() * overwrite_rounds,
         startups,
         device_latency,
         queries,
@@ -313,19 +308,22 @@ pub fn run(
 }
 
 pub fn print(r: &Report) {
-    let (keys, overwrites, queries) = (r.keys, r.overwrites, r.queries);
-    let (without, with) = (r.store_reads_without, r.store_reads_with);
-    println!("membership filter in front of a redb store of {keys} keys");
+    println!(
+        "membership filter in front of a redb store of {} keys",
+        r.keys
+    );
     for (when, how) in &r.startups {
         println!("  {when:<32} filter {how:?}");
     }
     println!(
-        "  {overwrites} overwrites of stored keys: no error, still one filter copy per stored key"
+        "  {} overwrites of stored keys: no error, still one filter copy per stored key",
+        r.overwrites
     );
     println!(
         "store reads modelled as a device read: each sleeps {} µs (the store itself is in the page cache)",
         r.device_latency.as_micros()
     );
+    let (queries, without, with) = (r.queries, r.store_reads_without, r.store_reads_with);
     println!("{queries} lookups, half of stored keys, half of absent ones, 8 threads:");
     let per_sec = r.per_sec_without;
     println!("  without the filter: {per_sec:>9.0} lookups/s, {without} store reads");

@@ -184,12 +184,6 @@ pub fn run(
     // untimed, so each round's inserts cost what a filter's own inserts cost.
     let (built, first_build) = timed(|| growable_nest(first, RATE).map(drop));
     built?;
-    let fixed = |n| -> Result<Box<dyn Subject>, String> {
-        Ok(Box::new(build_nest(
-            NestConfig::FalsePositiveRate(RATE),
-            n,
-        )?))
-    };
     // False positives at each size, counted in the first round.
     let mut fpr: Vec<Vec<Option<f64>>> = vec![vec![None; MULTIPLES.len()]; SUBJECTS];
     // Batched lookups at the target size, growable and fixed.
@@ -213,7 +207,8 @@ pub fn run(
             filling[FIXED] = None;
             for s in rotated(r + i, SUBJECTS) {
                 if s == FIXED {
-                    filling[s] = Some(started(|| fixed(goal))?);
+                    let config = NestConfig::FalsePositiveRate(RATE);
+                    filling[s] = Some(started(|| Ok(Box::new(build_nest(config, goal)?)))?);
                 }
                 let f = filling[s].as_mut().expect("every subject is started");
                 let rate = f

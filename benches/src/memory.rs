@@ -29,8 +29,7 @@ fn fill_chase(words: &mut [u64], seed: u64) {
     let mut order: Vec<u32> = (0..lines as u32).collect();
     let mut rng = SplitMix64::new(seed);
     for i in (1..lines).rev() {
-        let j = rng.below(i);
-        order.swap(i, j);
+        order.swap(i, rng.below(i));
     }
     for (i, &from) in order.iter().enumerate() {
         words[from as usize * (LINE / 8)] = u64::from(order[(i + 1) % lines]);
@@ -41,10 +40,9 @@ fn fill_chase(words: &mut [u64], seed: u64) {
 /// 64 lines ahead. A batch of lookups keeps 32 lines in flight; with 16 ahead, `contains_batch`
 /// read at up to 110% of that "bound" in single rounds, so the bound takes the best depth.
 fn random_loads(words: &[u64], loads: usize, seed: u64) -> f64 {
-    let a = random_loads_ahead::<16>(words, loads, seed);
-    let b = random_loads_ahead::<32>(words, loads, seed ^ 1);
-    let c = random_loads_ahead::<64>(words, loads, seed ^ 2);
-    a.max(b).max(c)
+    random_loads_ahead::<16>(words, loads, seed)
+        .max(random_loads_ahead::<32>(words, loads, seed ^ 1))
+        .max(random_loads_ahead::<64>(words, loads, seed ^ 2))
 }
 
 /// Random independent line loads per second, each prefetched `AHEAD` loads before it is read,
