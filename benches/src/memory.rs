@@ -308,33 +308,54 @@ pub fn table(rates: &LineRates, oc: &OutOfCache) -> Table {
         Format::WithRange(0),
     );
     let threads = oc.threads;
-    let labels = [
-        "random line loads, 2 MiB pages (M lines/s)".to_string(),
-        "random line loads, 4 KiB pages (M lines/s)".to_string(),
-        "dependent load latency, 2 MiB pages (ns)".to_string(),
-        "dependent load latency, 4 KiB pages (ns)".to_string(),
-        "lookup bound = lines/s / 2, beside the lookups (M lookups/s)".to_string(),
-        "cuckoo-nest negative lookups, 1 thread (M/s)".to_string(),
-        "cuckoo-nest positive lookups, 1 thread (M/s)".to_string(),
-        "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)".to_string(),
-        format!("cuckoo-nest negative lookups, {threads} threads (M/s)"),
-        format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)"),
-    ];
-    // Each row's value and, for cuckoo-nest's one-core lookups, its share of the bound.
-    let values = [
-        (rates.huge_pages / 1e6, None),
-        (rates.small_pages / 1e6, None),
-        (rates.latency_ns_huge, None),
-        (rates.latency_ns_small, None),
-        (oc.lines_per_s / 2.0 / 1e6, None),
-        (oc.negative_1, oc.negative_pct),
-        (oc.positive_1, oc.positive_pct),
-        (oc.negative_batched_1, oc.negative_batched_pct),
-        (oc.negative_all, None),
-        (oc.fill_mops, None),
-    ];
-    for (label, (value, pct)) in labels.into_iter().zip(values) {
-        t.row(label, vec![Some(Spread::exact(value)), pct]);
-    }
+    let mut row = |label: &str, value: f64, pct: Option<Spread>| {
+        t.row(label.to_string(), vec![Some(Spread::exact(value)), pct]);
+    };
+    row(
+        "random line loads, 2 MiB pages (M lines/s)",
+        rates.huge_pages / 1e6,
+        None,
+    );
+    row(
+        "random line loads, 4 KiB pages (M lines/s)",
+        rates.small_pages / 1e6,
+        None,
+    );
+    row(
+        "dependent load latency, 2 MiB pages (ns)",
+        rates.latency_ns_huge,
+        None,
+    );
+    row(
+        "dependent load latency, 4 KiB pages (ns)",
+        rates.latency_ns_small,
+        None,
+    );
+    let bound = oc.lines_per_s / 2.0 / 1e6;
+    row(
+        "lookup bound = lines/s / 2, beside the lookups (M lookups/s)",
+        bound,
+        None,
+    );
+    let (neg, pos) = (oc.negative_pct, oc.positive_pct);
+    row(
+        "cuckoo-nest negative lookups, 1 thread (M/s)",
+        oc.negative_1,
+        neg,
+    );
+    row(
+        "cuckoo-nest positive lookups, 1 thread (M/s)",
+        oc.positive_1,
+        pos,
+    );
+    row(
+        "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)",
+        oc.negative_batched_1,
+        oc.negative_batched_pct,
+    );
+    let all = format!("cuckoo-nest negative lookups, {threads} threads (M/s)");
+    row(&all, oc.negative_all, None);
+    let fill = format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)");
+    row(&fill, oc.fill_mops, None);
     t
 }
