@@ -112,14 +112,14 @@ done
         "remove_ignores_save|--cfg cuckoo_broken_remove_ignores_save|save_keeps_an_item_whose_colliding_copy_is_removed"
         # Growth (model 14, loom-tests/tests/models/growth.rs; the section
         # models, written in src/grow/reclaim/slot.rs, run by sections.rs).
-        "grow_lookup_skips_frozen|--cfg cuckoo_broken_grow_lookup_skips_frozen|lookup_during_growth_finds_every_item a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing"
+        "grow_lookup_skips_frozen|--cfg cuckoo_broken_grow_lookup_skips_frozen|lookup_during_growth_finds_every_item a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing a_displacement_that_copies_a_chunk_first_loses_nothing"
         "grow_publish_early|--cfg cuckoo_broken_grow_publish_early|a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing"
         "grow_no_gate|--cfg cuckoo_broken_grow_no_gate|insert_during_growth_is_kept"
         "grow_remove_skips_copy|--cfg cuckoo_broken_grow_remove_skips_copy|remove_of_one_copy_during_growth_leaves_the_other"
         "regrow_skips_left_over|--cfg cuckoo_broken_regrow_skips_left_over|a_step_grown_again_for_a_stuck_copy_loses_nothing"
         "section_no_fence|--cfg cuckoo_broken_section_no_fence|a_section_never_sees_its_state_freed a_nested_section_does_not_end_the_outer_one a_second_section_sees_the_state_unlinked"
         "section_leave_store|--cfg cuckoo_broken_section_leave_store|a_second_section_sees_the_state_unlinked"
-        "reclaim_no_wait|--cfg cuckoo_broken_reclaim_no_wait|lookup_during_growth_finds_every_item insert_during_growth_is_kept remove_of_one_copy_during_growth_leaves_the_other a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing lookup_during_a_chain_start_finds_every_item"
+        "reclaim_no_wait|--cfg cuckoo_broken_reclaim_no_wait|lookup_during_growth_finds_every_item insert_during_growth_is_kept remove_of_one_copy_during_growth_leaves_the_other a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing a_displacement_that_copies_a_chunk_first_loses_nothing lookup_during_a_chain_start_finds_every_item"
         # Growth past the spare bits (model 16, loom-tests/tests/models/chains.rs).
         "chains_lookup_newest_only|--cfg cuckoo_broken_chains_lookup_newest_only|lookup_during_a_chain_start_finds_every_item remove_takes_the_newest_chains_match remove_of_a_first_chain_item_during_a_chain_start"
         "chains_remove_oldest_first|--cfg cuckoo_broken_chains_remove_oldest_first|remove_takes_the_newest_chains_match"

@@ -297,6 +297,14 @@ struct Migration<const B: usize> {
     budget: AtomicI64,
 }
 
+impl<const B: usize> Migration<B> {
+    /// The chunk of the frozen generation whose copy fills bucket `b` of
+    /// the current one (bucket `b` or `b - n` of `n`: `Nested::split`).
+    fn chunk_of(&self, b: usize) -> usize {
+        b % self.from.buckets() / CHUNK_BUCKETS
+    }
+}
+
 /// What operations load: the current generation, and the frozen one being
 /// copied into it, if a growth step is under way.
 struct State<const B: usize> {

@@ -150,6 +150,22 @@ impl<const B: usize> Growable<B> {
         let guard = pin();
         self.state.load(&guard).cur.table.bucket_fingerprints(i)
     }
+
+    /// Stores `fp` in a free slot of bucket `i` of the current generation,
+    /// whether or not a growth step has copied that bucket's share yet:
+    /// what displacements did before they waited for the copy, so tests
+    /// can still reach a copy that finds no room. False if the bucket is
+    /// full.
+    #[cfg(feature = "internals")]
+    pub(crate) fn place_ahead_of_copy(&self, i: usize, fp: u32) -> bool {
+        let guard = pin();
+        let table = &self.state.load(&guard).cur.table;
+        // Both buckets of the placement are `i`: a free slot there or none.
+        matches!(
+            table.place(i, i, fp, Copies::Any),
+            Ok(crate::table::insert::Placed::Stored)
+        )
+    }
 }
 
 /// Slices read one after another: a saved growable filter's tables

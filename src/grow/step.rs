@@ -184,8 +184,14 @@ impl<const B: usize> Growable<B> {
         };
         // What did not fit its bucket: the table's own inserts, which make
         // room by displacement.
+        // Displacing only into buckets whose share is copied (or is this
+        // chunk's): what another chunk's copy will fill stays free for it.
+        let ready = |b: usize| {
+            let k = m.chunk_of(b);
+            k == c || m.chunks[k].state.load(Ordering::Acquire) == DONE
+        };
         for (k, &(to, fp)) in rest.iter().enumerate() {
-            if let Err(e) = state.cur.table.insert(to, fp, Copies::Any) {
+            if let Err(e) = state.cur.table.insert_where(to, fp, Copies::Any, &ready) {
                 m.moved.fetch_add(moved, Ordering::Relaxed);
                 m.left_over
                     .lock()

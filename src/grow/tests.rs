@@ -246,25 +246,40 @@ fn fill_block_0(g: &Growable<2>, pool: &mut impl Iterator<Item = u64>) -> Vec<u6
 }
 
 /// With `g`'s block 0 full of keys bound for one half of the next
-/// doubling: inserts a key of `pool` with both buckets in the first chunk.
-/// Its insert grows the filter, copies that chunk (its keys fill their
-/// buckets of the half) and displaces one of them into the second chunk's
-/// buckets of the half, whose keys then have one slot too few: the copy of the
-/// second chunk is stuck, not yet tried.
+/// doubling (those of `pool`): an insert of a key bound for the other half,
+/// with both buckets in the first chunk, grows the filter and copies that
+/// chunk (its keys fill their buckets of the half); then one more key of
+/// `pool` is stored, by hand, in a bucket of the second chunk's part of
+/// the half, not yet copied (what a displacement did before displacements
+/// waited for the copy: `place_ahead_of_copy`). The second chunk's keys
+/// then have one slot too few: its copy is stuck, not yet tried.
 #[cfg(not(cuckoo_nest_loom))]
 fn grow_into_a_stuck_copy(g: &Growable<2>, pool: &mut impl Iterator<Item = u64>) {
     let addr = current_addr(g);
-    let t = pool
+    let t = keys(1 << 22, 99)
         .find(|&h| {
-            let (i1, i2, _) = addr.place(addr.item(h));
-            i1 < CHUNK_BUCKETS && i2 < CHUNK_BUCKETS
+            let item = addr.item(h);
+            let (i1, i2, _) = addr.place(item);
+            i1 < CHUNK_BUCKETS && i2 < CHUNK_BUCKETS && (item.x >> addr.level()) & 1 == 1
         })
         .unwrap();
     g.insert(t, Copies::Any).unwrap();
     let guard = pin();
     let state = g.state.load(&guard);
     let m = state.migration.as_ref().expect("t grew the filter");
+    assert_eq!(m.chunks[0].state.load(Ordering::Relaxed), DONE);
     assert_eq!(m.chunks[1].state.load(Ordering::Relaxed), PENDING);
+    let next = state.cur.addr;
+    let (i, fp) = pool
+        .find_map(|h| {
+            let (i1, i2, fp) = next.place(next.item(h));
+            [i1, i2]
+                .into_iter()
+                .find(|i| (CHUNK_BUCKETS..2 * CHUNK_BUCKETS).contains(i))
+                .map(|i| (i, fp))
+        })
+        .unwrap();
+    assert!(g.place_ahead_of_copy(i, fp));
 }
 
 /// [`unbounded_two_spare_bits`] taken into its second chain, the insert

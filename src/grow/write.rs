@@ -129,11 +129,11 @@ impl<const B: usize> Growable<B> {
                                 Err(_) => stuck,
                             }
                         } else {
-                            self.attempt(state, item, copies)
+                            self.attempt(state, item, copies, &guard)
                         }
                     }
                 } else {
-                    self.attempt(state, item, copies)
+                    self.attempt(state, item, copies, &guard)
                 }
             };
             if copied_all {
@@ -173,9 +173,15 @@ impl<const B: usize> Growable<B> {
     /// calls a step deep they took an insert at 8x 2.39x a fixed filter's
     /// time, inlined 2.11x (docs/benchmarks.md, "Growth").
     #[inline(always)]
-    pub(super) fn attempt(&self, state: &State<B>, item: NestedItem, copies: Copies) -> Attempt {
+    pub(super) fn attempt(
+        &self,
+        state: &State<B>,
+        item: NestedItem,
+        copies: Copies,
+        guard: &Guard,
+    ) -> Attempt {
         let mut short = false;
-        let result = match self.insert_into(&state.cur, item, copies, &mut short) {
+        let result = match self.insert_into(state, item, copies, &mut short, guard) {
             Err(refused @ (InsertError::Crowded { .. } | InsertError::TooManyCopies { .. })) => {
                 match Self::insert_earlier_chains(state, item, copies) {
                     Some(placed) => placed,
@@ -222,11 +228,13 @@ impl<const B: usize> Growable<B> {
     #[inline(always)]
     pub(super) fn insert_into(
         &self,
-        g: &Generation<B>,
+        state: &State<B>,
         item: NestedItem,
         copies: Copies,
         short: &mut bool,
+        guard: &Guard,
     ) -> Result<bool, InsertError> {
+        let g = &*state.cur;
         let (i1, i2, fp) = g.addr.place(item);
         if let Some(stored) = with_width!(&g.table, t => t.insert_if_room(i1, i2, fp, copies))? {
             return Ok(stored);
@@ -241,7 +249,20 @@ impl<const B: usize> Growable<B> {
                 slots: g.buckets() * B,
             });
         }
-        match with_width!(&g.table, t => t.insert_displacing(i1, i2, fp, copies)) {
+        // During a growth step a displacement moves items only into buckets
+        // whose share of the frozen generation is copied, copying it first
+        // where it is not: a bucket the copy has yet to fill must keep its
+        // slots for it. (Taking them, displacements left a copy no room,
+        // which hot keys' full pairs around it then kept from ever finding
+        // any: the step stuck, and every insert after it was refused.)
+        let displaced = match &state.migration {
+            None => with_width!(&g.table, t => t.insert_displacing(i1, i2, fp, copies)),
+            Some(m) => {
+                let ready = |b: usize| self.copy_chunk(state, m, m.chunk_of(b), guard).is_ok();
+                with_width!(&g.table, t => t.insert_displacing_where(i1, i2, fp, copies, &ready))
+            }
+        };
+        match displaced {
             // The current chain's count, not the generation's: while a step
             // is under way, the items not yet copied count too. Not the
             // earlier chains' (the current one may have just begun: it

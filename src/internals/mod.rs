@@ -89,6 +89,15 @@ impl CuckooFilter {
         with_table!(&self.inner, t => t.bucket_fingerprints(i), g => g.bucket_fingerprints(i))
     }
 
+    /// Stores fingerprint `fp` in a free slot of bucket `i` of a growable
+    /// filter's current generation, even where a growth step has not yet
+    /// copied that bucket's share (which no insert does: tests reach a
+    /// step's copy that finds no room with it). False if the bucket is
+    /// full, or the filter is not growable.
+    pub fn debug_place_ahead_of_copy(&self, i: usize, fp: u32) -> bool {
+        with_table!(&self.inner, _t => false, g => g.place_ahead_of_copy(i, fp))
+    }
+
     /// [`save_to_path`](Self::save_to_path) whose rename fails with
     /// `error`, as a crash between writing the temporary file and the
     /// rename would leave things (for tests).

@@ -116,7 +116,7 @@ fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
 }
 
 /// What a placement under the locks found.
-pub(super) enum Placed {
+pub(crate) enum Placed {
     /// The fingerprint is stored.
     Stored,
     /// A copy was there already ([`Copies::Unique`]): nothing stored.
@@ -210,6 +210,20 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// keeps its registers and stays short.
     #[inline]
     pub(crate) fn insert(&self, i1: usize, fp: u32, copies: Copies) -> Result<bool, InsertError> {
+        self.insert_where(i1, fp, copies, &|_| true)
+    }
+
+    /// [`Self::insert`], making room by displacement only into buckets
+    /// `ready` allows (a growth step's copy, whose targets not yet copied
+    /// must stay free for it: grow/step.rs).
+    #[inline]
+    pub(crate) fn insert_where(
+        &self,
+        i1: usize,
+        fp: u32,
+        copies: Copies,
+        ready: &impl Fn(usize) -> bool,
+    ) -> Result<bool, InsertError> {
         let i2 = self.alt(i1, fp);
         self.prefetch(i1);
         self.prefetch(i2);
@@ -228,7 +242,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         match self.place(i1, i2, fp, copies)? {
             Placed::Stored => Ok(true),
             Placed::Duplicate => Ok(false),
-            Placed::NoRoom => self.insert_displacing(i1, i2, fp, copies),
+            Placed::NoRoom => self.insert_displacing_where(i1, i2, fp, copies, ready),
         }
     }
 
@@ -237,7 +251,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// [`Copies::Unique`]), or no room. Refuses a pair already full of
     /// copies of `fp` (no displacement can make room for another).
     #[inline(always)]
-    pub(super) fn place(
+    pub(crate) fn place(
         &self,
         i1: usize,
         i2: usize,
@@ -295,9 +309,25 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         fp: u32,
         copies: Copies,
     ) -> Result<bool, InsertError> {
+        self.insert_displacing_where(i1, i2, fp, copies, &|_| true)
+    }
+
+    /// [`Self::insert_displacing`] through buckets `ready` allows: a search
+    /// takes no hop into any other (its caller may make one ready when
+    /// asked, a growable filter by copying its share of a growth step).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn insert_displacing_where(
+        &self,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+        copies: Copies,
+        ready: &impl Fn(usize) -> bool,
+    ) -> Result<bool, InsertError> {
         let mut attempts = 0;
         loop {
-            match self.displace(i1, i2) {
+            match self.displace(i1, i2, ready) {
                 // Whether or not every hop went through, try placing
                 // again: a failed hop means the table changed under us.
                 Search::Path(_) | Search::RootHasRoom => attempts += 1,
@@ -331,8 +361,8 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// ([`Search::Path`] once every hop ran or one found its premises
     /// changed, [`Search::StoppedBySave`] if a hop would have hidden its
     /// fingerprint from a running save).
-    fn displace(&self, i1: usize, i2: usize) -> Search {
-        with_node_buffer(|nodes| match self.search_in(nodes, i1, i2) {
+    fn displace(&self, i1: usize, i2: usize, ready: &impl Fn(usize) -> bool) -> Search {
+        with_node_buffer(|nodes| match self.search_in(nodes, i1, i2, ready) {
             Search::Path(end) => match self.execute(nodes, end) {
                 Err(Stopped::HiddenFromSave) => Search::StoppedBySave,
                 Ok(()) => {
@@ -357,7 +387,13 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// only when taken from the queue, each full bucket of that level
     /// before the free one pushed its `B` children: most of a search's
     /// work near full load).
-    fn search_in(&self, nodes: &mut Vec<Node>, i1: usize, i2: usize) -> Search {
+    fn search_in(
+        &self,
+        nodes: &mut Vec<Node>,
+        i1: usize,
+        i2: usize,
+        ready: &impl Fn(usize) -> bool,
+    ) -> Search {
         let saving = self.save.running().then(|| self.save.marks());
         let mut hidden = false;
         for root in [i1, i2] {
@@ -395,6 +431,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
                 }
                 if saving.as_ref().is_some_and(|m| m.hides(node.bucket, child)) {
                     hidden = true;
+                    continue;
+                }
+                if !ready(child) {
                     continue;
                 }
                 self.prefetch(child);

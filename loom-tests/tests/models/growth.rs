@@ -231,16 +231,36 @@ fn remove_of_one_copy_during_growth_leaves_the_other() {
 /// to the lower half of its split (spare bit 0 clear), alternating in spare
 /// bit 1, so a generation two doublings up holds them all with room. Also
 /// inserts `t` and `u` that copy every bucket but 1
-/// ([`grow_and_copy_three_chunks`]: `t`, aimed at that half, grows the
-/// filter, copies its own two buckets, and takes a slot of the half; `u`,
-/// aimed at the other half, copies the third bucket, an insert that copies
-/// its own buckets helping with no other), and `z`, aimed at the first
+/// ([`grow_and_copy_three_chunks`]: `t`, aimed at the other half, grows
+/// the filter and copies its own two buckets; `u`, aimed at the other half
+/// too, copies the third bucket, an insert that copies its own buckets
+/// helping with no other), then [`take_a_slot_ahead_of_the_copy`] stores
+/// one more item in bucket 1 of the lower half, and `z`, aimed at the lower
 /// half, on bucket 1: its write copies bucket 1, whose two items then find
 /// one free slot between them, and it meets the copy stuck and grows the
 /// filter again. Found by the hash arithmetic alone, as in
 /// `two_full_buckets`.
 fn a_copy_with_no_room() -> (CuckooFilter, Vec<u64>, [u64; 2], u64) {
     four_full_buckets(true)
+}
+
+/// Stores an item aimed at the lower half, on bucket 1, in bucket 1 of the
+/// generation [`grow_and_copy_three_chunks`] left mid-step, before the
+/// step copies bucket 1 there: what a displacement did until displacements
+/// waited for the copy (`debug_place_ahead_of_copy`), so the model still
+/// reaches a copy with no room. Returns the item.
+fn take_a_slot_ahead_of_the_copy(filter: &CuckooFilter, taken: &[u64]) -> u64 {
+    let f = (1..)
+        .map(key)
+        .filter(|h| !taken.contains(h))
+        .find(|&h| {
+            let (i1, i2, _) = filter.debug_locate(h);
+            i1 == 1 || i2 == 1
+        })
+        .unwrap();
+    let (_, _, fp) = filter.debug_locate(f);
+    assert!(filter.debug_place_ahead_of_copy(1, fp), "bucket 1 is empty");
+    f
 }
 
 /// [`a_copy_with_no_room`]'s generation, with its items all in the lower
@@ -278,9 +298,13 @@ fn four_full_buckets(one_half: bool) -> (CuckooFilter, Vec<u64>, [u64; 2], u64) 
         let (i1, i2, _, _) = locate(h);
         [i1, i2]
     };
+    // With its items in one half, `t` is aimed at the other: its insert
+    // then goes to a free slot, where a displacement would copy bucket 1
+    // first (the copy's targets stay free for it).
+    let t_half = u32::from(one_half);
     let t = keys
         .by_ref()
-        .find(|&h| locate(h).2 == 0 && pair(h).contains(&0) && !pair(h).contains(&1))
+        .find(|&h| locate(h).2 == t_half && pair(h).contains(&0) && !pair(h).contains(&1))
         .unwrap();
     let rest = if pair(t).contains(&2) { 3 } else { 2 };
     let u = keys
@@ -316,6 +340,8 @@ fn a_step_grown_again_for_a_stuck_copy_loses_nothing() {
         // executions, 17 s; bucket 1's two items alone, 482).
         let (filter, items, first, z) = a_copy_with_no_room();
         grow_and_copy_three_chunks(&filter, first);
+        let taken: Vec<u64> = items.iter().copied().chain(first).chain([z]).collect();
+        let f = take_a_slot_ahead_of_the_copy(&filter, &taken);
         let filter = Arc::new(filter);
         let reader = {
             let filter = Arc::clone(&filter);
@@ -330,7 +356,75 @@ fn a_step_grown_again_for_a_stuck_copy_loses_nothing() {
         );
         assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
         assert!(first.iter().all(|&h| filter.contains(&PreHashed(h))));
-        assert!(filter.contains(&PreHashed(z)));
-        assert_eq!(filter.len(), items.len() + 3);
+        assert!(filter.contains(&PreHashed(z)) && filter.contains(&PreHashed(f)));
+        assert_eq!(filter.len(), items.len() + 4);
     });
+}
+
+#[test]
+fn a_displacement_that_copies_a_chunk_first_loses_nothing() {
+    check(
+        "14f a displacement copying a chunk first vs lookup",
+        2,
+        || {
+            // Four buckets, a chunk each: buckets 0 and 2 hold items of the
+            // lower half of the split whose other bucket is 1, buckets 1 and 3
+            // items of the upper half. `t`, of the lower half on buckets 0 and
+            // 2, grows the filter and copies its own two chunks, whose items
+            // fill their buckets; its displacement's only way on is bucket 1,
+            // not yet copied there: it copies bucket 1's chunk (its items go
+            // up) and then moves an item of bucket 0 or 2 into it, while a
+            // lookup reads one of those items and one of bucket 1's.
+            let filter = tiny_growable(4);
+            let locate = |h: u64| {
+                let (i1, i2, fp) = filter.debug_locate(h);
+                (i1, i2, (fp >> 8) & 1)
+            };
+            let mut keys = (1..).map(key);
+            let mut items = Vec::new();
+            for (bucket, other, half) in
+                [(0, Some(1), 0), (1, None, 1), (2, Some(1), 0), (3, None, 1)]
+            {
+                for _ in 0..2 {
+                    let h = keys
+                        .by_ref()
+                        .find(|&h| {
+                            let (i1, i2, b0) = locate(h);
+                            i1 == bucket && i2 != i1 && b0 == half && other.is_none_or(|o| i2 == o)
+                        })
+                        .unwrap();
+                    items.push(h);
+                }
+            }
+            let t = keys
+                .find(|&h| {
+                    let (i1, i2, b0) = locate(h);
+                    b0 == 0 && (i1.min(i2), i1.max(i2)) == (0, 2)
+                })
+                .unwrap();
+            for &h in &items {
+                filter.insert(&PreHashed(h)).unwrap();
+            }
+            assert_eq!(depth(&filter), 0, "setup: eight items fill four buckets");
+            let filter = Arc::new(filter);
+            let watched = [items[0], items[2]];
+            let reader = {
+                let filter = Arc::clone(&filter);
+                thread::spawn(move || watched.iter().all(|&h| filter.contains(&PreHashed(h))))
+            };
+            filter.insert(&PreHashed(t)).unwrap();
+            assert_eq!(depth(&filter), 1, "t grew the filter, once");
+            assert!(
+                filter.debug_bucket(1).iter().any(|&fp| fp != 0),
+                "t's displacement moved an item into bucket 1"
+            );
+            assert!(
+                reader.join().unwrap(),
+                "a lookup missed an item while a displacement copied a chunk"
+            );
+            assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
+            assert!(filter.contains(&PreHashed(t)));
+            assert_eq!(filter.len(), items.len() + 1);
+        },
+    );
 }
