@@ -214,7 +214,7 @@ impl<const B: usize> Generation<B> {
     /// fill by chance, and grow on any failure; what crafted keys can cost
     /// them is bounded by their size (under 1,024 slots a block). Below
     /// that load in a larger block, [`Self::refusal`] decides.
-    fn loaded_enough_to_grow(&self, len: usize) -> bool {
+    pub(super) fn loaded_enough_to_grow(&self, len: usize) -> bool {
         self.addr.local * B < SMALL_BLOCK_SLOTS
             || len as f64 >= 0.5 * self.grow_load * (self.buckets() * B) as f64
     }

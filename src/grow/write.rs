@@ -188,8 +188,14 @@ impl<const B: usize> Growable<B> {
                     // The last generation of its chain, and a next chain to
                     // start: start it (see `insert_earlier_chains`; `Full`
                     // becomes `Attempt::Grow` below, its fields unread).
+                    // Not below half the load it grows at, where a refusal
+                    // is a hot key's (its copies fill its pair) far more
+                    // often than short keys crowding one: a stream of 200 hot
+                    // keys among fresh ones started chain after chain for
+                    // them, 80M slots for 24,000 items.
                     None if state.cur.addr.depth == state.cur.addr.spare
-                        && self.next_chain(&state.cur.addr).is_some() =>
+                        && self.next_chain(&state.cur.addr).is_some()
+                        && state.cur.loaded_enough_to_grow(self.chain_len()) =>
                     {
                         Err(InsertError::Full {
                             len: 0,
@@ -409,7 +415,11 @@ impl<const B: usize> Generation<B> {
     /// few copies each (copies of a key go to one pair, so they fill
     /// buckets as a fraction as many larger items would) do that at a third
     /// of the load distinct keys reach, and growing, which splits every
-    /// block, makes room as it does for distinct keys.
+    /// block, makes room as it does for distinct keys. Unless the item's
+    /// key already fills half its pair or more (`B` fingerprints of it): a
+    /// step never parts copies, and at most frees the other items' slots
+    /// beside them for a doubling of the memory, so such a key is refused
+    /// `TooManyCopies` whatever else its pair holds.
     #[cold]
     fn refusal(
         &self,
@@ -421,23 +431,26 @@ impl<const B: usize> Generation<B> {
     ) -> Option<InsertError> {
         let key = self.addr.key(fp);
         let pair: &[usize] = if i2 == i1 { &[i1] } else { &[i1, i2] };
-        let mut copies = 0;
+        let (mut copies, mut others) = (0, false);
         for &i in pair {
             let bucket = self.table.load_bucket(i);
             for j in 0..B {
-                let other = self.table.lane(&bucket, j);
-                // A free slot (a remove raced the search), or an item of
-                // another pair: not a pair crowded by its own items.
-                if other == 0 || !pair.contains(&self.table.alt(i, other)) {
-                    return None;
+                match self.table.lane(&bucket, j) {
+                    // A free slot: a remove raced the search.
+                    0 => return None,
+                    other if self.addr.key(other) == key => copies += 1,
+                    // An item of another pair: not a pair crowded by its
+                    // own items.
+                    other => others |= !pair.contains(&self.table.alt(i, other)),
                 }
-                copies += usize::from(self.addr.key(other) == key);
             }
         }
-        Some(if copies == pair.len() * B {
-            InsertError::TooManyCopies { copies }
+        if copies >= B {
+            Some(InsertError::TooManyCopies { copies })
+        } else if others {
+            None
         } else {
-            InsertError::Crowded { len, slots }
-        })
+            Some(InsertError::Crowded { len, slots })
+        }
     }
 }

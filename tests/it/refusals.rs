@@ -382,3 +382,30 @@ fn hot_keys_among_fresh_ones_do_not_stop_growth() {
         assert!(acknowledged.iter().all(|&h| filter.contains(&PreHashed(h))));
     }
 }
+
+/// Only hot keys, offered again and again: each keeps the copies its pair
+/// has room for, and the filter neither grows for them past what their
+/// copies fill nor starts a chain of tables to hold more (a key refused as
+/// hot once went on into earlier chains and new ones, `2b` copies more in
+/// each).
+#[test]
+#[cfg_attr(miri, ignore = "inserts 40,000 keys")]
+fn hot_keys_alone_start_no_chain() {
+    let filter = CuckooFilter::builder()
+        .capacity(1000)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .spare_bits(3)
+        .build()
+        .unwrap();
+    let hot: Vec<u64> = distinct(50).take(200).collect();
+    for (i, r) in distinct(51).take(40_000).enumerate() {
+        match filter.insert(&PreHashed(hot[(r % 200) as usize])) {
+            Ok(_) | Err(InsertError::TooManyCopies { .. }) => {}
+            Err(e) => panic!("insert {i}: {e}"),
+        }
+    }
+    assert_eq!(filter.statistics().tables, 1, "a chain started for hot keys");
+    assert!(filter.len() <= 200 * 8, "{} copies of 200 keys", filter.len());
+    assert!(hot.iter().all(|&h| filter.contains(&PreHashed(h))));
+}
