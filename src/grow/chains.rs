@@ -189,7 +189,7 @@ impl<const B: usize> Generation<B> {
         let (i1, i2, fp) = self.addr.place(item);
         match self.table.insert_if_room(i1, i2, fp, copies)? {
             Some(stored) => Ok(stored),
-            None => self.table.insert_displacing(i1, i2, fp, copies),
+            None => self.table.insert_displacing(i1, i2, fp, copies, &|_| true),
         }
     }
 }

@@ -163,7 +163,7 @@ impl<const B: usize> Growable<B> {
         // Both buckets of the placement are `i`: a free slot there or none.
         matches!(
             table.place(i, i, fp, Copies::Any),
-            Ok(crate::table::insert::Placed::Stored)
+            Ok(crate::table::Placed::Stored)
         )
     }
 }

@@ -262,10 +262,10 @@ impl<const B: usize> Growable<B> {
         // which hot keys' full pairs around it then kept from ever finding
         // any: the step stuck, and every insert after it was refused.)
         let displaced = match &state.migration {
-            None => with_width!(&g.table, t => t.insert_displacing(i1, i2, fp, copies)),
+            None => with_width!(&g.table, t => t.insert_displacing(i1, i2, fp, copies, &|_| true)),
             Some(m) => {
                 let ready = |b: usize| self.copy_chunk(state, m, m.chunk_of(b), guard).is_ok();
-                with_width!(&g.table, t => t.insert_displacing_where(i1, i2, fp, copies, &ready))
+                with_width!(&g.table, t => t.insert_displacing(i1, i2, fp, copies, &ready))
             }
         };
         match displaced {

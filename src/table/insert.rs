@@ -51,7 +51,7 @@ use crate::broken;
 use crate::error::InsertError;
 use crate::layout::{Claim, Layout};
 use crate::table::stripes::Section;
-use crate::table::{Addressing, Table};
+use crate::table::{Addressing, Copies, Placed, Table};
 
 /// The most hops a displacement path of `b`-slot buckets may have: two-slot
 /// buckets branch little, so they get deeper paths.
@@ -75,15 +75,6 @@ struct Node {
 }
 
 const ROOT: u32 = u32::MAX;
-
-/// How many copies of a fingerprint an insert may leave in its bucket pair.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Copies {
-    /// One more: inserting an item twice stores two copies.
-    Any,
-    /// None if one is there already (`insert_unique`).
-    Unique,
-}
 
 /// Runs `f` with an empty node buffer: one per thread, reused, so a search
 /// allocates only the first time a thread displaces. Where the thread's
@@ -113,16 +104,6 @@ fn with_node_buffer<R>(f: impl FnOnce(&mut Vec<Node>) -> R) -> R {
     }
     #[cfg(cuckoo_nest_loom)]
     f(&mut Vec::new())
-}
-
-/// What a placement under the locks found.
-pub(crate) enum Placed {
-    /// The fingerprint is stored.
-    Stored,
-    /// A copy was there already ([`Copies::Unique`]): nothing stored.
-    Duplicate,
-    /// Both buckets are full.
-    NoRoom,
 }
 
 enum Search {
@@ -242,7 +223,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         match self.place(i1, i2, fp, copies)? {
             Placed::Stored => Ok(true),
             Placed::Duplicate => Ok(false),
-            Placed::NoRoom => self.insert_displacing_where(i1, i2, fp, copies, ready),
+            Placed::NoRoom => self.insert_displacing(i1, i2, fp, copies, ready),
         }
     }
 
@@ -300,24 +281,12 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// by a growable filter's `insert_if_room`, nested.rs): make room by
     /// displacement, place again, until a placement succeeds, the search
     /// finds no free slot, or [`MAX_ATTEMPTS`] rounds lost to other writers.
+    /// A search takes no hop into a bucket `ready` refuses (a growable
+    /// filter's caller makes one ready by copying its share of a growth
+    /// step; every other passes `|_| true`).
     #[cold]
     #[inline(never)]
     pub(crate) fn insert_displacing(
-        &self,
-        i1: usize,
-        i2: usize,
-        fp: u32,
-        copies: Copies,
-    ) -> Result<bool, InsertError> {
-        self.insert_displacing_where(i1, i2, fp, copies, &|_| true)
-    }
-
-    /// [`Self::insert_displacing`] through buckets `ready` allows: a search
-    /// takes no hop into any other (its caller may make one ready when
-    /// asked, a growable filter by copying its share of a growth step).
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn insert_displacing_where(
         &self,
         i1: usize,
         i2: usize,

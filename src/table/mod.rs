@@ -35,7 +35,6 @@ mod words;
 
 pub(crate) use at_width::with_width;
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
-pub(crate) use insert::Copies;
 pub(crate) use nested::{Nested, NestedItem, CHAIN_SMALLER};
 pub(crate) use view::ViewTable;
 pub(crate) use words::takes_huge_pages;
@@ -49,6 +48,25 @@ use cuckoo_nest_simd::Native;
 use snapshot::SaveState;
 use stripes::Stripes;
 pub(crate) use words::Words;
+
+/// How many copies of a fingerprint an insert may leave in its bucket pair.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Copies {
+    /// One more: inserting an item twice stores two copies.
+    Any,
+    /// None if one is there already (`insert_unique`).
+    Unique,
+}
+
+/// What a placement under the locks found.
+pub(crate) enum Placed {
+    /// The fingerprint is stored.
+    Stored,
+    /// A copy was there already ([`Copies::Unique`]): nothing stored.
+    Duplicate,
+    /// Both buckets are full.
+    NoRoom,
+}
 
 /// Words of a table of `buckets` buckets of `bucket_bits` bits: whole cache
 /// lines (8 words), so prefetches and loads of the last bucket stay inside

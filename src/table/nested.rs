@@ -6,8 +6,8 @@
 //! [`Addressing`] trait and the fixed-size filters' [`Plain`](crate::hash::Plain) are in
 //! `hash.rs`, on the lookup's path.
 
-use super::insert::{Copies, Placed};
 use super::{Addressing, Table};
+use super::{Copies, Placed};
 use crate::error::InsertError;
 use crate::hash::{alt_index, fast_range, spread};
 use crate::layout::Layout;

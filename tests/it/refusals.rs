@@ -338,6 +338,18 @@ fn a_skewed_stream_refuses_only_the_hot_keys() {
     }
 }
 
+/// A growable filter as the Redis module builds one (3 spare bits: a chain
+/// of tables per 8x), for 1,000 items at 1%.
+fn like_a_redis_key() -> CuckooFilter {
+    CuckooFilter::builder()
+        .capacity(1000)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .spare_bits(3)
+        .build()
+        .unwrap()
+}
+
 /// Hot keys among fresh ones, as a Redis key takes `CF.ADD`s of a few
 /// popular items between new ones (the module's growable keys: 3 spare
 /// bits, a chain of tables per 8x): fresh keys keep going in, and every
@@ -350,13 +362,7 @@ fn a_skewed_stream_refuses_only_the_hot_keys() {
 #[cfg_attr(miri, ignore = "inserts 30,000 keys")]
 fn hot_keys_among_fresh_ones_do_not_stop_growth() {
     for seed in 0..2u64 {
-        let filter = CuckooFilter::builder()
-            .capacity(1000)
-            .false_positive_rate(0.01)
-            .growable(true)
-            .spare_bits(3)
-            .build()
-            .unwrap();
+        let filter = like_a_redis_key();
         let mut fresh = distinct(20 + seed);
         let hot: Vec<u64> = distinct(30 + seed).take(200).collect();
         let mut draw = distinct(40 + seed);
@@ -391,13 +397,7 @@ fn hot_keys_among_fresh_ones_do_not_stop_growth() {
 #[test]
 #[cfg_attr(miri, ignore = "inserts 40,000 keys")]
 fn hot_keys_alone_start_no_chain() {
-    let filter = CuckooFilter::builder()
-        .capacity(1000)
-        .false_positive_rate(0.01)
-        .growable(true)
-        .spare_bits(3)
-        .build()
-        .unwrap();
+    let filter = like_a_redis_key();
     let hot: Vec<u64> = distinct(50).take(200).collect();
     for (i, r) in distinct(51).take(40_000).enumerate() {
         match filter.insert(&PreHashed(hot[(r % 200) as usize])) {
