@@ -183,9 +183,8 @@ impl<const B: usize> Growable<B> {
             self.fill_chunk(state, m, c)
         };
         // What did not fit its bucket: the table's own inserts, which make
-        // room by displacement.
-        // Displacing only into buckets whose share is copied (or is this
-        // chunk's): what another chunk's copy will fill stays free for it.
+        // room by displacement, only into buckets whose share is copied (or
+        // is this chunk's): what another chunk's copy will fill stays free.
         let ready = |b: usize| {
             let k = m.chunk_of(b);
             k == c || m.chunks[k].state.load(Ordering::Acquire) == DONE

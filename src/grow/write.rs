@@ -188,11 +188,12 @@ impl<const B: usize> Growable<B> {
                     // The last generation of its chain, and a next chain to
                     // start: start it (see `insert_earlier_chains`; `Full`
                     // becomes `Attempt::Grow` below, its fields unread).
-                    // Not below half the load it grows at, where a refusal
-                    // is a hot key's (its copies fill its pair) far more
-                    // often than short keys crowding one: a stream of 200 hot
+                    // Not below half the load it grows at (blocks under
+                    // 1,024 slots aside, which grow on any failure), where a
+                    // refusal is a hot key's (its copies fill its pair) far
+                    // more often than short keys crowding one: 200 hot
                     // keys among fresh ones started chain after chain for
-                    // them, 80M slots for 24,000 items.
+                    // them, a current table of 80M slots for 24,000 items.
                     None if state.cur.addr.depth == state.cur.addr.spare
                         && self.next_chain(&state.cur.addr).is_some()
                         && state.cur.loaded_enough_to_grow(self.chain_len()) =>
