@@ -33,13 +33,19 @@ pub enum InsertError {
         /// Fingerprint slots in the table.
         slots: usize,
     },
-    /// Both of the item's buckets hold nothing but copies of its
-    /// fingerprint: the item (or items colliding with it) was inserted
-    /// `2 * bucket_size` times already, or `bucket_size` times if its two
-    /// buckets are one bucket (about one item in as many as the table has
-    /// buckets). The rest of the filter may have room. A growable filter
-    /// also says this of a pair full of fingerprints with the item's key
-    /// that differ in spare bits only: growing would not separate them.
+    /// The item's buckets hold as many copies of its fingerprint as the
+    /// filter keeps: the item (or items colliding with it) was inserted
+    /// `2 * bucket_size` times already (both buckets full of it), or
+    /// `bucket_size` times if its two buckets are one bucket (about one
+    /// item in as many as the table has buckets). A growable filter keeps
+    /// `bucket_size` copies of one item in either case (one more where they
+    /// all lie in the item's second bucket; where its stored
+    /// fingerprints are wide enough to tell copies from distinct items: 10
+    /// bits or more with 4-slot buckets, as at a 1% rate or lower), so that no item's pair fills with copies that no
+    /// displacement can move (docs/design.md, "Growth for load, not for
+    /// crafted keys"); it also says this of a pair full of fingerprints
+    /// with the item's key that differ in spare bits only: growing would
+    /// not separate them. The rest of the filter may have room.
     TooManyCopies {
         /// Copies of the fingerprint in the item's buckets.
         copies: usize,
@@ -103,7 +109,7 @@ impl fmt::Display for InsertError {
             ),
             InsertError::TooManyCopies { copies } => write!(
                 f,
-                "the item's two buckets hold {copies} copies of its fingerprint and nothing else: it (or an item colliding with it) was inserted too many times; nothing was changed"
+                "the item's two buckets hold {copies} copies of its fingerprint, as many as the filter keeps of one item: it (or an item colliding with it) was inserted too many times; nothing was changed"
             ),
             InsertError::Crowded { len, slots } => write!(
                 f,

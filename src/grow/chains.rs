@@ -187,6 +187,7 @@ impl<const B: usize> Generation<B> {
         copies: Copies,
     ) -> Result<bool, InsertError> {
         let (i1, i2, fp) = self.addr.place(item);
+        let copies = self.copies(copies);
         match self.table.insert_if_room(i1, i2, fp, copies)? {
             Some(stored) => Ok(stored),
             None => self.table.insert_displacing(i1, i2, fp, copies, &|_| true),

@@ -155,6 +155,8 @@ pub(crate) struct Generation<const B: usize> {
     pub(crate) addr: Nested,
     /// The load it grows at ([`crate::config::growth_load`]).
     grow_load: f64,
+    /// How a key's inserts take copies here ([`Generation::copies`]).
+    copies: Copies,
     /// Set when a growth step has copied this generation out: it answers
     /// for nothing any more, and its table is freed on a thread of its own
     /// when the last holder drops it ([`Generation::retire`]). Not a step
@@ -222,10 +224,16 @@ impl<const B: usize> Generation<B> {
     /// `table` addressed by `addr`.
     fn of(table: Table<B, Packed, Nested>, addr: Nested) -> Self {
         let grow_load = crate::config::growth_load(B, addr.key_bits);
+        let copies = if addr.width() >= write::bounded_from_width(B) {
+            Copies::Bounded
+        } else {
+            Copies::Any
+        };
         Generation {
             table,
             addr,
             grow_load,
+            copies,
             #[cfg(not(any(cuckoo_nest_loom, miri)))]
             retired: crate::sync::process::AtomicBool::new(false),
         }

@@ -58,7 +58,17 @@ impl<const B: usize> Growable<B> {
 
     /// Inserts `hash`'s item; growing the filter when it is full. `Full`
     /// only once the last generation (one doubling per spare bit) is full.
+    /// A key's copies stop at a bucket's worth in its pair
+    /// ([`Copies::Bounded`]: `TooManyCopies` for the next): a pair its
+    /// copies filled would keep every item out of both its buckets for
+    /// good, and a fresh key whose two buckets were two hot keys' pairs
+    /// had the filter double for it (200 hot keys among fresh ones held a
+    /// filter at 16 to 58 times a fixed filter's memory).
     pub(crate) fn insert(&self, hash: u64, copies: Copies) -> Result<bool, InsertError> {
+        let copies = match copies {
+            Copies::Any => Copies::Bounded,
+            other => other,
+        };
         self.insert_item(Entry::Hash(hash), copies)
     }
 
@@ -242,6 +252,7 @@ impl<const B: usize> Growable<B> {
         guard: &Guard,
     ) -> Result<bool, InsertError> {
         let g = &*state.cur;
+        let copies = g.copies(copies);
         let (i1, i2, fp) = g.addr.place(item);
         if let Some(stored) = with_width!(&g.table, t => t.insert_if_room(i1, i2, fp, copies))? {
             return Ok(stored);
@@ -422,6 +433,16 @@ impl<const B: usize> Generation<B> {
     /// beside them for a doubling of the memory, so such a key is refused
     /// `TooManyCopies` whatever else its pair holds.
     #[cold]
+    /// `copies` as this generation takes them: [`Copies::Bounded`] only
+    /// where its fingerprints are wide enough ([`bounded_from_width`]).
+    #[inline(always)]
+    pub(super) fn copies(&self, copies: Copies) -> Copies {
+        match copies {
+            Copies::Bounded => self.copies,
+            other => other,
+        }
+    }
+
     fn refusal(
         &self,
         i1: usize,
@@ -453,5 +474,19 @@ impl<const B: usize> Generation<B> {
         } else {
             Some(InsertError::Crowded { len, slots })
         }
+    }
+}
+
+/// The narrowest stored fingerprint at which a generation keeps at most a
+/// bucket's worth of one key's copies in its pair ([`Copies::Bounded`]):
+/// where `b + 1` distinct items of a pair share one fingerprint no more
+/// often than once in 2^32 inserts into full pairs (`C(2b, b) / 2^(w b)`).
+/// Narrower fingerprints (short keys, 2-slot buckets) cannot tell copies
+/// of one key from distinct items, and take copies as a fixed table does.
+pub(super) const fn bounded_from_width(b: usize) -> u32 {
+    match b {
+        2 => 18,
+        4 => 10,
+        _ => 6,
     }
 }

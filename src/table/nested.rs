@@ -350,7 +350,10 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     ) -> Result<Option<bool>, InsertError> {
         self.prefetch(i1);
         self.prefetch(i2);
-        if copies == Copies::Any && self.claim_free(i1, i2, fp) {
+        if copies == Copies::Bounded {
+            self.copies_below_bound(i1, i2, fp)?;
+        }
+        if copies != Copies::Unique && self.claim_free(i1, i2, fp) {
             return Ok(Some(true));
         }
         Ok(match self.place(i1, i2, fp, copies)? {

@@ -353,9 +353,11 @@ fn every_loadable_growth_header_grows_resaves_and_merges() {
 }
 
 /// Items crafted to share a bucket pair never grow the filter: a growable
-/// filter grows for load only. Eight copies of one item and a ninth that
-/// differs only in its last spare bit (so growth would not separate them
-/// for seven doublings) are refused as `TooManyCopies`, and nine items with
+/// filter grows for load only. Four copies each of two items that differ in
+/// one spare bit, and a third that differs in another (so growth would not
+/// separate them for several doublings), are refused as `TooManyCopies`
+/// (as is a fifth copy of one item: a growable filter keeps a bucket's
+/// worth of one key's copies), and nine items with
 /// distinct keys whose buckets are the same pair as `Crowded`; memory
 /// stays at the first generation's.
 #[test]
@@ -380,22 +382,32 @@ fn crafted_collisions_never_grow_the_filter() {
     );
     let a = aim(local, 12_345, 0, 0x1234_5678);
     let b = aim(local, 12_345, 1 << 6, 0x1234_5678);
+    let c = aim(local, 12_345, 1 << 5, 0x1234_5678);
     let (ia, ja, fa) = filter.debug_locate(a);
     let (ib, jb, fb) = filter.debug_locate(b);
-    assert_eq!((ia, ja), (ib, jb), "a and b share their bucket pair");
-    assert_ne!(
-        fa, fb,
+    let (ic, jc, fc) = filter.debug_locate(c);
+    assert!(
+        (ia, ja) == (ib, jb) && (ia, ja) == (ic, jc),
+        "a, b and c share their bucket pair"
+    );
+    assert!(
+        fa != fb && fa != fc && fb != fc,
         "and differ in a spare bit of the stored fingerprint"
     );
-    for _ in 0..8 {
+    // A growable filter keeps a bucket's worth of one key's copies in its
+    // pair: the fifth copy of a is refused where the pair has room.
+    for _ in 0..4 {
         filter.insert(&PreHashed(a)).unwrap();
     }
     assert_eq!(
-        filter.insert(&PreHashed(b)),
-        Err(InsertError::TooManyCopies { copies: 8 })
-    );
-    assert_eq!(
         filter.insert(&PreHashed(a)),
+        Err(InsertError::TooManyCopies { copies: 4 })
+    );
+    for _ in 0..4 {
+        filter.insert(&PreHashed(b)).unwrap();
+    }
+    assert_eq!(
+        filter.insert(&PreHashed(c)),
         Err(InsertError::TooManyCopies { copies: 8 })
     );
     assert_eq!(
@@ -404,7 +416,8 @@ fn crafted_collisions_never_grow_the_filter() {
     );
     assert!(filter.memory_usage() <= 2 * memory);
     assert_eq!(filter.len(), 8);
-    assert!(filter.contains(&PreHashed(a)) && filter.count(&PreHashed(a)) == 8);
+    assert!(filter.contains(&PreHashed(a)) && filter.count(&PreHashed(a)) == 4);
+    assert!(filter.contains(&PreHashed(b)) && filter.count(&PreHashed(b)) == 4);
 
     // Distinct keys, one pair: found by scanning the key bits at one local
     // bucket for keys whose other bucket is the first one's.
@@ -595,9 +608,9 @@ fn statistics_count_growth_steps_and_refused_inserts() {
         "8x the first capacity is 3 doublings or more: {steps}"
     );
     assert_eq!(filter.statistics().refused_inserts, 0);
-    // Eight copies of one item fill its pair; the ninth is refused, once
-    // by a single insert and once by a batch.
-    for _ in 0..8 {
+    // A growable filter keeps four copies of one item (a bucket's worth);
+    // the fifth is refused, once by a single insert and once by a batch.
+    for _ in 0..4 {
         filter.insert("same").unwrap();
     }
     assert!(filter.insert("same").is_err());

@@ -389,8 +389,75 @@ fn hot_keys_among_fresh_ones_do_not_stop_growth() {
     }
 }
 
-/// Only hot keys, offered again and again: each keeps the copies its pair
-/// has room for, and the filter neither grows for them past what their
+/// Hot keys among fresh ones leave the filter close to a fixed filter's
+/// memory for what it holds: each hot key keeps a bucket's worth of copies
+/// in its pair, so its pair never fills with copies no displacement can
+/// move. While they filled it, a fresh key whose two buckets were two hot
+/// keys' pairs had the filter double for it: 15 to 281 times a fixed
+/// filter's `memory_usage()` after the same streams (docs/benchmarks.md,
+/// "Hot keys among fresh ones"); 1.4 to 2.5 now.
+#[test]
+#[cfg_attr(miri, ignore = "inserts 30,000 keys four times")]
+fn hot_keys_among_fresh_ones_leave_memory_near_a_fixed_filters() {
+    let default = || {
+        CuckooFilter::builder()
+            .capacity(1000)
+            .false_positive_rate(0.01)
+            .growable(true)
+            .build()
+            .unwrap()
+    };
+    for (build, name) in [(like_a_redis_key as fn() -> CuckooFilter, "3 spare bits"), (default, "7")] {
+        for seed in 0..2u64 {
+            let filter = build();
+            let mut fresh = distinct(60 + seed);
+            let hot: Vec<u64> = distinct(70 + seed).take(200).collect();
+            let mut draw = distinct(80 + seed);
+            let mut fresh_refused = 0;
+            for i in 0..30_000 {
+                let h = if i % 2 == 0 {
+                    fresh.next().unwrap()
+                } else {
+                    hot[(draw.next().unwrap() % 200) as usize]
+                };
+                match filter.insert(&PreHashed(h)) {
+                    Ok(_) => {}
+                    // A few fresh keys find both buckets full of hot keys'.
+                    Err(_) if i % 2 == 0 => fresh_refused += 1,
+                    Err(InsertError::TooManyCopies { .. }) => {}
+                    Err(e) => panic!("{name}, seed {seed}, insert {i}: {e}"),
+                }
+            }
+            assert!(fresh_refused <= 150, "{name}, seed {seed}: {fresh_refused} refused");
+            let fixed = CuckooFilter::builder()
+                .capacity(filter.len())
+                .false_positive_rate(0.01)
+                .build()
+                .unwrap();
+            let ratio = filter.memory_usage() as f64 / fixed.memory_usage() as f64;
+            eprintln!("{name}, seed {seed}: {ratio:.2}x a fixed filter's memory");
+            assert!(
+                ratio <= 4.0,
+                "{name}, seed {seed}: {} bytes for {} items, {ratio:.1}x a fixed filter's",
+                filter.memory_usage(),
+                filter.len()
+            );
+            for &h in &hot {
+                let copies = filter.count(&PreHashed(h));
+                let tables = filter.statistics().tables as usize;
+                // A bucket's worth a table, or one more where the copies
+                // all lay in the pair's second bucket.
+                assert!(
+                    (1..=5 * tables).contains(&copies),
+                    "{name}, seed {seed}: {copies} copies of a hot key in {tables} tables"
+                );
+            }
+        }
+    }
+}
+
+/// Only hot keys, offered again and again: each keeps a bucket's worth of
+/// copies (four, or five), and the filter neither grows for them past what their
 /// copies fill nor starts a chain of tables to hold more (a key refused as
 /// hot once went on into earlier chains and new ones, `2b` copies more in
 /// each).
@@ -406,6 +473,6 @@ fn hot_keys_alone_start_no_chain() {
         }
     }
     assert_eq!(filter.statistics().tables, 1, "a chain started for hot keys");
-    assert!(filter.len() <= 200 * 8, "{} copies of 200 keys", filter.len());
+    assert!(filter.len() <= 200 * 5, "{} copies of 200 keys", filter.len());
     assert!(hot.iter().all(|&h| filter.contains(&PreHashed(h))));
 }

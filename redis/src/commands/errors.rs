@@ -40,7 +40,7 @@ pub(super) fn insert_error(e: InsertError) -> RedisError {
             "ERR Filter is full and could not grow: the system refused the memory barrier growing takes (membarrier)".into()
         }
         InsertError::TooManyCopies { copies } => format!(
-            "ERR Too many copies of this item: its buckets hold {copies} copies of its fingerprint and nothing else (other items may still fit)"
+            "ERR Too many copies of this item: its buckets hold {copies} copies of its fingerprint, as many as this filter keeps of one item (other items may still fit)"
         ),
         InsertError::Crowded { len, slots } => format!(
             "ERR Too many colliding items: this item's buckets are full of items sharing them while the filter is far from full ({len} items in {slots} slots); growing would not separate them"
