@@ -176,6 +176,23 @@ impl<const B: usize> Growable<B> {
 }
 
 impl<const B: usize> Generation<B> {
+    /// True if this generation, the last of its chain, refusing an item as
+    /// `refused` with `len` items in its chain, starts the next chain for
+    /// it: not below half the load it grows at, where a refusal is a hot
+    /// key's (its copies fill its pair) far more often than short keys
+    /// crowding one (200 hot keys among fresh ones started chain after
+    /// chain for them, a current table of 80M slots for 24,000 items). But
+    /// small blocks (under 1,024 slots), which grow on any failure, start
+    /// one there too, unless the refusal is `TooManyCopies` where
+    /// fingerprints tell copies from distinct items ([`Copies::Bounded`]):
+    /// a hot key's for sure.
+    pub(super) fn starts_chain_for(&self, refused: &InsertError, len: usize) -> bool {
+        self.half_loaded(len)
+            || (self.small_blocks()
+                && !(self.copies == Copies::Bounded
+                    && matches!(refused, InsertError::TooManyCopies { .. })))
+    }
+
     /// Inserts `item` (as this generation's chain sees it) into this
     /// generation, the last of an earlier chain, which grows no more: into
     /// a free slot of its pair, else by displacement, else refused. What a

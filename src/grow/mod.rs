@@ -146,7 +146,7 @@ const fn migration_load(b: usize, block_slots: usize) -> f64 {
 }
 
 /// Slots of a block below which a failed displacement grows a generation
-/// whatever its load ([`Generation::loaded_enough_to_grow`]).
+/// whatever its load ([`Generation::small_blocks`]).
 const SMALL_BLOCK_SLOTS: usize = 1024;
 
 /// One generation: its table and its addressing.
@@ -206,19 +206,23 @@ impl<const B: usize> Generation<B> {
         Ok(Generation::of(table, addr))
     }
 
-    /// True if a failed displacement search at `len` items (the filter's)
-    /// is the load speaking, so the generation grows. Each block of
-    /// `local` buckets is a cuckoo table of its own (items never leave
-    /// their block), so what fails is a block. Random distinct keys fill a
-    /// block evenly with the rest: below half the growth load, a block of
-    /// 1,024 slots or more is practically never near full (its load's
-    /// standard deviation is under 2%, the gap over 40%). Smaller blocks do
-    /// fill by chance, and grow on any failure; what crafted keys can cost
-    /// them is bounded by their size (under 1,024 slots a block). Below
-    /// that load in a larger block, [`Self::refusal`] decides.
-    pub(super) fn loaded_enough_to_grow(&self, len: usize) -> bool {
+    /// True if this generation's blocks are under [`SMALL_BLOCK_SLOTS`].
+    /// Each block of `local` buckets is a cuckoo table of its own (items
+    /// never leave their block), so what a failed displacement search
+    /// finds full is a block. Random distinct keys fill a block evenly with
+    /// the rest: below half the growth load ([`Self::half_loaded`]), a
+    /// block of 1,024 slots or more is practically never near full (its
+    /// load's standard deviation is under 2%, the gap over 40%), and there
+    /// [`Self::refusal`] decides whether to grow. Smaller blocks do fill
+    /// by chance, and grow on any failure but a hot key's; what crafted
+    /// keys can cost them is bounded by their size.
+    pub(super) fn small_blocks(&self) -> bool {
         self.addr.local * B < SMALL_BLOCK_SLOTS
-            || len as f64 >= 0.5 * self.grow_load * (self.buckets() * B) as f64
+    }
+
+    /// True if `len` items are half the load this generation grows at.
+    pub(super) fn half_loaded(&self, len: usize) -> bool {
+        len as f64 >= 0.5 * self.grow_load * (self.buckets() * B) as f64
     }
 
     /// `table` addressed by `addr`.

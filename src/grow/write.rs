@@ -198,15 +198,10 @@ impl<const B: usize> Growable<B> {
                     // The last generation of its chain, and a next chain to
                     // start: start it (see `insert_earlier_chains`; `Full`
                     // becomes `Attempt::Grow` below, its fields unread).
-                    // Not below half the load it grows at (blocks under
-                    // 1,024 slots aside, which grow on any failure), where a
-                    // refusal is a hot key's (its copies fill its pair) far
-                    // more often than short keys crowding one: 200 hot
-                    // keys among fresh ones started chain after chain for
-                    // them, a current table of 80M slots for 24,000 items.
+                    // Not for a hot key (`Generation::starts_chain_for`).
                     None if state.cur.addr.depth == state.cur.addr.spare
                         && self.next_chain(&state.cur.addr).is_some()
-                        && state.cur.loaded_enough_to_grow(self.chain_len()) =>
+                        && state.cur.starts_chain_for(&refused, self.chain_len()) =>
                     {
                         Err(InsertError::Full {
                             len: 0,
@@ -285,10 +280,18 @@ impl<const B: usize> Growable<B> {
             // is under way, the items not yet copied count too. Not the
             // earlier chains' (the current one may have just begun: it
             // would grow for any full pair, hot keys' included).
+            // Below half the load the pair decides (`refusal`), but for
+            // small blocks, which grow on any failure (random keys fill one
+            // by chance) unless the item's own copies fill half its pair:
+            // a step never parts them.
             Err(InsertError::Full { slots, .. }) => {
                 let len = self.chain_len();
-                let refusal = (!g.loaded_enough_to_grow(len))
-                    .then(|| g.refusal(i1, i2, fp, len, slots))
+                let refusal = (!g.half_loaded(len))
+                    .then(|| match g.refusal(i1, i2, fp, len, slots) {
+                        why @ Some(InsertError::TooManyCopies { .. }) => why,
+                        _ if g.small_blocks() => None,
+                        why => why,
+                    })
                     .flatten();
                 Err(refusal.unwrap_or(InsertError::Full { len, slots }))
             }
@@ -407,6 +410,16 @@ impl<const B: usize> Growable<B> {
 }
 
 impl<const B: usize> Generation<B> {
+    /// `copies` as this generation takes them: [`Copies::Bounded`] only
+    /// where its fingerprints are wide enough ([`bounded_from_width`]).
+    #[inline(always)]
+    pub(super) fn copies(&self, copies: Copies) -> Copies {
+        match copies {
+            Copies::Bounded => self.copies,
+            other => other,
+        }
+    }
+
     /// Why an item whose displacement search failed far below the load
     /// the generation grows at is refused, if growing would not make room
     /// for it; `None` if it would (the filter then grows).
@@ -428,21 +441,12 @@ impl<const B: usize> Generation<B> {
     /// buckets as a fraction as many larger items would) do that at a third
     /// of the load distinct keys reach, and growing, which splits every
     /// block, makes room as it does for distinct keys. Unless the item's
-    /// key already fills half its pair or more (`B` fingerprints of it): a
+    /// key already fills half its pair or more (`B` fingerprints of it, or
+    /// `B / 2` of a pair that is one bucket): a
     /// step never parts copies, and at most frees the other items' slots
     /// beside them for a doubling of the memory, so such a key is refused
     /// `TooManyCopies` whatever else its pair holds.
     #[cold]
-    /// `copies` as this generation takes them: [`Copies::Bounded`] only
-    /// where its fingerprints are wide enough ([`bounded_from_width`]).
-    #[inline(always)]
-    pub(super) fn copies(&self, copies: Copies) -> Copies {
-        match copies {
-            Copies::Bounded => self.copies,
-            other => other,
-        }
-    }
-
     fn refusal(
         &self,
         i1: usize,
@@ -467,7 +471,8 @@ impl<const B: usize> Generation<B> {
                 }
             }
         }
-        if copies >= B {
+        // Half the pair: `b` slots of two buckets, half of one.
+        if copies * 2 >= pair.len() * B {
             Some(InsertError::TooManyCopies { copies })
         } else if others {
             None

@@ -389,6 +389,16 @@ fn hot_keys_among_fresh_ones_do_not_stop_growth() {
     }
 }
 
+/// `filter.memory_usage()` over a fixed filter's built for its `len()` at 1%.
+fn over_a_fixed_filter(filter: &CuckooFilter) -> f64 {
+    let fixed = CuckooFilter::builder()
+        .capacity(filter.len())
+        .false_positive_rate(0.01)
+        .build()
+        .unwrap();
+    filter.memory_usage() as f64 / fixed.memory_usage() as f64
+}
+
 /// Hot keys among fresh ones leave the filter close to a fixed filter's
 /// memory for what it holds: each hot key keeps a bucket's worth of copies
 /// in its pair, so its pair never fills with copies no displacement can
@@ -429,12 +439,7 @@ fn hot_keys_among_fresh_ones_leave_memory_near_a_fixed_filters() {
                 }
             }
             assert!(fresh_refused <= 150, "{name}, seed {seed}: {fresh_refused} refused");
-            let fixed = CuckooFilter::builder()
-                .capacity(filter.len())
-                .false_positive_rate(0.01)
-                .build()
-                .unwrap();
-            let ratio = filter.memory_usage() as f64 / fixed.memory_usage() as f64;
+            let ratio = over_a_fixed_filter(&filter);
             eprintln!("{name}, seed {seed}: {ratio:.2}x a fixed filter's memory");
             assert!(
                 ratio <= 4.0,
@@ -453,6 +458,55 @@ fn hot_keys_among_fresh_ones_leave_memory_near_a_fixed_filters() {
                 );
             }
         }
+    }
+}
+
+/// A hot key does not grow a filter of small blocks (under 1,024 slots,
+/// which grow for any other failure below half the load): one whose copies
+/// filled half its pair with those of hot keys sharing its key bits found
+/// no room by displacement and doubled the filter four times in one insert
+/// (30 times a fixed filter's memory at the end of this fill); its copies
+/// now have it refused `TooManyCopies` as in larger blocks, and it starts
+/// no chain there either.
+#[test]
+#[cfg_attr(miri, ignore = "inserts 100,000 keys five times")]
+fn a_hot_key_grows_no_small_blocks() {
+    // SplitMix64's finalizer: the stream the harness in docs/benchmarks.md
+    // ("Hot keys among fresh ones") drew, whose fifth seed met it.
+    let mix = |x: u64| {
+        let x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    };
+    for seed in 0..5u64 {
+        let filter = CuckooFilter::builder()
+            .capacity(500)
+            .false_positive_rate(0.01)
+            .growable(true)
+            .build()
+            .unwrap();
+        let (mut r, mut fresh) = (seed.wrapping_mul(0x123_4567), 0u64);
+        for i in 0..100_000u64 {
+            r = mix(r);
+            let key = if i % 2 == 0 {
+                fresh += 1;
+                mix(fresh ^ (seed << 40) ^ (1 << 63))
+            } else {
+                mix((r % 1000) ^ (seed << 32))
+            };
+            match filter.insert(&key) {
+                Ok(()) | Err(InsertError::TooManyCopies { .. }) => {}
+                Err(e) if i % 2 == 0 => eprintln!("seed {seed}, fresh key {i}: {e}"),
+                Err(e) => panic!("seed {seed}, insert {i}: {e}"),
+            }
+        }
+        let ratio = over_a_fixed_filter(&filter);
+        eprintln!("seed {seed}: {ratio:.2}x a fixed filter's memory");
+        // 3.5 to 5.6 now; the fifth seed's 30.2 before. (What remains: hot
+        // keys sharing a pair whose spare bits agree through a chain, which
+        // the next chain reuses: docs/design.md.)
+        assert!(ratio <= 12.0, "seed {seed}: {ratio:.1}x a fixed filter's memory");
     }
 }
 
