@@ -37,15 +37,16 @@ pub enum InsertError {
     /// filter keeps: the item (or items colliding with it) was inserted
     /// `2 * bucket_size` times already (both buckets full of it), or
     /// `bucket_size` times if its two buckets are one bucket (about one
-    /// item in as many as the table has buckets). A growable filter keeps
-    /// `bucket_size` copies of one item in either case (one more where they
-    /// all lie in the item's second bucket; where its stored
-    /// fingerprints are wide enough to tell copies from distinct items: 10
-    /// bits or more with 4-slot buckets, as at a 1% rate or lower), so that no item's pair fills with copies that no
-    /// displacement can move (docs/design.md, "Growth for load, not for
-    /// crafted keys"); it also says this of a pair full of fingerprints
-    /// with the item's key that differ in spare bits only: growing would
-    /// not separate them. The rest of the filter may have room.
+    /// item in as many as the table has buckets). A growable filter whose
+    /// stored fingerprints are wide enough to tell copies from distinct
+    /// items (10 bits or more with 4-slot buckets, as at a 1% rate or
+    /// lower) keeps `bucket_size` copies of one item in either case (one
+    /// more where they all lie in the item's second bucket), so that no
+    /// pair fills with copies that no displacement can move (docs/design.md,
+    /// "Growth for load, not for crafted keys"). A growable filter also
+    /// says this of a pair full of fingerprints with the item's key that
+    /// differ in spare bits only: growing would not separate them. The rest
+    /// of the filter may have room.
     TooManyCopies {
         /// Copies of the fingerprint in the item's buckets.
         copies: usize,

@@ -62,8 +62,8 @@ impl<const B: usize> Growable<B> {
     /// ([`Copies::Bounded`]: `TooManyCopies` for the next): a pair its
     /// copies filled would keep every item out of both its buckets for
     /// good, and a fresh key whose two buckets were two hot keys' pairs
-    /// had the filter double for it (200 hot keys among fresh ones held a
-    /// filter at 16 to 58 times a fixed filter's memory).
+    /// had the filter double for it (docs/benchmarks.md, "Hot keys among
+    /// fresh ones").
     pub(crate) fn insert(&self, hash: u64, copies: Copies) -> Result<bool, InsertError> {
         let copies = match copies {
             Copies::Any => Copies::Bounded,

@@ -22,37 +22,30 @@ const CLEAR_SPLIT_BUCKETS: usize = 1 << 16;
 const CLEAR_SECTION_BUCKETS: usize = 1 << 12;
 
 impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
-    /// `Err(TooManyCopies)`, having written nothing, if bucket pair `i1`,
-    /// `i2` holds `B` copies of `fp` or more
+    /// `Err(TooManyCopies)`, having written nothing, if bucket `i1` and
+    /// its alternate hold `B` copies of `fp` or more
     /// ([`Copies::Bounded`](super::Copies::Bounded): half the pair, or a
-    /// pair that is one bucket whole). One match on bucket
-    /// `i1` (which the claim after it loads again, from the cache) for an
-    /// item with no copy there; a key's copies go to `i1` first, so one
-    /// whose copies all lie in `i2` may take one more (`B + 1`).
+    /// pair that is one bucket whole). One match on bucket `i1` (which the
+    /// claim after it loads again, from the cache) for an item with no copy
+    /// there, and a [`Self::count`] of the pair only where it holds one; a
+    /// key's copies go to `i1` first, so one whose copies all lie in the
+    /// other bucket may take one more (`B + 1`).
     #[inline(always)]
-    pub(crate) fn copies_below_bound(
-        &self,
-        i1: usize,
-        i2: usize,
-        fp: u32,
-    ) -> Result<(), InsertError> {
+    pub(crate) fn copies_below_bound(&self, i1: usize, fp: u32) -> Result<(), InsertError> {
         let a = self.load_bucket(i1);
         if self.match_pair(&a, &a, fp).0.any() {
-            self.count_copies_below_bound(i1, i2, fp)?;
+            self.below_bound_counted(i1, fp)?;
         }
         Ok(())
     }
 
     /// [`Self::copies_below_bound`] once bucket `i1` holds a copy.
     #[cold]
-    fn count_copies_below_bound(&self, i1: usize, i2: usize, fp: u32) -> Result<(), InsertError> {
-        let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
-        let (ma, mb) = self.match_pair(&a, &b, fp);
-        let held = (ma.count() + if i2 == i1 { 0 } else { mb.count() }) as usize;
-        if held >= B {
-            return Err(InsertError::TooManyCopies { copies: held });
+    fn below_bound_counted(&self, i1: usize, fp: u32) -> Result<(), InsertError> {
+        match self.count(i1, fp) {
+            held if held >= B => Err(InsertError::TooManyCopies { copies: held }),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// How many copies of `fp` bucket `i1` and its alternate hold (once,

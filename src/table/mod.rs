@@ -56,13 +56,13 @@ pub(crate) enum Copies {
     Any,
     /// None if one is there already (`insert_unique`).
     Unique,
-    /// One more while the pair holds fewer than a bucket's worth (`B`;
-    /// checked where bucket `i1` holds a copy: `B + 1` where all lie in
-    /// `i2`, `Table::copies_below_bound`): a growable filter's inserts of
-    /// keys. A pair full of one key's
-    /// copies is a pair no displacement can take anything out of, and a
-    /// key whose two buckets are both such pairs would have the filter grow
-    /// for it (grow/write.rs, `Growable::insert_into`).
+    /// One more while the pair holds fewer than a bucket's worth (`B`, or
+    /// `B + 1` where all lie in the second bucket:
+    /// `Table::copies_below_bound`): a growable filter's inserts of keys. A
+    /// pair full of one key's copies is a pair no displacement can take
+    /// anything out of, and a key whose two buckets are both such pairs
+    /// would have the filter grow for it (grow/write.rs,
+    /// `Growable::insert_into`).
     Bounded,
 }
 

@@ -351,7 +351,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         self.prefetch(i1);
         self.prefetch(i2);
         if copies == Copies::Bounded {
-            self.copies_below_bound(i1, i2, fp)?;
+            self.copies_below_bound(i1, fp)?;
         }
         if copies != Copies::Unique && self.claim_free(i1, i2, fp) {
             return Ok(Some(true));
