@@ -5,37 +5,19 @@
 //!
 //! `cargo bench -p cuckoo-nest-bench --bench inserts`
 
-use criterion::{Criterion, Throughput};
+mod common;
+
+use common::{fills, Peer};
+use criterion::Throughput;
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::keys::stream;
-use std::collections::hash_map::DefaultHasher;
-use std::time::{Duration, Instant};
-
-type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
 
 /// Buckets of the tables: 2^20 slots; each iteration inserts until 95% of them are full.
 const BUCKETS: usize = 1 << 18;
 const INSERTS: usize = BUCKETS * 4 * 95 / 100;
 
-/// Times `fill` on a fresh filter from `build` (built untimed), once per iteration.
-fn fills<F>(b: &mut criterion::Bencher, build: impl Fn() -> F, fill: impl Fn(&mut F)) {
-    b.iter_custom(|iters| {
-        let mut total = Duration::ZERO;
-        for _ in 0..iters {
-            let mut f = build();
-            let t = Instant::now();
-            fill(&mut f);
-            total += t.elapsed();
-        }
-        total
-    })
-}
-
 fn main() {
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .configure_from_args();
+    let mut c = common::criterion();
     let ks = stream(6, INSERTS);
     let mut g = c.benchmark_group("insert_to_95pct");
     g.throughput(Throughput::Elements(INSERTS as u64));

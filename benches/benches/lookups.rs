@@ -13,15 +13,15 @@
 //! `cargo bench -p cuckoo-nest-bench --bench lookups`; `CUCKOO_BENCH_BIG_ITEMS` sets the
 //! out-of-cache item count (default 125M, a 258 MiB table; 0 leaves those benches out).
 
+mod common;
+
+use common::Peer;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::keys::{mixed_queries, stream, Keys};
 use cuckoo_nest_bench::pages::Buffer;
-use std::collections::hash_map::DefaultHasher;
-use std::time::{Duration, Instant};
-
-type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
+use std::time::Instant;
 
 /// Queries per measured iteration: enough that loop overhead is noise.
 const QUERIES: usize = 1 << 16;
@@ -121,15 +121,9 @@ fn out_of_cache(c: &mut Criterion, n: usize) {
 }
 
 fn main() {
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .configure_from_args();
+    let mut c = common::criterion();
     in_cache(&mut c);
-    let big: usize = std::env::var("CUCKOO_BENCH_BIG_ITEMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(125_000_000);
+    let big = common::env_number("CUCKOO_BENCH_BIG_ITEMS", 125_000_000);
     if big > 0 {
         out_of_cache(&mut c, big);
     }

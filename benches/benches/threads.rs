@@ -9,6 +9,8 @@
 //! report's `threads_lookups` and `lookups_beside_writer` tables give the same with per-round
 //! ranges. `cargo bench -p cuckoo-nest-bench --bench threads`
 
+mod common;
+
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::keys::{mixed_queries, stream, Keys};
@@ -102,10 +104,7 @@ fn beside_a_writer(c: &mut Criterion) {
 }
 
 fn main() {
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .configure_from_args();
+    let mut c = common::criterion();
     scaling(&mut c);
     beside_a_writer(&mut c);
     c.final_summary();

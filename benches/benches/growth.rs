@@ -1,0 +1,82 @@
+//! What does growth cost at 8x? Criterion, on the same u64 keys: a growable filter started at
+//! C = `CUCKOO_BENCH_GROWTH_FIRST` items (default 125,000) and grown to 8C, against the
+//! builder's pick for 8C, both at a 1% false-positive target (issue 40's comparison; the
+//! report's growth part, `--only growth`, measures the same from C to 64C with per-round
+//! ranges and the peer that grows):
+//!
+//! - `growth_inserts/*`: from empty to 8C items, construction included (each iteration builds
+//!   a fresh filter: the growable one grows three times on the way);
+//! - `growth_lookups/*`: shuffled queries, half hits, on the two filters at 8C, one key at a
+//!   time and batched.
+//!
+//! `cargo bench -p cuckoo-nest-bench --bench growth`
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use criterion::{Bencher, Throughput};
+use cuckoo_nest::CuckooFilter;
+use cuckoo_nest_bench::keys::{mixed_queries, Keys};
+
+/// Queries per measured iteration of the lookups.
+const QUERIES: usize = 1 << 16;
+const RATE: f64 = 0.01;
+
+fn growable(first: usize) -> CuckooFilter {
+    let b = CuckooFilter::builder().capacity(first);
+    b.false_positive_rate(RATE).growable(true).build().unwrap()
+}
+
+fn fixed(items: usize) -> CuckooFilter {
+    let b = CuckooFilter::builder().capacity(items);
+    b.false_positive_rate(RATE).build().unwrap()
+}
+
+fn main() {
+    let mut c = common::criterion();
+    let first = common::env_number("CUCKOO_BENCH_GROWTH_FIRST", 125_000).max(1000);
+    let last = 8 * first;
+    let keys = Keys::generate(10, last, 0).present;
+    // The process's first growable filter registers it for `membarrier`, once: not timed.
+    drop(growable(first));
+    // Each iteration times a fresh filter from its construction to its last insert: the first
+    // table counts, as a fixed filter's does.
+    let from_empty = |b: &mut Bencher, build: &dyn Fn() -> CuckooFilter| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let t = Instant::now();
+                let f = build();
+                keys.iter().for_each(|k| f.insert(k).unwrap());
+                spent += t.elapsed();
+            }
+            spent
+        })
+    };
+    let mut g = c.benchmark_group("growth_inserts");
+    g.throughput(Throughput::Elements(last as u64));
+    g.sample_size(10);
+    g.bench_function("growable_from_c", |b| from_empty(b, &|| growable(first)));
+    g.bench_function("fixed_for_8c", |b| from_empty(b, &|| fixed(last)));
+    g.finish();
+
+    let (grown, built) = (growable(first), fixed(last));
+    for f in [&grown, &built] {
+        f.insert_batch(&keys).unwrap();
+    }
+    let q = mixed_queries(10, QUERIES, last, 0.5, 10);
+    let mut out = vec![false; q.len()];
+    let mut g = c.benchmark_group("growth_lookups");
+    g.throughput(Throughput::Elements(q.len() as u64));
+    for (name, f) in [("growable", &grown), ("fixed", &built)] {
+        g.bench_function(format!("{name}_contains"), |b| {
+            b.iter(|| q.iter().filter(|k| f.contains(*k)).count())
+        });
+        g.bench_function(format!("{name}_contains_batch"), |b| {
+            b.iter(|| f.contains_batch_into(&q, &mut out).unwrap())
+        });
+    }
+    g.finish();
+    c.final_summary();
+}
