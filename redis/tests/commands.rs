@@ -153,6 +153,42 @@ fn addnx_insert_insertnx_mexists() {
     assert_eq!(mexists.query::<Vec<i64>>(&mut c).unwrap(), want);
 }
 
+/// `CF.ADDNX` and `CF.INSERTNX` of items a key holds answer 0 after the
+/// key has grown past 8x, where the module's 3 spare bits end and a second
+/// chain of tables starts, and add nothing: they ask `contains`, which
+/// reads every chain (the library's `insert_unique` read the current chain
+/// only until tests/it/grown_multiset.rs found it; the module never used it).
+#[test]
+fn addnx_sees_every_chain() {
+    if !redis_available() {
+        return;
+    }
+    let server = Server::start(&[]);
+    let mut c = server.conn();
+    assert_eq!(
+        q::<String>(&mut c, &["CF.RESERVE", "g", "100"]).unwrap(),
+        "OK"
+    );
+    let items: Vec<String> = (0..3000).map(|k| format!("item:{k}")).collect();
+    let mut args = vec!["CF.INSERT", "g", "ITEMS"];
+    args.extend(items.iter().map(String::as_str));
+    let added = q::<Vec<i64>>(&mut c, &args).unwrap();
+    assert!(added.iter().all(|&a| a == 1));
+    let held = field(&info(&mut c, "g"), "Number of items inserted");
+    assert_eq!(held, 3000);
+    for item in items.iter().step_by(7) {
+        assert_eq!(
+            q::<i64>(&mut c, &["CF.ADDNX", "g", item]).unwrap(),
+            0,
+            "{item}"
+        );
+    }
+    args[0] = "CF.INSERTNX";
+    let again = q::<Vec<i64>>(&mut c, &args).unwrap();
+    assert!(again.iter().all(|&a| a == 0));
+    assert_eq!(field(&info(&mut c, "g"), "Number of items inserted"), held);
+}
+
 #[test]
 fn del_count_info() {
     if !redis_available() {

@@ -68,6 +68,25 @@ impl<const B: usize> State<B> {
         })
     }
 
+    /// True for a unique insert ([`Copies::Unique`]) of `hash`'s item if a
+    /// chain before the current one holds it: the insert then adds nothing.
+    /// The current chain's own check sees the item's pair there only. The
+    /// earlier chains are read out of line and cold, as in
+    /// [`Self::contains_in_chains`]: only a filter past its spare bits has
+    /// any. Two threads adding one absent item at once both pass this and
+    /// meet at the current chain's pair, under its locks, or, refused
+    /// there, at the same earlier chain's (newest first): one copy, unless
+    /// a remove frees the current pair's slot between their tries.
+    #[inline(always)]
+    pub(super) fn unique_held_earlier(&self, hash: u64, copies: Copies) -> bool {
+        #[cold]
+        #[inline(never)]
+        fn any<const B: usize>(older: &[Arc<Generation<B>>], hash: u64) -> bool {
+            (older.iter()).any(|g| with_width!(&g.table, t => t.contains_hash(hash)))
+        }
+        copies == Copies::Unique && !self.older.is_empty() && any(&self.older, hash)
+    }
+
     /// The chains a lookup reads before the current one: all of them (the
     /// seam of the broken variant `CHAINS_LOOKUP_NEWEST_ONLY`, which reads
     /// none).

@@ -89,6 +89,8 @@ impl<const B: usize> Growable<B> {
                 };
                 let state = self.state.load(&guard);
                 let item = match entry {
+                    // The current chain's own check (below) sees its tables only.
+                    Entry::Hash(h) if state.unique_held_earlier(h, copies) => return Ok(false),
                     Entry::Hash(hash) => state.cur.addr.item(hash),
                     Entry::Item(item, chain) if chain == state.cur.addr.chain() => item,
                     Entry::Item(item, chain) => {

@@ -273,3 +273,31 @@ fn short_keys_crowding_a_pair_are_placed_not_refused() {
         check(&filter, salt, n);
     }
 }
+
+/// `insert_unique` of an item an earlier chain holds adds nothing, as in a
+/// filter of one chain: it used to check the current chain's pair only, and
+/// stored a second copy of every such item (found by
+/// tests/it/grown_multiset.rs).
+#[test]
+fn unique_inserts_see_every_chain() {
+    let filter = unbounded(100);
+    let keys = hashes(102_400, 7);
+    for &h in &keys {
+        filter.insert(&PreHashed(h)).unwrap();
+    }
+    assert!(filter.statistics().tables >= 2, "a second chain");
+    for &h in keys.iter().step_by(97) {
+        let before = filter.count(&PreHashed(h));
+        assert_eq!(filter.insert_unique(&PreHashed(h)), Ok(false));
+        assert_eq!(filter.count(&PreHashed(h)), before);
+    }
+    assert_eq!(filter.len(), keys.len());
+    let fresh = hashes(1000, 8);
+    let added = fresh
+        .iter()
+        .filter(|&&h| filter.insert_unique(&PreHashed(h)) == Ok(true))
+        .count();
+    // Absent keys are added, but for the few the filter mistakes for present.
+    assert!(added >= 980, "{added} of 1000 absent keys added");
+    assert_eq!(filter.len(), keys.len() + added);
+}

@@ -26,7 +26,7 @@ macro_rules! not_under_tsan {
 }
 
 not_under_tsan! {
-    bad_bytes batch chains contract embedding forged golden huge_pages key_paths load
+    bad_bytes batch chains contract embedding forged golden grown_multiset huge_pages key_paths load
     membership_filter model persist refusals thread_local_destructor
 }
 

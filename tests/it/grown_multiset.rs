@@ -1,0 +1,226 @@
+//! Random operation sequences against a model multiset on growable
+//! filters, through growth steps and chains: from a capacity of a few items,
+//! with keys of 4 to 16 bits (so distinct keys collide and pairs fill with
+//! one key's copies), 2 to 7 spare bits (so some sequences reach a second
+//! chain, or a third), duplicates, removes, batches, and the filter
+//! replaced on the way by its clone, by a load of its bytes, merged with
+//! another, or cleared. After every operation `len` is the model's size
+//! (a refused insert adds nothing) and the key it touched is found if the
+//! model holds it; at every clone and reload, and at the end, every key the
+//! model holds is found, its `count` at least the model's, and a view of
+//! the saved bytes finds them too. tests/it/model.rs does the same for
+//! fixed filters; this module's name keeps it out of Miri's `model::`
+//! selection (.ci/miri.sh). `GROWN_MULTISET_CASES` and
+//! `GROWN_MULTISET_OPS` (default 128 sequences of up to 400 operations)
+//! run it longer.
+
+use cuckoo_nest::{CuckooFilter, FilterView, LoadOptions, MergeError};
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u16),
+    InsertUnique(u16),
+    Remove(u16),
+    Contains(u16),
+    /// A run of fresh keys: enough to take the filter through its steps.
+    InsertRange(u16, u8),
+    Clone,
+    /// `to_bytes` then `load`, every model key checked through a view of
+    /// the bytes on the way.
+    Reload,
+    /// Another filter of the same build holding these keys, merged in.
+    Merge(u16, u8),
+    /// `insert_batch` of a run of keys: the prefix it reports went in.
+    InsertBatch(u16, u8),
+    Clear,
+}
+
+/// Keys below 1,000 repeat; `InsertRange` reaches up to 65,535 distinct.
+fn op() -> impl Strategy<Value = Op> {
+    let key = 0u16..1000;
+    prop_oneof![
+        6 => key.clone().prop_map(Op::Insert),
+        2 => key.clone().prop_map(Op::InsertUnique),
+        4 => key.clone().prop_map(Op::Remove),
+        3 => key.prop_map(Op::Contains),
+        3 => (any::<u16>(), any::<u8>()).prop_map(|(k, n)| Op::InsertRange(k, n)),
+        1 => Just(Op::Clone),
+        1 => Just(Op::Reload),
+        1 => (any::<u16>(), 0u8..32).prop_map(|(k, n)| Op::Merge(k, n)),
+        2 => (any::<u16>(), any::<u8>()).prop_map(|(k, n)| Op::InsertBatch(k, n)),
+        1 => Just(Op::Clear),
+    ]
+}
+
+/// Bucket size, key bits, spare bits, first capacity.
+type Config = (usize, u32, u32, usize);
+
+fn config() -> impl Strategy<Value = Config> {
+    (
+        prop::sample::select(vec![2usize, 4, 8]),
+        4u32..=16,
+        2u32..=7,
+        1usize..64,
+    )
+}
+
+fn build((bucket_size, key_bits, spare_bits, capacity): Config) -> CuckooFilter {
+    CuckooFilter::builder()
+        .capacity(capacity)
+        .bucket_size(bucket_size)
+        .fingerprint_bits(key_bits)
+        .growable(true)
+        .spare_bits(spare_bits)
+        .build()
+        .unwrap()
+}
+
+struct Model {
+    copies: HashMap<u16, usize>,
+    /// False once a merge failed part way: its first fingerprints are in
+    /// the filter, uncounted here, so `len` is no longer the model's.
+    len_exact: bool,
+}
+
+impl Model {
+    fn holds(&self, k: u16) -> usize {
+        self.copies.get(&k).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, k: u16) {
+        *self.copies.entry(k).or_default() += 1;
+    }
+
+    /// Every key the model holds is in `filter`, as many times at least.
+    fn check(&self, filter: &CuckooFilter, when: &str) -> Result<(), TestCaseError> {
+        for (&k, &c) in self.copies.iter().filter(|(_, c)| **c > 0) {
+            prop_assert!(filter.contains(&k), "false negative for {} {}", k, when);
+            let counted = filter.count(&k);
+            prop_assert!(counted >= c, "{}: count {} < {} {}", k, counted, c, when);
+        }
+        Ok(())
+    }
+
+    fn total(&self) -> usize {
+        self.copies.values().sum()
+    }
+}
+
+fn run(ops: &[Op], config: Config) -> Result<(), TestCaseError> {
+    let mut filter = build(config);
+    let mut model = Model {
+        copies: HashMap::new(),
+        len_exact: true,
+    };
+    for (step, op) in ops.iter().enumerate() {
+        match *op {
+            Op::Insert(k) => {
+                if filter.insert(&k).is_ok() {
+                    model.add(k);
+                }
+            }
+            Op::InsertUnique(k) => {
+                let present = model.holds(k) > 0;
+                match filter.insert_unique(&k) {
+                    Ok(true) => {
+                        prop_assert!(!present, "insert_unique stored a second copy of {}", k);
+                        model.add(k);
+                    }
+                    // Present, or a colliding fingerprint (a false positive).
+                    Ok(false) => {}
+                    Err(e) => prop_assert!(!present, "insert_unique of present {}: {}", k, e),
+                }
+            }
+            Op::Remove(k) => {
+                // Only what was inserted: the documented contract.
+                if model.holds(k) > 0 {
+                    prop_assert!(filter.remove(&k), "remove lost {}", k);
+                    *model.copies.get_mut(&k).unwrap() -= 1;
+                }
+            }
+            Op::Contains(k) => {
+                if model.holds(k) > 0 {
+                    prop_assert!(filter.contains(&k), "false negative for {}", k);
+                }
+            }
+            Op::InsertRange(first, n) => {
+                for k in (first..=u16::MAX).take(usize::from(n) * 4) {
+                    if filter.insert(&k).is_ok() {
+                        model.add(k);
+                    }
+                }
+            }
+            Op::Clone => {
+                let clone = filter.clone();
+                model.check(&clone, "in a clone")?;
+                filter = clone;
+            }
+            Op::Reload => {
+                let bytes = filter.to_bytes();
+                let view = FilterView::new(&bytes[..]).unwrap();
+                for (&k, _) in model.copies.iter().filter(|(_, c)| **c > 0) {
+                    prop_assert!(view.contains(&k), "false negative for {} in a view", k);
+                }
+                let (loaded, _) = CuckooFilter::load(&bytes[..], &LoadOptions::default())
+                    .map_err(|e| TestCaseError::fail(format!("load: {e}")))?;
+                prop_assert_eq!(loaded.to_bytes(), bytes);
+                filter = loaded;
+            }
+            Op::InsertBatch(first, n) => {
+                let keys: Vec<u16> = (first..=u16::MAX).take(usize::from(n) * 4).collect();
+                let went_in = match filter.insert_batch(&keys) {
+                    Ok(()) => keys.len(),
+                    Err(e) => e.inserted,
+                };
+                keys[..went_in].iter().for_each(|&k| model.add(k));
+            }
+            Op::Clear => {
+                filter.clear();
+                model.copies.clear();
+                model.len_exact = true;
+            }
+            Op::Merge(first, n) => {
+                let other = build(config);
+                let mut theirs = Vec::new();
+                for k in (first..=u16::MAX).take(usize::from(n)) {
+                    if other.insert(&k).is_ok() {
+                        theirs.push(k);
+                    }
+                }
+                match filter.merge(&other) {
+                    Ok(()) => theirs.into_iter().for_each(|k| model.add(k)),
+                    // Either filter in a second chain: nothing merged.
+                    Err(MergeError::Mismatch { .. }) => {}
+                    Err(MergeError::Full { .. }) => model.len_exact = false,
+                    Err(e) => return Err(TestCaseError::fail(format!("merge: {e}"))),
+                }
+            }
+        }
+        if model.len_exact {
+            prop_assert_eq!(filter.len(), model.total(), "after step {}: {:?}", step, op);
+        }
+    }
+    model.check(&filter, "at the end")
+}
+
+/// A whole number from the environment variable `name`, or `default`.
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name).map_or(default, |v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?}: want a whole number"))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(env_or("GROWN_MULTISET_CASES", 128) as u32))]
+
+    #[test]
+    fn a_growable_filter_behaves_like_a_multiset(
+        config in config(),
+        ops in prop::collection::vec(op(), 1..env_or("GROWN_MULTISET_OPS", 400)),
+    ) {
+        run(&ops, config)?;
+    }
+}
