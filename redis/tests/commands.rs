@@ -157,7 +157,7 @@ fn addnx_insert_insertnx_mexists() {
 /// key has grown past 8x, where the module's 3 spare bits end and a second
 /// chain of tables starts, and add nothing: they ask `contains`, which
 /// reads every chain (the library's `insert_unique` read the current chain
-/// only until tests/it/grown_multiset.rs found it; the module never used it).
+/// only until tests/it/multiset.rs found it; the module never used it).
 #[test]
 fn addnx_sees_every_chain() {
     if !redis_available() {

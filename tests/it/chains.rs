@@ -277,7 +277,7 @@ fn short_keys_crowding_a_pair_are_placed_not_refused() {
 /// `insert_unique` of an item an earlier chain holds adds nothing, as in a
 /// filter of one chain: it used to check the current chain's pair only, and
 /// stored a second copy of every such item (found by
-/// tests/it/grown_multiset.rs).
+/// tests/it/multiset.rs).
 #[test]
 fn unique_inserts_see_every_chain() {
     let filter = unbounded(100);

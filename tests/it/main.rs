@@ -26,8 +26,8 @@ macro_rules! not_under_tsan {
 }
 
 not_under_tsan! {
-    bad_bytes batch chains contract embedding forged golden grown_multiset huge_pages key_paths load
-    membership_filter model persist refusals thread_local_destructor
+    bad_bytes batch chains contract embedding forged golden huge_pages key_paths load
+    membership_filter model multiset persist refusals thread_local_destructor
 }
 
 // What .ci/tsan.sh runs: the multi-threaded stress of the table and growth.

@@ -1,20 +1,21 @@
-//! Random operation sequences against a model multiset on growable
-//! filters, through growth steps and chains: from a capacity of a few items,
-//! with keys of 4 to 16 bits (so distinct keys collide and pairs fill with
-//! one key's copies), 2 to 7 spare bits (so some sequences reach a second
-//! chain, or a third), duplicates, removes, batches, and the filter
-//! replaced on the way by its clone, by a load of its bytes, merged with
-//! another, or cleared. After every operation `len` is the model's size
-//! (a refused insert adds nothing) and the key it touched is found if the
-//! model holds it; at every clone and reload, and at the end, every key the
-//! model holds is found, its `count` at least the model's, and a view of
-//! the saved bytes finds them too. tests/it/model.rs does the same for
-//! fixed filters; this module's name keeps it out of Miri's `model::`
-//! selection (.ci/miri.sh). `GROWN_MULTISET_CASES` and
-//! `GROWN_MULTISET_OPS` (default 128 sequences of up to 400 operations)
-//! run it longer.
+//! Random operation sequences against a model multiset, on growable
+//! filters through growth steps and chains, and on fixed ones: from a
+//! capacity of a few items, with keys of 4 to 16 bits (so distinct keys
+//! collide and pairs fill with one key's copies), 2 to 7 spare bits (so
+//! some sequences reach a second chain, or a third) or a maximum capacity,
+//! duplicates, removes, batches, and the filter replaced on the way by its
+//! clone, by a load of its bytes, merged with another, or cleared. After
+//! every operation `len` is the model's size (a refused insert adds
+//! nothing) and the key it touched is found if the model holds it; at every
+//! clone and reload, and at the end, every key the model holds is found
+//! (one at a time, in a batch, and through a view of the saved bytes), its
+//! `count` at least the model's. tests/it/model.rs runs the first four
+//! operations on every fixed shape, under Miri too; this module's name
+//! keeps it out of Miri's `model::` selection (.ci/miri.sh).
+//! `MULTISET_CASES` and `MULTISET_OPS` (default 128 sequences of up to 400
+//! operations) run it longer.
 
-use cuckoo_nest::{CuckooFilter, FilterView, LoadOptions, MergeError};
+use cuckoo_nest::{CuckooFilter, FilterView, InsertError, LoadOptions, MergeError};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -48,33 +49,51 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (any::<u16>(), any::<u8>()).prop_map(|(k, n)| Op::InsertRange(k, n)),
         1 => Just(Op::Clone),
         1 => Just(Op::Reload),
-        1 => (any::<u16>(), 0u8..32).prop_map(|(k, n)| Op::Merge(k, n)),
+        1 => (any::<u16>(), 0u8..64).prop_map(|(k, n)| Op::Merge(k, n)),
         2 => (any::<u16>(), any::<u8>()).prop_map(|(k, n)| Op::InsertBatch(k, n)),
         1 => Just(Op::Clear),
     ]
 }
 
-/// Bucket size, key bits, spare bits, first capacity.
-type Config = (usize, u32, u32, usize);
+/// How far a filter grows: not at all, through spare bits (2 to 7) and
+/// chains after them, or up to a maximum capacity `2^k` times the first,
+/// where inserts are refused.
+#[derive(Clone, Copy, Debug)]
+enum Growth {
+    Fixed,
+    Spare(u32),
+    Max(u32),
+}
+
+/// Bucket size, key bits, first capacity, growth.
+type Config = (usize, u32, usize, Growth);
 
 fn config() -> impl Strategy<Value = Config> {
+    let growth = prop_oneof![
+        1 => Just(Growth::Fixed),
+        4 => (2u32..=7).prop_map(Growth::Spare),
+        1 => (1u32..=5).prop_map(Growth::Max),
+    ];
     (
         prop::sample::select(vec![2usize, 4, 8]),
         4u32..=16,
-        2u32..=7,
         1usize..64,
+        growth,
     )
 }
 
-fn build((bucket_size, key_bits, spare_bits, capacity): Config) -> CuckooFilter {
-    CuckooFilter::builder()
+fn build((bucket_size, key_bits, capacity, growth): Config) -> CuckooFilter {
+    let builder = CuckooFilter::builder()
         .capacity(capacity)
         .bucket_size(bucket_size)
-        .fingerprint_bits(key_bits)
-        .growable(true)
-        .spare_bits(spare_bits)
-        .build()
-        .unwrap()
+        .fingerprint_bits(key_bits);
+    match growth {
+        Growth::Fixed => builder,
+        Growth::Spare(bits) => builder.growable(true).spare_bits(bits),
+        Growth::Max(k) => builder.growable(true).max_capacity(capacity << k),
+    }
+    .build()
+    .unwrap()
 }
 
 struct Model {
@@ -93,13 +112,20 @@ impl Model {
         *self.copies.entry(k).or_default() += 1;
     }
 
-    /// Every key the model holds is in `filter`, as many times at least.
+    /// Every key the model holds is in `filter`, as many times at least,
+    /// and a batch lookup of them all finds them.
     fn check(&self, filter: &CuckooFilter, when: &str) -> Result<(), TestCaseError> {
-        for (&k, &c) in self.copies.iter().filter(|(_, c)| **c > 0) {
+        let held: Vec<u16> = (self.copies.iter())
+            .filter(|(_, c)| **c > 0)
+            .map(|(k, _)| *k)
+            .collect();
+        for &k in &held {
             prop_assert!(filter.contains(&k), "false negative for {} {}", k, when);
-            let counted = filter.count(&k);
+            let (counted, c) = (filter.count(&k), self.holds(k));
             prop_assert!(counted >= c, "{}: count {} < {} {}", k, counted, c, when);
         }
+        let batch = filter.contains_batch(&held);
+        prop_assert!(batch.iter().all(|&hit| hit), "a batch missed a key {}", when);
         Ok(())
     }
 
@@ -147,8 +173,12 @@ fn run(ops: &[Op], config: Config) -> Result<(), TestCaseError> {
             }
             Op::InsertRange(first, n) => {
                 for k in (first..=u16::MAX).take(usize::from(n) * 4) {
-                    if filter.insert(&k).is_ok() {
-                        model.add(k);
+                    match filter.insert(&k) {
+                        Ok(()) => model.add(k),
+                        // Full (a fixed filter, or one at its maximum): the
+                        // rest of the run would search in vain.
+                        Err(InsertError::Full { .. }) => break,
+                        Err(_) => {}
                     }
                 }
             }
@@ -184,7 +214,8 @@ fn run(ops: &[Op], config: Config) -> Result<(), TestCaseError> {
             Op::Merge(first, n) => {
                 let other = build(config);
                 let mut theirs = Vec::new();
-                for k in (first..=u16::MAX).take(usize::from(n)) {
+                // Up to 252 keys: the other filter may have grown deeper.
+                for k in (first..=u16::MAX).take(usize::from(n) * 4) {
                     if other.insert(&k).is_ok() {
                         theirs.push(k);
                     }
@@ -214,12 +245,12 @@ fn env_or(name: &str, default: usize) -> usize {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(env_or("GROWN_MULTISET_CASES", 128) as u32))]
+    #![proptest_config(ProptestConfig::with_cases(env_or("MULTISET_CASES", 128) as u32))]
 
     #[test]
-    fn a_growable_filter_behaves_like_a_multiset(
+    fn a_filter_behaves_like_a_multiset_through_growth_and_saves(
         config in config(),
-        ops in prop::collection::vec(op(), 1..env_or("GROWN_MULTISET_OPS", 400)),
+        ops in prop::collection::vec(op(), 1..env_or("MULTISET_OPS", 400)),
     ) {
         run(&ops, config)?;
     }
