@@ -123,6 +123,7 @@ done
         # Growth past the spare bits (model 16, loom-tests/tests/models/chains.rs).
         "chains_lookup_newest_only|--cfg cuckoo_broken_chains_lookup_newest_only|lookup_during_a_chain_start_finds_every_item remove_takes_the_newest_chains_match remove_of_a_first_chain_item_during_a_chain_start"
         "chains_remove_oldest_first|--cfg cuckoo_broken_chains_remove_oldest_first|remove_takes_the_newest_chains_match"
+        "unique_current_chain_only|--cfg cuckoo_broken_unique_current_chain_only|unique_insert_of_a_first_chain_item_during_a_chain_start"
         # Invisible under the version protocol (docs/verification.md, section 3).
         "clear_first|--cfg cuckoo_broken_clear_first|"
     )

@@ -22,7 +22,8 @@
 //! mark and exit (`SECTION_NO_FENCE`, `SECTION_LEAVE_STORE`: `Slot::enter`,
 //! `Slot::leave`), the reclaimer's wait (`RECLAIM_NO_WAIT`, `all_left`),
 //! the earlier chains' lookup (`CHAINS_LOOKUP_NEWEST_ONLY`,
-//! `State::older_read`).
+//! `State::older_read`) and a unique insert's question to them
+//! (`UNIQUE_CURRENT_CHAIN_ONLY`, `State::unique_held_earlier`).
 //! The switches that change the protocol's logic rather than a mechanism
 //! have seams of their own here, at the end of this file, which take the
 //! real step as a closure: the unique insert's check ([`unique_check`],
@@ -114,6 +115,9 @@ pub(crate) const CHAINS_REMOVE_OLDEST_FIRST: bool = cfg!(cuckoo_broken_chains_re
 /// A growable filter's lookup reads the current chain only, not the
 /// chains before it.
 pub(crate) const CHAINS_LOOKUP_NEWEST_ONLY: bool = cfg!(cuckoo_broken_chains_lookup_newest_only);
+/// A unique insert into a growable filter past its spare bits asks the
+/// current chain alone whether the item is there, not the chains before.
+pub(crate) const UNIQUE_CURRENT_CHAIN_ONLY: bool = cfg!(cuckoo_broken_unique_current_chain_only);
 /// A growable filter's save neither takes the growth lock nor finishes a
 /// step under way: it saves the new generation while the frozen one still
 /// holds items not yet copied (tests/it/growable.rs catches it).

@@ -76,7 +76,9 @@ impl<const B: usize> State<B> {
     /// any. Two threads adding one absent item at once both pass this and
     /// meet at the current chain's pair, under its locks, or, refused
     /// there, at the same earlier chain's (newest first): one copy, unless
-    /// a remove frees the current pair's slot between their tries.
+    /// a remove frees the current pair's slot between their tries. (The
+    /// seam of the broken variant `UNIQUE_CURRENT_CHAIN_ONLY`, which asks
+    /// none.)
     #[inline(always)]
     pub(super) fn unique_held_earlier(&self, hash: u64, copies: Copies) -> bool {
         #[cold]
@@ -84,7 +86,8 @@ impl<const B: usize> State<B> {
         fn any<const B: usize>(older: &[Arc<Generation<B>>], hash: u64) -> bool {
             (older.iter()).any(|g| with_width!(&g.table, t => t.contains_hash(hash)))
         }
-        copies == Copies::Unique && !self.older.is_empty() && any(&self.older, hash)
+        let asks = copies == Copies::Unique && !broken::UNIQUE_CURRENT_CHAIN_ONLY;
+        asks && !self.older.is_empty() && any(&self.older, hash)
     }
 
     /// The chains a lookup reads before the current one: all of them (the

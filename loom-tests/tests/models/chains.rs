@@ -31,14 +31,17 @@
 //! item of the first chain racing the insert that starts the second (it
 //! runs either before the gate closes, on the first chain as the current
 //! one, or after, on it as an earlier chain) succeeds, and leaves every
-//! other item found and `len` exact.
+//! other item found and `len` exact. 16d: a unique insert of an item of
+//! the first chain racing the insert that starts the second adds nothing,
+//! on either side of the step, and `len` is exact.
 //!
 //! Broken variants they catch (docs/verification.md):
 //! `cuckoo_broken_chains_lookup_newest_only` (16a, in the lookup racing
 //! the step; 16b and 16c too, whose items of the first chain it misses),
 //! `cuckoo_broken_chains_remove_oldest_first` (16b),
 //! `cuckoo_broken_reclaim_no_wait` (16a: the state the step retires is
-//! freed under the lookup). No variant fails 16c by its race: see its
+//! freed under the lookup), `cuckoo_broken_unique_current_chain_only`
+//! (16d, once the step is over). No variant fails 16c by its race: see its
 //! comment.
 #![cfg(cuckoo_nest_loom)]
 
@@ -315,6 +318,45 @@ fn remove_of_a_first_chain_item_during_a_chain_start() {
             );
             assert!(filter.contains(&PreHashed(trigger)));
             assert_eq!(filter.len(), items.len(), "len: items + trigger - one");
+        },
+    );
+}
+
+/// A unique insert of an item of the first chain racing the insert that
+/// starts the second. Before the gate closes it runs on the first chain as
+/// the current one, whose pair holds the item; after, the item is in an
+/// earlier chain, which the unique insert must ask first
+/// (`State::unique_held_earlier`): either way it adds nothing.
+///
+/// Broken variant it catches: `cuckoo_broken_unique_current_chain_only`
+/// (the unique insert asks the current chain alone, as it did until
+/// 2026-11-30, and stores a second copy once the step is over).
+///
+/// Bound 5, as 16c: the unique insert takes the same gate and locks as the
+/// remove there.
+#[test]
+fn unique_insert_of_a_first_chain_item_during_a_chain_start() {
+    check(
+        "16d unique insert of a first-chain item vs the start of a chain",
+        5,
+        || {
+            let setup = last_generation();
+            let items = setup.items();
+            let (filter, trigger) = (Arc::new(setup.filter), setup.trigger);
+            let held = setup.full[0];
+            let adder = {
+                let filter = Arc::clone(&filter);
+                thread::spawn(move || filter.insert_unique(&PreHashed(held)))
+            };
+            filter.insert(&PreHashed(trigger)).unwrap();
+            assert_eq!(filter.statistics().tables, 2, "the insert started a chain");
+            assert_eq!(
+                adder.join().unwrap(),
+                Ok(false),
+                "a unique insert added a second copy of an item the first chain holds"
+            );
+            assert!(items.iter().all(|&h| filter.contains(&PreHashed(h))));
+            assert_eq!(filter.len(), items.len() + 1, "len: items + trigger");
         },
     );
 }
