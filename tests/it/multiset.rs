@@ -190,12 +190,17 @@ fn run(ops: &[Op], config: Config) -> Result<(), TestCaseError> {
             Op::Reload => {
                 let bytes = filter.to_bytes();
                 let view = FilterView::new(&bytes[..]).unwrap();
-                for (&k, _) in model.copies.iter().filter(|(_, c)| **c > 0) {
+                for (&k, &c) in model.copies.iter().filter(|(_, c)| **c > 0) {
                     prop_assert!(view.contains(&k), "false negative for {} in a view", k);
+                    prop_assert!(view.count(&k) >= c, "{}: a view's count under {}", k, c);
+                }
+                if model.len_exact {
+                    prop_assert_eq!(view.len(), model.total(), "a view's len");
                 }
                 let (loaded, _) = CuckooFilter::load(&bytes[..], &LoadOptions::default())
                     .map_err(|e| TestCaseError::fail(format!("load: {e}")))?;
                 prop_assert_eq!(loaded.to_bytes(), bytes);
+                model.check(&loaded, "after a reload")?;
                 filter = loaded;
             }
             Op::InsertBatch(first, n) => {
