@@ -189,6 +189,51 @@ fn eight_slot_buckets_grow_32x_under_readers_and_writers() {
     grow_32x(8, 3, 1);
 }
 
+/// Threads racing unique inserts of the same keys, in the same order, while
+/// the filter grows through its steps and past its spare bits into later
+/// chains: no key is added twice (at most one `Ok(true)` each; a key the
+/// filter mistakes for present gets none), `len` counts what was added, and
+/// every key is found. Loom model 16d explores the race with a chain's
+/// start itself; this runs it at scale.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "tens of thousands of inserts; loom's model 16d covers the race"
+)]
+fn racing_unique_inserts_through_growth_and_chains_add_one_copy() {
+    let (threads, keys) = (4, 20_000);
+    let filter = Builder::default()
+        .capacity(16)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .spare_bits(2)
+        .build()
+        .unwrap();
+    let hashes: Vec<u64> = (0..keys).map(|i| key(99, i)).collect();
+    let added: Vec<AtomicU8> = (0..keys).map(|_| AtomicU8::new(0)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                for (h, a) in hashes.iter().zip(&added) {
+                    match filter.insert_unique(&PreHashed(*h)) {
+                        Ok(true) => _ = a.fetch_add(1, Ordering::Relaxed),
+                        Ok(false) => {}
+                        Err(e) => panic!("unique insert refused: {e}"),
+                    }
+                }
+            });
+        }
+    });
+    let added: Vec<u8> = added.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    let twice = added.iter().filter(|&&a| a > 1).count();
+    assert_eq!(twice, 0, "keys added more than once");
+    let copies: usize = added.iter().map(|&a| usize::from(a)).sum();
+    assert_eq!(filter.len(), copies);
+    assert!(copies > keys * 99 / 100, "{copies} of {keys} keys added");
+    assert!(hashes.iter().all(|&h| filter.contains(&PreHashed(h))));
+    assert!(filter.statistics().tables >= 3, "{:?}", filter.statistics());
+}
+
 /// The false-positive rate, measured on keys never inserted, at each size
 /// from 1x to 64x the first capacity: at or under the rate the key width
 /// gives a filter of that bucket size at its design load (what a filter
