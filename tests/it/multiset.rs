@@ -3,19 +3,20 @@
 //! capacity of a few items, with keys of 4 to 16 bits (so distinct keys
 //! collide and pairs fill with one key's copies), 2 to 7 spare bits (so
 //! some sequences reach a second chain, or a third) or a maximum capacity,
-//! duplicates, removes, batches, and the filter replaced on the way by its
-//! clone, by a load of its bytes, merged with another, or cleared. After
-//! every operation `len` is the model's size (a refused insert adds
-//! nothing) and the key it touched is found if the model holds it; at every
-//! clone and reload, and at the end, every key the model holds is found
-//! (one at a time, in a batch, and through a view of the saved bytes), its
-//! `count` at least the model's. tests/it/model.rs runs the first four
-//! operations on every fixed shape, under Miri too; this module's name
-//! keeps it out of Miri's `model::` selection (.ci/miri.sh).
-//! `MULTISET_CASES` and `MULTISET_OPS` (default 128 sequences of up to 400
-//! operations) run it longer.
+//! duplicates, removes, batches of inserts and of removes, growth steps
+//! finished at once, and the filter replaced on the way by its clone, by a
+//! load of its bytes (saved three ways, which must agree), merged with
+//! another, or cleared. After every operation `len` is the model's size (a
+//! refused insert adds nothing) and the keys it touched are found if the
+//! model holds them; at every clone and reload, and at the end, every key
+//! the model holds is found (one at a time, in a batch, and through a view
+//! of the saved bytes), its `count` at least the model's.
+//! tests/it/model.rs runs the first four operations on every fixed shape,
+//! under Miri too; this module's name keeps it out of Miri's `model::`
+//! selection (.ci/miri.sh). `MULTISET_CASES` and `MULTISET_OPS` (default
+//! 128 sequences of up to 400 operations) run it longer.
 
-use cuckoo_nest::{CuckooFilter, FilterView, InsertError, LoadOptions, MergeError};
+use cuckoo_nest::{CuckooFilter, FilterView, InsertError, LoadOptions, MergeError, SaveOptions};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -35,6 +36,10 @@ enum Op {
     Merge(u16, u8),
     /// `insert_batch` of a run of keys: the prefix it reports went in.
     InsertBatch(u16, u8),
+    /// `remove_batch` of the held keys among a run of keys below 1,000.
+    RemoveBatch(u16, u8),
+    /// A growth step under way, finished (`finish_growth`).
+    FinishGrowth,
     Clear,
 }
 
@@ -51,6 +56,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Reload),
         1 => (any::<u16>(), 0u8..64).prop_map(|(k, n)| Op::Merge(k, n)),
         2 => (any::<u16>(), any::<u8>()).prop_map(|(k, n)| Op::InsertBatch(k, n)),
+        2 => (0u16..1000, any::<u8>()).prop_map(|(k, n)| Op::RemoveBatch(k, n)),
+        1 => Just(Op::FinishGrowth),
         1 => Just(Op::Clear),
     ]
 }
@@ -189,6 +196,11 @@ fn run(ops: &[Op], config: Config) -> Result<(), TestCaseError> {
             }
             Op::Reload => {
                 let bytes = filter.to_bytes();
+                // The streaming saves write the same bytes.
+                let (mut streamed, mut seekable) = (Vec::new(), std::io::Cursor::new(Vec::new()));
+                filter.save(&mut streamed, &SaveOptions::default()).unwrap();
+                filter.save_seekable(&mut seekable, &SaveOptions::default()).unwrap();
+                prop_assert!(streamed == bytes && seekable.into_inner() == bytes, "saves differ");
                 let view = FilterView::new(&bytes[..]).unwrap();
                 for (&k, &c) in model.copies.iter().filter(|(_, c)| **c > 0) {
                     prop_assert!(view.contains(&k), "false negative for {} in a view", k);
@@ -210,6 +222,22 @@ fn run(ops: &[Op], config: Config) -> Result<(), TestCaseError> {
                     Err(e) => e.inserted,
                 };
                 keys[..went_in].iter().for_each(|&k| model.add(k));
+            }
+            Op::RemoveBatch(first, n) => {
+                // Only what was inserted: each key of the run as often as
+                // the model holds it.
+                let mut keys = Vec::new();
+                for k in (first..1000).take(usize::from(n)) {
+                    keys.extend(std::iter::repeat_n(k, model.holds(k)));
+                }
+                let found = filter.remove_batch(&keys);
+                for (&k, found) in keys.iter().zip(found) {
+                    prop_assert!(found, "remove_batch lost {}", k);
+                    *model.copies.get_mut(&k).unwrap() -= 1;
+                }
+            }
+            Op::FinishGrowth => {
+                filter.finish_growth();
             }
             Op::Clear => {
                 filter.clear();
