@@ -132,8 +132,11 @@ impl<const B: usize> Growable<B> {
     /// the generation that becomes the newest earlier chain, which every
     /// lookup after the step reads; one loaded before the step reads it as
     /// the current generation. The gate is closed across the publication so
-    /// no insert lands in the old chain after it: from then on its slots
-    /// are only freed (removes) or kept.
+    /// no insert takes the old chain for the current one after it: from then
+    /// on its last generation grows no more, and takes only the items a
+    /// later chain refuses ([`Growable::insert_earlier_chains`]) and a
+    /// merge's items of that chain (`insert_older`), through its table's own
+    /// claims and locks, as any table does.
     pub(super) fn start_chain(
         &self,
         state: &State<B>,
