@@ -255,8 +255,11 @@ fn run(ops: &[Op], config: Config) -> Result<(), TestCaseError> {
                 }
                 match filter.merge(&other) {
                     Ok(()) => theirs.into_iter().for_each(|k| model.add(k)),
-                    // Either filter in a second chain: nothing merged.
-                    Err(MergeError::Mismatch { .. }) => {}
+                    // Either filter in a second chain: nothing merged. Two
+                    // filters of one build differ in nothing else.
+                    Err(MergeError::Mismatch { what, .. }) => {
+                        prop_assert_eq!(what, "chains", "filters of one build refused")
+                    }
                     Err(MergeError::Full { .. }) => model.len_exact = false,
                     Err(e) => return Err(TestCaseError::fail(format!("merge: {e}"))),
                 }
