@@ -48,13 +48,20 @@ impl<const B: usize, A: Addressing> Table<B, Packed, A> {
 
 /// Runs `$body` with `$t` bound to `$table` (a `&Table<B, Packed, A>`) as
 /// the table type of its width as a constant ([`Table::at_width`]) for
-/// 4-slot buckets of 10 to 21 bits, else to `$table` itself. `B` must name
-/// the bucket size where it is expanded. The body is compiled once per
-/// width: keep it to the hot operation.
+/// 4-slot buckets of 10 to 21 bits (or of the widths listed after a `;`),
+/// else to `$table` itself. `B` must name the bucket size where it is
+/// expanded. The body is compiled once per width: keep it to the hot
+/// operation.
 macro_rules! with_width {
     ($table:expr, $t:ident => $body:expr) => {{
         let table = $table;
         $crate::table::with_width!(@widths table, $t, $body, 10 11 12 13 14 15 16 17 18 19 20 21)
+    }};
+    // Only the widths listed (a subset of the above): fewer copies of the
+    // body where it is inlined into a caller's loop.
+    ($table:expr, $t:ident => $body:expr; $($f:literal)*) => {{
+        let table = $table;
+        $crate::table::with_width!(@widths table, $t, $body, $($f)*)
     }};
     (@widths $table:ident, $t:ident, $body:expr, $($f:literal)*) => {
         match if B == 4 { $table.width() } else { 0 } {

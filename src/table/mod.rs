@@ -403,7 +403,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         // SAFETY: both buckets are below `buckets`, by how they are made
         // (no check here: it was four instructions of every lookup): the
         // callers, `contains_hash` and `contains_at` (a fixed table's and a
-        // growable generation's lookups), pass a primary bucket from `locate` and its `alt`,
+        // growable generation's lookups), pass a primary bucket from `locate` and its `alt`
+        // (or, in a growable filter's first chain, `Nested::first_chain_pair`'s,
+        // which are `locate_pair`'s: `table/nested.rs`),
         // both below `buckets` by the `Addressing` contract (an unsafe
         // trait: `Plain` maps with a fast range and `(h - i) mod m`), or
         // bucket 0 (a zeroed `Located`; a table has at least one bucket); a

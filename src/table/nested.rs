@@ -238,8 +238,7 @@ impl Nested {
     /// that one uses.
     #[inline(always)]
     fn key_and_spare(&self, h: u64) -> (u32, u32) {
-        let key = (((h as u32 as u64) * self.first_key_mask as u64) >> 32) as u32 + 1;
-        let x = ((h >> SPARE_SHIFT) as u32) & self.spare_mask;
+        let (key, x) = self.first_key_and_spare(h);
         if !self.chained {
             return (key, x);
         }
@@ -250,6 +249,15 @@ impl Nested {
         let x = x | (((more >> 32) as u32) & ((1u64 << bits) - 1) as u32) << self.first_spare;
         (key, x)
     }
+
+    /// The first chain's key and spare bits of a spread hash: all of them
+    /// in the first chain, the low bits of a later chain's.
+    #[inline(always)]
+    fn first_key_and_spare(&self, h: u64) -> (u32, u32) {
+        let key = (((h as u32 as u64) * self.first_key_mask as u64) >> 32) as u32 + 1;
+        let x = ((h >> SPARE_SHIFT) as u32) & self.spare_mask;
+        (key, x)
+    }
 }
 
 // SAFETY: `locate` and `locate_pair`: `block <= 2^(base + depth) - 1` and
@@ -258,7 +266,11 @@ impl Nested {
 // (the grow module builds every generation's table, and loads every saved
 // one, with `Nested::buckets` buckets: a header's bucket count is checked to
 // be a multiple of `2^(base + depth)`, `Nested::of` and `chain_fits`).
-// `alt`: `i < buckets` gives `block = i
+// `first_chain_pair` (a first chain's lookup, `contains_in_first_chain`)
+// is `place(item(hash))` less two steps that change nothing there: no
+// second mix (`chained` is false) and no mask on the key (`alt_mask` is
+// the key's own mask), so it returns `locate_pair`'s buckets (a test below
+// compares the two). `alt`: `i < buckets` gives `block = i
 // / local < 2^(base + depth)` and `l = i % local < local`, and the
 // result is `block * local + alt_index(l, ..) < buckets` again; an
 // involution because `alt_index` is one and the key (`fp & key_mask`) is the
@@ -310,6 +322,22 @@ impl Nested {
         NestedItem { local, key, x }
     }
 
+    /// [`Self::place`] of [`Self::item`] in a generation of the first
+    /// chain (the caller knows: no chain came before), which takes nothing
+    /// from a second mix and whose key is all the alternate bucket needs.
+    #[inline(always)]
+    fn first_chain_pair(&self, hash: u64) -> (usize, usize, u32) {
+        debug_assert!(!self.chained, "a later chain's item needs its second mix");
+        let h = spread(hash);
+        let l1 = fast_range(h, self.local as u64) as usize;
+        let (key, x) = self.first_key_and_spare(h);
+        debug_assert_eq!(key & self.alt_mask, key);
+        let l2 = alt_index(l1, key, self.local);
+        let base = (x & self.block_mask) as usize * self.local;
+        let fp = key | ((x >> self.shift) << self.key_bits);
+        (base + l1, base + l2, fp)
+    }
+
     /// Both buckets and the stored fingerprint of `item` in this
     /// generation: the block is the low `depth` bits of `x`, the stored
     /// fingerprint the key with the rest of `x` above it.
@@ -332,6 +360,18 @@ impl Nested {
             key: fp & self.key_mask,
             x: (block as u32) | (rest << self.shift),
         }
+    }
+}
+
+impl<const B: usize, L: Layout<B>> Table<B, L, Nested> {
+    /// [`Self::contains_hash`] in a generation of the first chain: its
+    /// item without the test for a later chain's second mix, which a
+    /// growable filter's lookup makes once, as "any chain before this
+    /// one?", for the state.
+    #[inline(always)]
+    pub(crate) fn contains_in_first_chain(&self, hash: u64) -> bool {
+        let (i1, i2, fp) = self.addressing.first_chain_pair(hash);
+        self.contains_at(i1, i2, fp)
     }
 }
 
@@ -430,6 +470,33 @@ mod tests {
                 assert!(i2 < buckets);
                 assert_eq!(a.alt(i2, fp, buckets), i1);
                 assert_eq!(a.locate_pair(hash, buckets, 0), (i1, i2, fp));
+            }
+        }
+    }
+
+    /// A first chain's lookup path (`first_chain_pair`) lands where every
+    /// writer does (`locate_pair`), at every depth, for keys of every width
+    /// `with_width!` gives it a constant for and others, spare bits few or
+    /// many, and blocks of one bucket to many.
+    #[test]
+    fn a_first_chain_lookup_finds_the_pair_writers_use() {
+        for (key_bits, spare) in [(10, 7), (4, 2), (16, 7), (12, 3), (20, 12)] {
+            for local in [1usize, 2, 7, 1000, (1 << 20) + 3] {
+                for depth in 0..=spare {
+                    let a = Nested::new(depth, local, key_bits, spare);
+                    let buckets = a.buckets();
+                    for hash in (0..if cfg!(miri) { 10 } else { 500u64 })
+                        .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k << 40))
+                    {
+                        let (i1, i2, fp) = a.first_chain_pair(hash);
+                        assert!(i1 < buckets && i2 < buckets);
+                        assert_eq!(
+                            (i1, i2, fp),
+                            a.locate_pair(hash, buckets, 0),
+                            "{key_bits}-bit keys, {spare} spare bits, {local} buckets a block, depth {depth}"
+                        );
+                    }
+                }
             }
         }
     }
