@@ -25,8 +25,9 @@ impl<const B: usize> Growable<B> {
             match &state.migration {
                 // At the width as a constant for a first chain of 10-bit
                 // keys and 7 spare bits (the 1% pick's; other widths as
-                // the table is): a run-time width's probe took a lookup
-                // at 8x 1.1 times as long (docs/benchmarks.md, "Growth").
+                // the table is): with the run-time width's probe a lookup
+                // at 8x took 1.07-1.10 times as long (docs/benchmarks.md,
+                // "Revisited (2026-12-01)").
                 None => with_width!(&state.cur.table, t => t.contains_in_first_chain(hash);
                     10 11 12 13 14 15 16 17),
                 Some(m) => state.cur.table.contains_hash(hash) || m.frozen_contains(hash),
