@@ -267,9 +267,10 @@ impl Nested {
 // one, with `Nested::buckets` buckets: a header's bucket count is checked to
 // be a multiple of `2^(base + depth)`, `Nested::of` and `chain_fits`).
 // `first_chain_pair` (a first chain's lookup, `contains_in_first_chain`)
-// is `place(item(hash))` less the test for a second mix, which a first
-// chain (`chained` false) does not take, so it returns `locate_pair`'s
-// buckets (a test below compares the two). `alt`: `i < buckets` gives `block = i
+// is `place(item(hash))` less two steps that change nothing there: no
+// second mix (`chained` is false) and no mask on the key (`alt_mask` is
+// the key's own mask), so it returns `locate_pair`'s buckets (a test below
+// compares the two). `alt`: `i < buckets` gives `block = i
 // / local < 2^(base + depth)` and `l = i % local < local`, and the
 // result is `block * local + alt_index(l, ..) < buckets` again; an
 // involution because `alt_index` is one and the key (`fp & key_mask`) is the
@@ -321,16 +322,20 @@ impl Nested {
         NestedItem { local, key, x }
     }
 
-    /// [`Self::locate_pair`] in a generation of the first chain (the
-    /// caller knows: no chain came before): its item takes nothing from a
-    /// second mix, so the test for one is left out.
+    /// [`Self::place`] of [`Self::item`] in a generation of the first
+    /// chain (the caller knows: no chain came before), which takes nothing
+    /// from a second mix and whose key is all the alternate bucket needs.
     #[inline(always)]
     fn first_chain_pair(&self, hash: u64) -> (usize, usize, u32) {
         debug_assert!(!self.chained, "a later chain's item needs its second mix");
         let h = spread(hash);
-        let local = fast_range(h, self.local as u64) as usize;
+        let l1 = fast_range(h, self.local as u64) as usize;
         let (key, x) = self.first_key_and_spare(h);
-        self.place(NestedItem { local, key, x })
+        debug_assert_eq!(key & self.alt_mask, key);
+        let l2 = alt_index(l1, key, self.local);
+        let base = (x & self.block_mask) as usize * self.local;
+        let fp = key | ((x >> self.shift) << self.key_bits);
+        (base + l1, base + l2, fp)
     }
 
     /// Both buckets and the stored fingerprint of `item` in this
