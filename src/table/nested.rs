@@ -325,6 +325,9 @@ impl Nested {
     /// [`Self::place`] of [`Self::item`] in a generation of the first
     /// chain (the caller knows: no chain came before), which takes nothing
     /// from a second mix and whose key is all the alternate bucket needs.
+    /// Its own copy of `place`'s arithmetic, without the key's mask: through
+    /// `place` the lookup took one instruction more and read slower at 8x
+    /// (docs/benchmarks.md, "Revisited (2026-12-01)").
     #[inline(always)]
     fn first_chain_pair(&self, hash: u64) -> (usize, usize, u32) {
         debug_assert!(!self.chained, "a later chain's item needs its second mix");
