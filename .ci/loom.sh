@@ -115,6 +115,7 @@ done
         "grow_lookup_skips_frozen|--cfg cuckoo_broken_grow_lookup_skips_frozen|lookup_during_growth_finds_every_item a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing a_displacement_that_copies_a_chunk_first_loses_nothing"
         "grow_publish_early|--cfg cuckoo_broken_grow_publish_early|a_step_finished_by_another_writer_loses_nothing a_step_grown_again_for_a_stuck_copy_loses_nothing"
         "grow_no_gate|--cfg cuckoo_broken_grow_no_gate|insert_during_growth_is_kept"
+        "gate_skips_marks|--cfg cuckoo_broken_gate_skips_marks|insert_during_growth_is_kept"
         "grow_remove_skips_copy|--cfg cuckoo_broken_grow_remove_skips_copy|remove_of_one_copy_during_growth_leaves_the_other"
         "regrow_skips_left_over|--cfg cuckoo_broken_regrow_skips_left_over|a_step_grown_again_for_a_stuck_copy_loses_nothing"
         "section_no_fence|--cfg cuckoo_broken_section_no_fence|a_section_never_sees_its_state_freed a_nested_section_does_not_end_the_outer_one a_second_section_sees_the_state_unlinked"

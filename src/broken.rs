@@ -14,7 +14,8 @@
 //! ([`hop_holds`]) and its write into a slot taken since
 //! ([`hop_overwrites`]), the
 //! save's check of its marks (`SAVE_IGNORES_MARKS`, `Marks::hides` in
-//! table/snapshot.rs). In growth: the gate's close (`GROW_NO_GATE`, `Gate::close`), the frozen
+//! table/snapshot.rs). In growth: the gate's close and its wait for the marked passes
+//! (`GROW_NO_GATE`, `GATE_SKIPS_MARKS`, `Gate::close`), the frozen
 //! generation's lookup (`GROW_LOOKUP_SKIPS_FROZEN`,
 //! `Migration::frozen_contains`), the moment a chunk counts as copied
 //! (`GROW_PUBLISH_EARLY`, `Growable::count_done_when`), the save's growth
@@ -100,6 +101,9 @@ pub(crate) const GROW_LOOKUP_SKIPS_FROZEN: bool = cfg!(cuckoo_broken_grow_lookup
 /// A growth step freezes the current generation without closing the
 /// writers' gate (so a write in flight lands in a table already copied).
 pub(crate) const GROW_NO_GATE: bool = cfg!(cuckoo_broken_grow_no_gate);
+/// A growth step's gate waits for the passes counted in its shards only,
+/// not for those marked in the writers' slots.
+pub(crate) const GATE_SKIPS_MARKS: bool = cfg!(cuckoo_broken_gate_skips_marks);
 /// A growth step publishes "nothing migrating" when the last chunk is
 /// claimed, before it is copied.
 pub(crate) const GROW_PUBLISH_EARLY: bool = cfg!(cuckoo_broken_grow_publish_early);

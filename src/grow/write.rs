@@ -82,7 +82,7 @@ impl<const B: usize> Growable<B> {
             // it ends before the growth step, which frees retired states.
             let outcome = {
                 let guard = pin();
-                let Some(pass) = self.gate.enter() else {
+                let Some(pass) = self.gate.enter(&guard) else {
                     drop(guard);
                     self.gate.wait_open();
                     continue;
@@ -357,7 +357,7 @@ impl<const B: usize> Growable<B> {
     /// Enters the gate and loads the state it guards.
     pub(super) fn enter<'g>(&'g self, guard: &'g Guard) -> (gate::Pass<'g>, &'g State<B>) {
         loop {
-            if let Some(pass) = self.gate.enter() {
+            if let Some(pass) = self.gate.enter(guard) {
                 return (pass, self.state.load(guard));
             }
             self.gate.wait_open();

@@ -46,7 +46,7 @@ mod imp {
     use super::local::{fast, SlotOwner, OWNER, SLOTS};
     use super::slot::{all_left, Mode, Slot};
     use crate::grow::barrier::{heavy_barrier, init, is_light};
-    use crate::sync::{process, Arc, AtomicPtr, Grave, Lifetime, Mutex, Ordering};
+    use crate::sync::{process, Arc, AtomicPtr, AtomicU64, Grave, Lifetime, Mutex, Ordering};
 
     /// How this process's sections order their marks ([`Mode`]).
     #[inline(always)]
@@ -112,6 +112,39 @@ mod imp {
             Guard {
                 slot: slot.map_addr(|a| a | tag),
             }
+        }
+    }
+
+    impl Guard {
+        /// The gate pass mark ([`Slot::pass_mark`]) of the slot this
+        /// section runs on: its thread's (or its claimed orphan's), also
+        /// when the section is nested and left no mark of its own.
+        #[inline(always)]
+        pub(crate) fn pass_mark(&self) -> &AtomicU64 {
+            let slot = self.slot.map_addr(|a| a & !(PORTABLE | COVERED));
+            // SAFETY: untagged, this is the slot the guard was made with,
+            // which outlives the guard (the `Guard::slot` field), and the
+            // reference lives no longer than the guard's borrow.
+            unsafe { &*slot }.pass_mark()
+        }
+    }
+
+    /// Every registered slot, for a closing gate to read their pass marks
+    /// ([`Slot::pass_mark`]): a snapshot, taken under the list's lock
+    /// and read after it is released.
+    pub(crate) struct PassMarks(Vec<Arc<Slot>>);
+
+    impl PassMarks {
+        /// Of every slot registered now (a slot registered later belongs to
+        /// a thread whose next pass reads the gate closed: the list's lock
+        /// orders the registration after this read, and the closing store
+        /// before it).
+        pub(crate) fn now() -> Self {
+            PassMarks(SLOTS.all())
+        }
+
+        pub(crate) fn iter(&self) -> impl Iterator<Item = &AtomicU64> {
+            self.0.iter().map(|s| s.pass_mark())
         }
     }
 
@@ -421,4 +454,4 @@ mod imp {
     }
 }
 
-pub(crate) use imp::{pin, Current, Guard};
+pub(crate) use imp::{pin, Current, Guard, PassMarks};

@@ -21,7 +21,16 @@ use crossbeam_utils::CachePadded;
 /// returns. One word, so entering is a load, a test and a store,
 /// and leaving a load and a store.
 pub(crate) struct Slot {
-    word: CachePadded<AtomicU64>,
+    marks: CachePadded<Marks>,
+}
+
+/// A slot's two marks, on one cache line: a writer marks both.
+struct Marks {
+    /// The section mark above.
+    word: AtomicU64,
+    /// The address of the writers' gate its thread holds a pass of, or 0
+    /// ([`Slot::pass_mark`]).
+    pass: AtomicU64,
 }
 
 /// The bit of a [`Slot`]'s word that is set while its thread is inside a
@@ -52,8 +61,21 @@ pub(crate) enum Mode {
 impl Slot {
     pub(super) fn new() -> Self {
         Slot {
-            word: CachePadded::new(AtomicU64::new(0)),
+            marks: CachePadded::new(Marks {
+                word: AtomicU64::new(0),
+                pass: AtomicU64::new(0),
+            }),
         }
+    }
+
+    /// The gate pass mark: the address of the writers' gate
+    /// ([`Gate`](crate::grow::gate::Gate)) this slot's thread holds a pass
+    /// of, or 0. Written by that thread alone (an orphan slot's, by the
+    /// section that claimed it), with release stores; read by a closing
+    /// gate, with acquire loads.
+    #[inline(always)]
+    pub(crate) fn pass_mark(&self) -> &AtomicU64 {
+        &self.marks.pass
     }
 
     /// Enters a section: the mark, ordered before the loads that follow.
@@ -63,7 +85,7 @@ impl Slot {
     /// must not leave ([`Guard`](super::Guard)'s `COVERED` tag).
     #[inline(always)]
     pub(crate) fn enter(&self, mode: Mode) -> bool {
-        let word = &self.word;
+        let word = &self.marks.word;
         // Only this thread changes the word (the reclaimer's
         // read-modify-writes add 0): its own last value.
         let w = word.load(Ordering::Relaxed);
@@ -95,7 +117,7 @@ impl Slot {
     /// orders each section on its own: a plain store.
     #[inline(always)]
     pub(crate) fn leave(&self, mode: Mode) {
-        let word = &self.word;
+        let word = &self.marks.word;
         if mode == Mode::Light || crate::broken::SECTION_LEAVE_STORE {
             // Only this section changes the word (the reclaimer's
             // read-modify-writes add 0): its own last value.
@@ -110,7 +132,7 @@ impl Slot {
     /// word even), with a read-modify-write: false if one is inside. The
     /// caller serializes claims (see `ORPHANS`).
     pub(super) fn claim(&self) -> bool {
-        let word = &self.word;
+        let word = &self.marks.word;
         let w = word.load(Ordering::Relaxed);
         w & INSIDE == 0
             && word
@@ -121,8 +143,8 @@ impl Slot {
     /// The reclaimer's read of the mark.
     fn read(&self, mode: Mode) -> u64 {
         match mode {
-            Mode::Light => self.word.load(Ordering::Acquire),
-            Mode::Portable => self.word.fetch_add(0, Ordering::AcqRel),
+            Mode::Light => self.marks.word.load(Ordering::Acquire),
+            Mode::Portable => self.marks.word.fetch_add(0, Ordering::AcqRel),
         }
     }
 }
@@ -157,6 +179,12 @@ impl Slots {
         slot
     }
 
+    /// Every registered slot (a closing gate reads their pass marks).
+    pub(crate) fn all(&self) -> Vec<Arc<Slot>> {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.clone()
+    }
+
     /// After the state pointer was rewritten (and, in `Light` mode, the
     /// barrier taken): the marks of the slots inside a section now.
     pub(crate) fn inside(&self, mode: Mode) -> Vec<(Arc<Slot>, u64)> {
@@ -177,7 +205,7 @@ pub(crate) fn all_left(inside: &[(Arc<Slot>, u64)]) -> bool {
     crate::broken::RECLAIM_NO_WAIT
         || inside
             .iter()
-            .all(|(slot, word)| slot.word.load(Ordering::Acquire) != *word)
+            .all(|(slot, word)| slot.marks.word.load(Ordering::Acquire) != *word)
 }
 
 #[cfg(all(test, not(cuckoo_nest_loom)))]
