@@ -45,7 +45,7 @@ impl Sizes {
             out_of_l3_items: [Some(64_000_000), None, Some(40_000)][m],
             shuffled_lookups: [1 << 20, 1 << 19, 20_000][m],
             large_fill_items: [8 << 20, 2 << 20, 40_000][m],
-            growth_first: [100_000, 15_625, 1000][m],
+            growth_first: [125_000, 15_625, 1000][m],
             growth_lookups: [1 << 18, 1 << 16, 1 << 12][m],
             growth_absent: [500_000, 200_000, 20_000][m],
             byte_keys_in_cache: [(50_000, 1 << 20), (50_000, 1 << 19), (2_000, 4_000)][m],
