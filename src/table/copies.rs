@@ -9,7 +9,7 @@ use super::stripes::{Section, Stripes};
 use super::{Addressing, Table};
 use crate::broken;
 use crate::error::InsertError;
-use crate::layout::{Layout, Mask};
+use crate::layout::{Bucket, Layout, Mask};
 use crate::sync::{Ordering, Spin};
 
 /// Tables of fewer buckets `clear` in one versioned section (at most 2 MiB
@@ -25,15 +25,19 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// `Err(TooManyCopies)`, having written nothing, if bucket `i1` and
     /// its alternate hold `B` copies of `fp` or more
     /// ([`Copies::Bounded`](super::Copies::Bounded): half the pair, or a
-    /// pair that is one bucket whole). One match on bucket `i1` (which the
-    /// claim after it loads again, from the cache) for an item with no copy
-    /// there, and a [`Self::count`] of the pair only where it holds one; a
-    /// key's copies go to `i1` first, so one whose copies all lie in the
-    /// other bucket may take one more (`B + 1`).
+    /// pair that is one bucket whole). One match on `a`, the caller's load
+    /// of bucket `i1` (which its claim then starts from), for an item with
+    /// no copy there, and a [`Self::count`] of the pair only where it holds
+    /// one; a key's copies go to `i1` first, so one whose copies all lie in
+    /// the other bucket may take one more (`B + 1`).
     #[inline(always)]
-    pub(crate) fn copies_below_bound(&self, i1: usize, fp: u32) -> Result<(), InsertError> {
-        let a = self.load_bucket(i1);
-        if self.match_pair(&a, &a, fp).0.any() {
+    pub(crate) fn copies_below_bound(
+        &self,
+        a: &Bucket,
+        i1: usize,
+        fp: u32,
+    ) -> Result<(), InsertError> {
+        if self.match_pair(a, a, fp).0.any() {
             self.below_bound_counted(i1, fp)?;
         }
         Ok(())

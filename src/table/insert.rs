@@ -25,31 +25,23 @@
 //!
 //! **The claim.** An insert whose item finds an empty slot in either of
 //! its buckets claims it with [`Layout::claim`]: a compare-and-swap of the
-//! slot's word from what was loaded to the same with the fingerprint in the
-//! slot, taken again while other slots of the word change under it and
-//! given up once the slot itself is seen filled (another insert claimed it:
-//! the insert looks for the next free slot). No stripe lock is taken, no
-//! version moves: the fingerprint appears in one atomic write, so a lookup
-//! sees it or not and never has to retry for it (contract 3). The count
-//! goes to the thread's own word (`counts.rs`). So a fixed filter's insert
-//! into a free slot does one locked instruction, on the bucket's own line.
-//! What this asks of every other writer (docs/design.md, "Inserts without
-//! a lock"): every write into a slot that lies in one word is such a claim,
-//! with the stripe's lock or without (a displacement hop, a growth step's
-//! chunk copy, an insert under the locks), so none overwrites what a claim
-//! stored; and every other write to a word a claim may write is a
-//! read-modify-write (`fetch_and` to clear, `fetch_or` for the two halves
-//! of a slot across two words, which no claim takes). A claim only ever
-//! fills an empty slot, so what a writer holding the locks saw in a full
-//! slot stays there until it or another lock holder changes it: a hop's
-//! re-check of its source and a remove's choice of copy stand as before.
-//! Semi-sorted buckets re-encode the whole bucket on every write, and a
-//! slot across two words cannot be claimed in one instruction: those take
-//! the stripes' locks ([`Claim::NeedsLock`]).
+//! slot's word, taken again while other slots of the word change under it
+//! and given up once the slot itself is seen filled (another insert claimed
+//! it: the insert looks for the next free slot). No stripe lock, no
+//! version: the fingerprint appears in one atomic write, which a lookup sees
+//! or not (contract 3); the count goes to the thread's own word
+//! (`counts.rs`). So a fixed filter's insert into a free slot does one
+//! locked instruction, on the bucket's own line. Every other write into a
+//! slot in one word is such a claim too (a hop, a growth step's copy, an
+//! insert under the locks), and every other write to a word a claim may
+//! write a read-modify-write (docs/design.md, "Inserts without a lock",
+//! says why that keeps a locked writer's view of a full slot). Semi-sorted
+//! buckets and slots across two words take the stripes' locks
+//! ([`Claim::NeedsLock`]).
 
 use crate::broken;
 use crate::error::InsertError;
-use crate::layout::{Claim, Layout};
+use crate::layout::{Bucket, Claim, Layout};
 use crate::table::stripes::Section;
 use crate::table::{Addressing, Copies, Placed, Table};
 
@@ -157,23 +149,33 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             return false;
         }
         loop {
-            let (bucket, slot) = match self.first_free(&self.load_bucket(i1)) {
-                Some(j) => (i1, j),
-                None => match self.first_free(&self.load_bucket(i2)) {
-                    Some(j) => (i2, j),
-                    None => return false,
-                },
-            };
-            match self.layout.claim(&self.words, bucket, slot, fp) {
-                Claim::Stored => {
-                    self.stripes.count_add(1, bucket);
-                    return true;
-                }
-                // Another insert filled the slot first: it made progress,
-                // and this one looks for the next free slot.
-                Claim::Taken => {}
-                Claim::NeedsLock => return false,
+            if let Some(stored) = self.claim_once(&self.load_bucket(i1), i1, i2, fp) {
+                return stored;
             }
+        }
+    }
+
+    /// One claim of the first free slot of bucket `i1` (as loaded: `a`),
+    /// else of `i2`: `Some(true)` if stored (and counted), `Some(false)` if
+    /// both are full or the slot must be written under its lock
+    /// ([`Claim::NeedsLock`]), `None` if another insert filled the slot
+    /// first (it made progress; the caller looks again).
+    #[inline(always)]
+    pub(crate) fn claim_once(&self, a: &Bucket, i1: usize, i2: usize, fp: u32) -> Option<bool> {
+        let (bucket, slot) = match self.first_free(a) {
+            Some(j) => (i1, j),
+            None => match self.first_free(&self.load_bucket(i2)) {
+                Some(j) => (i2, j),
+                None => return Some(false),
+            },
+        };
+        match self.layout.claim(&self.words, bucket, slot, fp) {
+            Claim::Stored => {
+                self.stripes.count_add(1, bucket);
+                Some(true)
+            }
+            Claim::Taken => None,
+            Claim::NeedsLock => Some(false),
         }
     }
 

@@ -10,7 +10,7 @@ use super::{Addressing, Table};
 use super::{Copies, Placed};
 use crate::error::InsertError;
 use crate::hash::{alt_index, fast_range, spread};
-use crate::layout::Layout;
+use crate::layout::{Bucket, Layout};
 
 mod chain;
 pub(crate) use chain::CHAIN_SMALLER;
@@ -379,6 +379,26 @@ impl<const B: usize, L: Layout<B>> Table<B, L, Nested> {
 }
 
 impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
+    /// [`Self::claim_free`](Table::claim_free) with its first look at bucket `i1` the
+    /// caller's load of it, `a` (a growable filter's insert loads it once,
+    /// for its bound on copies and for the claim): a slot chosen from an
+    /// earlier load is one the compare-and-swap finds taken, if it is, as
+    /// from any other; then, if it was, `claim_free` from fresh loads.
+    /// Through [`Self::claim_once`], `claim_free`'s loop compiles to the
+    /// same logic with 2 instructions more an insert of a fixed filter
+    /// (callgrind, 4x16 half full: 127.7 against 125.6; a loop-alignment
+    /// `nop` and one reload from the stack); a growable filter's insert at
+    /// 8x takes 23 fewer (792.8 against 815.6), at 1x (17-bit slots) 64
+    /// fewer (498.6 against 562.8).
+    #[inline(always)]
+    pub(crate) fn claim_free_from(&self, a: &Bucket, i1: usize, i2: usize, fp: u32) -> bool {
+        Self::CLAIMS
+            && match self.claim_once(a, i1, i2, fp) {
+                Some(stored) => stored,
+                None => self.claim_free(i1, i2, fp),
+            }
+    }
+
     /// [`Self::insert`] of a fingerprint whose pair is known, without
     /// making room: `Ok(Some(stored))` as `insert` would return, `Ok(None)`
     /// if both buckets are full (nothing changed). A growable filter asks
@@ -393,11 +413,14 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     ) -> Result<Option<bool>, InsertError> {
         self.prefetch(i1);
         self.prefetch(i2);
-        if copies == Copies::Bounded {
-            self.copies_below_bound(i1, fp)?;
-        }
-        if copies != Copies::Unique && self.claim_free(i1, i2, fp) {
-            return Ok(Some(true));
+        if copies != Copies::Unique {
+            let a = self.load_bucket(i1);
+            if copies == Copies::Bounded {
+                self.copies_below_bound(&a, i1, fp)?;
+            }
+            if self.claim_free_from(&a, i1, i2, fp) {
+                return Ok(Some(true));
+            }
         }
         Ok(match self.place(i1, i2, fp, copies)? {
             Placed::Stored => Some(true),
