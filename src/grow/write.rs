@@ -7,8 +7,13 @@ use crate::table::with_width;
 
 /// What came of one try at an insert ([`Growable::insert_item`]).
 pub(super) enum Attempt {
-    /// The insert's answer.
-    Done(Result<bool, InsertError>),
+    /// The insert's answer when it went in, or its copy was there
+    /// (`insert_unique`): apart from a refusal, so the common return is a
+    /// flag, not a copy of a whole `Result` (6 instructions an insert:
+    /// callgrind, `g4x10`, 792.8 against 786.7).
+    Done(bool),
+    /// The insert's refusal.
+    Refused(InsertError),
     /// The generation at this address is full: grow it, then try again.
     /// `displaced`: the insert looked for room by displacement and found
     /// none; else it stopped at the load the generation grows at, short of
@@ -152,7 +157,8 @@ impl<const B: usize> Growable<B> {
                 self.state.reclaim(RECLAIM_ROUNDS);
             }
             match outcome {
-                Attempt::Done(result) => return result,
+                Attempt::Done(stored) => return Ok(stored),
+                Attempt::Refused(e) => return Err(e),
                 Attempt::Grow { at, displaced } => self.grow(at, displaced)?,
                 Attempt::Again => {}
             }
@@ -226,7 +232,8 @@ impl<const B: usize> Growable<B> {
                 at: Arc::as_ptr(&state.cur) as usize,
                 displaced: !short,
             },
-            other => Attempt::Done(other),
+            Ok(stored) => Attempt::Done(stored),
+            Err(e) => Attempt::Refused(e),
         }
     }
 

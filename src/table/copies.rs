@@ -6,9 +6,8 @@
 //! away ([`Table::clear`], under every lock).
 
 use super::stripes::{Section, Stripes};
-use super::{Addressing, Table};
+use super::{Addressing, CopiesHeld, Table};
 use crate::broken;
-use crate::error::InsertError;
 use crate::layout::{Bucket, Layout, Mask};
 use crate::sync::{Ordering, Spin};
 
@@ -36,7 +35,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         a: &Bucket,
         i1: usize,
         fp: u32,
-    ) -> Result<(), InsertError> {
+    ) -> Result<(), CopiesHeld> {
         if self.match_pair(a, a, fp).0.any() {
             self.below_bound_counted(i1, fp)?;
         }
@@ -45,9 +44,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
 
     /// [`Self::copies_below_bound`] once bucket `i1` holds a copy.
     #[cold]
-    fn below_bound_counted(&self, i1: usize, fp: u32) -> Result<(), InsertError> {
+    fn below_bound_counted(&self, i1: usize, fp: u32) -> Result<(), CopiesHeld> {
         match self.count(i1, fp) {
-            held if held >= B => Err(InsertError::TooManyCopies { copies: held }),
+            held if held >= B => Err(CopiesHeld(held)),
             _ => Ok(()),
         }
     }

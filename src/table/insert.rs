@@ -43,7 +43,7 @@ use crate::broken;
 use crate::error::InsertError;
 use crate::layout::{Bucket, Claim, Layout};
 use crate::table::stripes::Section;
-use crate::table::{Addressing, Copies, Placed, Table};
+use crate::table::{Addressing, Copies, CopiesHeld, Placed, Table};
 
 /// The most hops a displacement path of `b`-slot buckets may have: two-slot
 /// buckets branch little, so they get deeper paths.
@@ -240,7 +240,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         i2: usize,
         fp: u32,
         copies: Copies,
-    ) -> Result<Placed, InsertError> {
+    ) -> Result<Placed, CopiesHeld> {
         let guard = self.stripes.lock_pair(i1, i2);
         let (a, b) = loop {
             let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));
@@ -274,7 +274,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         let own = ma.count() + if i2 == i1 { 0 } else { mb.count() };
         let slots = if i2 == i1 { B } else { 2 * B };
         if own as usize == slots {
-            return Err(InsertError::TooManyCopies { copies: slots });
+            return Err(CopiesHeld(slots));
         }
         Ok(Placed::NoRoom)
     }

@@ -7,8 +7,7 @@
 //! `hash.rs`, on the lookup's path.
 
 use super::{Addressing, Table};
-use super::{Copies, Placed};
-use crate::error::InsertError;
+use super::{Copies, CopiesHeld, Placed};
 use crate::hash::{alt_index, fast_range, spread};
 use crate::layout::{Bucket, Layout};
 
@@ -410,7 +409,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         i2: usize,
         fp: u32,
         copies: Copies,
-    ) -> Result<Option<bool>, InsertError> {
+    ) -> Result<Option<bool>, CopiesHeld> {
         self.prefetch(i1);
         self.prefetch(i2);
         if copies != Copies::Unique {
