@@ -24,7 +24,9 @@
 //! Broken variants they catch (docs/verification.md):
 //! `cuckoo_broken_grow_lookup_skips_frozen` and
 //! `cuckoo_broken_grow_publish_early` (14a, 14d), `cuckoo_broken_grow_no_gate`
-//! (14b, 14c), `cuckoo_broken_grow_remove_skips_copy` (14c),
+//! (14b, 14c), `cuckoo_broken_gate_skips_marks` (14b: the insert's pass,
+//! marked in its own slot, is not waited for),
+//! `cuckoo_broken_grow_remove_skips_copy` (14c),
 //! `cuckoo_broken_regrow_skips_left_over` (14e).
 #![cfg(cuckoo_nest_loom)]
 
