@@ -7,10 +7,8 @@ use crate::table::with_width;
 
 /// What came of one try at an insert ([`Growable::insert_item`]).
 pub(super) enum Attempt {
-    /// The insert's answer when it went in, or its copy was there
-    /// (`insert_unique`): apart from a refusal, so the common return is a
-    /// flag, not a copy of a whole `Result` (6 instructions an insert:
-    /// callgrind, `g4x10`, 792.8 against 786.7).
+    /// The answer of an insert that went in (or found its copy: `insert_unique`): a flag apart
+    /// from a refusal, not a whole `Result` to copy back (callgrind, `g4x10`: 786.7, not 792.8).
     Done(bool),
     /// The insert's refusal.
     Refused(InsertError),
@@ -109,26 +107,22 @@ impl<const B: usize> Growable<B> {
                     displaced: true,
                 };
                 if let Some(m) = &state.migration {
-                    // Every insert sees every copy of its fingerprint in
-                    // the current generation: a unique one needs them all,
-                    // and a plain one must not add a copy here while the
-                    // frozen generation holds the pair's share, or the two
-                    // could hold more copies than the pair has slots, and
-                    // the copy would never fit (a hot key's inserts did
-                    // that). It also keeps new inserts from taking the
-                    // pair's slots before its copies arrive.
+                    // Every insert sees every copy of its fingerprint in the current
+                    // generation: a unique one needs them all, and a plain one must not add
+                    // a copy here while the frozen generation holds the pair's share, or the
+                    // two could hold more copies than the pair has slots, and the copy would
+                    // never fit (a hot key's inserts did that). It also keeps new inserts
+                    // from taking the pair's slots before its copies arrive.
                     let copied_own = self.copy_chunks_of(state, m, item, &guard);
                     if copied_own.is_err() {
                         stuck
                     } else {
-                        // An insert that copied its own item's chunks has
-                        // done its share of the step; one that also helped
-                        // copied three chunks (with that, the slowest 0.1%
-                        // of inserts through growth to 8M took 6.5 us, not
-                        // 2.4: growth_latency). Each insert either copies
-                        // a chunk of its own or moves the help cursor on by
-                        // one, so the copy still ends within twice as many
-                        // inserts as it has chunks, far inside `budget`.
+                        // An insert that copied its own item's chunks has done its share
+                        // of the step; one that also helped copied three chunks (with that,
+                        // the slowest 0.1% of inserts through growth to 8M took 6.5 us, not
+                        // 2.4: growth_latency). Each insert either copies a chunk of its own
+                        // or moves the help cursor on by one, so the copy still ends within
+                        // twice as many inserts as it has chunks, far inside `budget`.
                         copied_all = if copied_own == Ok(true) {
                             m.left.load(Ordering::Acquire) == 0
                         } else {
