@@ -21,8 +21,8 @@
 //! the section has just written), with a plain store: the slot is written
 //! by its thread alone, so no read-modify-write. Counts in shards shared
 //! by threads cost two locked instructions an insert (through growth at
-//! 8x, with them inserts took 2.34-2.38x a fixed filter's time, with plain
-//! stores in their place 2.13-2.22x: docs/benchmarks.md, "Growth"). A
+//! 8x, with them inserts took 2.32-2.36x a fixed filter's time, with the
+//! pass in the slot 2.18-2.26x: docs/benchmarks.md, "Growth"). A
 //! thread whose slot marks a pass already (a pass inside a pass) counts
 //! itself in a shard instead, spread over padded shards chosen per thread.
 //! Every store of a mark is a release, and the closer's loads acquire: the

@@ -383,12 +383,12 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// for its bound on copies and for the claim): a slot chosen from an
     /// earlier load is one the compare-and-swap finds taken, if it is, as
     /// from any other; then, if it was, `claim_free` from fresh loads.
-    /// Through [`Self::claim_once`], `claim_free`'s loop compiles to the
-    /// same logic with 2 instructions more an insert of a fixed filter
-    /// (callgrind, 4x16 half full: 127.7 against 125.6; a loop-alignment
-    /// `nop` and one reload from the stack); a growable filter's insert at
-    /// 8x takes 23 fewer (792.8 against 815.6), at 1x (17-bit slots) 64
-    /// fewer (498.6 against 562.8).
+    /// When it came (callgrind): a growable filter's insert at 8x took 23
+    /// instructions fewer (792.8 against 815.6), at 1x (17-bit slots) 64
+    /// fewer (498.6 against 562.8); `claim_free`'s loop, through
+    /// [`Self::claim_once`], the same logic with a fixed filter's insert 2
+    /// more (4x16 half full 127.7 against 125.6: a loop-alignment `nop` and
+    /// one reload from the stack; 126.6 since `CopiesHeld`).
     #[inline(always)]
     pub(crate) fn claim_free_from(&self, a: &Bucket, i1: usize, i2: usize, fp: u32) -> bool {
         Self::CLAIMS
