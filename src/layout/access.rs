@@ -56,7 +56,7 @@ pub(crate) fn change_word(word: &AtomicU64, change: Change, own: bool) {
 /// stripe's lock or without ([`Layout::claim`]): both race with inserts
 /// that take no lock, so neither may overwrite what one stored.
 #[inline(always)]
-pub(super) fn claim_word(word: &AtomicU64, slot: u64, bits: u64) -> bool {
+pub(crate) fn claim_word(word: &AtomicU64, slot: u64, bits: u64) -> bool {
     let relaxed = Ordering::Relaxed;
     let mut now = word.load(relaxed);
     loop {

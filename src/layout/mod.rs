@@ -32,7 +32,9 @@ mod fixed;
 mod packed;
 mod semi_sorted;
 
-pub(crate) use access::{prefetch_bucket, InBounds, LeBytes, Mask, WordSource, ONE_LOAD_BITS};
+pub(crate) use access::{
+    claim_word, prefetch_bucket, InBounds, LeBytes, Mask, WordSource, ONE_LOAD_BITS,
+};
 pub(crate) use fixed::Fixed;
 
 /// How a lock-free claim of a slot went ([`Layout::claim`]).

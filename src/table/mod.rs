@@ -20,6 +20,7 @@ mod at_width;
 mod batch;
 mod copies;
 mod counts;
+mod fill;
 pub(crate) mod insert;
 mod nested;
 mod snapshot;

@@ -427,49 +427,6 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             Placed::NoRoom => None,
         })
     }
-
-    /// Stores each `(bucket, fp)` of `items` (every bucket in `first..end`)
-    /// in a free slot of that bucket, under the locks of the range's
-    /// stripes taken once (inserts without a lock still race with it, so
-    /// each write is a claim that may find its slot taken and look again);
-    /// pushes those whose bucket is full onto `rest`,
-    /// for the caller to insert the usual way. A growth step's copy: what
-    /// it stores is an insert into a free slot, which no lookup needs to
-    /// see versioned; a layout whose writes are versioned (semi-sorted)
-    /// gets every item back in `rest`.
-    pub(crate) fn fill_range(
-        &self,
-        first: usize,
-        end: usize,
-        items: &[(usize, u32)],
-        rest: &mut Vec<(usize, u32)>,
-    ) {
-        if L::WRITES_VERSIONED || items.is_empty() {
-            rest.extend_from_slice(items);
-            return;
-        }
-        let _guard = self.stripes.lock_buckets(first, end);
-        let mut stored = 0;
-        for &(bucket, fp) in items {
-            debug_assert!((first..end).contains(&bucket));
-            loop {
-                let current = self.load_bucket(bucket);
-                let Some(slot) = self.first_free(&current) else {
-                    rest.push((bucket, fp));
-                    break;
-                };
-                let own = self.own_words();
-                if self
-                    .layout
-                    .set(&self.words, bucket, slot, fp, &current, own)
-                {
-                    stored += 1;
-                    break;
-                }
-            }
-        }
-        self.stripes.count_add(stored, first);
-    }
 }
 
 #[cfg(test)]
