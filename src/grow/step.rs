@@ -4,6 +4,7 @@
 use super::*;
 use crate::sync::TryLockError;
 use crate::table::{takes_huge_pages, with_width};
+use std::mem::MaybeUninit;
 
 impl<const B: usize> Growable<B> {
     /// A writer's share of a growth step under way: copies up to
@@ -220,13 +221,18 @@ impl<const B: usize> Growable<B> {
         c: usize,
     ) -> (Vec<(usize, u32)>, u64) {
         let from = &m.from;
+        // A copy of the addressing: read through `m`, which holds atomics,
+        // its fields were loaded again for every fingerprint.
+        let addr = from.addr;
         let n = from.buckets();
         let first = c * CHUNK_BUCKETS;
         let end = (first + CHUNK_BUCKETS).min(n);
         // On the stack: a writer's share of a step allocates nothing (8:
-        // the largest bucket size, as `B` cannot size an array here).
-        let mut low = [(0usize, 0u32); CHUNK_BUCKETS * 8];
-        let mut high = [(0usize, 0u32); CHUNK_BUCKETS * 8];
+        // the largest bucket size, as `B` cannot size an array here). Not
+        // zeroed first: that took 11 of the 767 instructions of an insert
+        // at 8x (callgrind, `lookup_instructions g4x10`).
+        let mut low = [MaybeUninit::<(usize, u32)>::uninit(); CHUNK_BUCKETS * 8];
+        let mut high = [MaybeUninit::<(usize, u32)>::uninit(); CHUNK_BUCKETS * 8];
         let (mut lows, mut highs) = (0, 0);
         with_width!(&from.table, t => {
             for i in first..end {
@@ -234,23 +240,31 @@ impl<const B: usize> Growable<B> {
                 for j in 0..B {
                     let fp = t.lane(&bucket, j);
                     if fp != 0 {
-                        let (to, fp2) = from.addr.split(i, fp);
+                        let (to, fp2) = addr.split(i, fp);
                         if to < n {
-                            low[lows] = (to, fp2);
+                            low[lows].write((to, fp2));
                             lows += 1;
                         } else {
-                            high[highs] = (to, fp2);
+                            high[highs].write((to, fp2));
                             highs += 1;
                         }
                     }
                 }
             }
         });
+        // SAFETY: the first `lows` entries of `low` and `highs` of `high`
+        // were written just above, and `MaybeUninit<T>` is laid out as `T`.
+        let (low, high) = unsafe {
+            (
+                std::slice::from_raw_parts(low.as_ptr().cast::<(usize, u32)>(), lows),
+                std::slice::from_raw_parts(high.as_ptr().cast::<(usize, u32)>(), highs),
+            )
+        };
         let mut rest = Vec::new();
         let table = &state.cur.table;
         with_width!(table, t => {
-            t.fill_range(first, end, &low[..lows], &mut rest);
-            t.fill_range(first + n, end + n, &high[..highs], &mut rest);
+            t.fill_range(first, end, low, &mut rest);
+            t.fill_range(first + n, end + n, high, &mut rest);
         });
         let stored = (lows + highs - rest.len()) as u64;
         (rest, stored)
