@@ -2,13 +2,11 @@
 //! Criterion, on one default (4 x 16) filter half full, its table `CUCKOO_BENCH_SAVE_MIB` MiB
 //! (default 256, far past the caches), one core:
 //!
-//! - `saves/*`: `to_bytes` (a copy of the table a chunk at a time, counted and checksummed),
-//!   `save` into `io::sink()` (the same streamed, no memory held), `save_to_path` (a file in
-//!   the system's temporary folder: a temporary file, fsync, rename, fsync of the folder),
-//!   `from_bytes` and `load` from the bytes (every bucket audited, the checksum checked, the
-//!   table copied), `load` from the file, and `FilterView::new` (audit and checksum, no copy)
-//!   and `new_unverified` (the header only) over the bytes; throughput in bytes of the saved
-//!   form (opens per second for `new_unverified`);
+//! - `saves/*`: `to_bytes`, `save` into `io::sink()`, `save_to_path` (a temporary file, fsync,
+//!   rename, fsync of the folder), `from_bytes` and `load` from the bytes and from the file
+//!   (every bucket audited, the checksum checked, the table copied), and `FilterView::new`
+//!   (audit and checksum, no copy) and `new_unverified` (the header only) over the bytes, in
+//!   bytes of the saved form a second (opens a second for `new_unverified`);
 //! - `saved_lookups/*`: the same shuffled queries, half hits, through the owned filter (on
 //!   huge pages, as built, and loaded again on 4 KiB pages) and through a view of its bytes,
 //!   one key at a time and batched.
