@@ -13,24 +13,20 @@
 
 mod common;
 
+use common::{fill, lookups, named, queries};
 use std::time::{Duration, Instant};
 
 use criterion::{Bencher, Throughput};
 use cuckoo_nest::CuckooFilter;
-use cuckoo_nest_bench::keys::{mixed_queries, Keys};
+use cuckoo_nest_bench::keys::Keys;
 
-/// Queries per measured iteration of the lookups.
-const QUERIES: usize = 1 << 16;
 const RATE: f64 = 0.01;
 
-fn growable(first: usize) -> CuckooFilter {
-    let b = CuckooFilter::builder().capacity(first);
-    b.false_positive_rate(RATE).growable(true).build().unwrap()
-}
-
-fn fixed(items: usize) -> CuckooFilter {
-    let b = CuckooFilter::builder().capacity(items);
-    b.false_positive_rate(RATE).build().unwrap()
+fn filter(capacity: usize, growable: bool) -> CuckooFilter {
+    let b = CuckooFilter::builder()
+        .capacity(capacity)
+        .false_positive_rate(RATE);
+    b.growable(growable).build().unwrap()
 }
 
 fn main() {
@@ -39,7 +35,7 @@ fn main() {
     let last = 8 * first;
     let keys = Keys::generate(10, last, 0).present;
     // The process's first growable filter registers it for `membarrier`, once: not timed.
-    drop(growable(first));
+    drop(filter(first, true));
     // Each iteration times a fresh filter from its construction to its last insert: the first
     // table counts, as a fixed filter's does.
     let from_empty = |b: &mut Bencher, build: &dyn Fn() -> CuckooFilter| {
@@ -57,26 +53,19 @@ fn main() {
     let mut g = c.benchmark_group("growth_inserts");
     g.throughput(Throughput::Elements(last as u64));
     g.sample_size(10);
-    g.bench_function("growable_from_c", |b| from_empty(b, &|| growable(first)));
-    g.bench_function("fixed_for_8c", |b| from_empty(b, &|| fixed(last)));
+    g.bench_function("growable_from_c", |b| {
+        from_empty(b, &|| filter(first, true))
+    });
+    g.bench_function("fixed_for_8c", |b| from_empty(b, &|| filter(last, false)));
     g.finish();
 
-    let (grown, built) = (growable(first), fixed(last));
-    for f in [&grown, &built] {
-        f.insert_batch(&keys).unwrap();
-    }
-    let q = mixed_queries(10, QUERIES, last, 0.5, 10);
-    let mut out = vec![false; q.len()];
+    let (grown, built) = (filter(first, true), filter(last, false));
+    fill(10, last, &[&grown, &built]);
+    let q = queries(10, last);
     let mut g = c.benchmark_group("growth_lookups");
     g.throughput(Throughput::Elements(q.len() as u64));
-    for (name, f) in [("growable", &grown), ("fixed", &built)] {
-        g.bench_function(format!("{name}_contains"), |b| {
-            b.iter(|| q.iter().filter(|k| f.contains(*k)).count())
-        });
-        g.bench_function(format!("{name}_contains_batch"), |b| {
-            b.iter(|| f.contains_batch_into(&q, &mut out).unwrap())
-        });
-    }
+    lookups(&mut g, named("growable"), &grown, &q);
+    lookups(&mut g, named("fixed"), &built, &q);
     g.finish();
     c.final_summary();
 }

@@ -15,6 +15,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use cuckoo_nest_bench::keys::SplitMix64;
 use cuckoo_nest_simd::{available, Dynamic, Kernel, KernelFn};
 
 /// Groups per iteration: 32 KiB of 256-bit groups, 16 KiB of 128-bit ones.
@@ -31,26 +32,18 @@ struct Data {
 
 impl Data {
     fn new(width: u32) -> Data {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(width);
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let lane_max = (1u64 << width) - 1;
-        let mut wide = Vec::with_capacity(GROUPS);
-        for _ in 0..GROUPS {
-            let mut group = [next(), next(), next(), next()];
-            for lane in 0..256 / width {
-                if next() % 4 == 0 {
-                    let (word, shift) = ((lane * width / 64) as usize, lane * width % 64);
-                    group[word] &= !(lane_max << shift);
-                    group[word] |= (u64::from(VALUE) & lane_max) << shift;
+        let mut rng = SplitMix64::new(width.into());
+        let (lane, value) = ((1u64 << width) - 1, u64::from(VALUE));
+        let wide: Vec<[u64; 4]> = (0..GROUPS)
+            .map(|_| {
+                let mut group = [0; 4].map(|_| rng.next_u64());
+                for i in (0..256 / width).filter(|_| rng.below(4) == 0) {
+                    let (word, shift) = ((i * width / 64) as usize, i * width % 64);
+                    group[word] = (group[word] & !(lane << shift)) | ((value & lane) << shift);
                 }
-            }
-            wide.push(group);
-        }
+                group
+            })
+            .collect();
         let narrow = wide.iter().map(|g| [g[0], g[1]]).collect();
         Data { narrow, wide }
     }

@@ -2,13 +2,11 @@
 //! Criterion, on one default (4 x 16) filter half full, its table `CUCKOO_BENCH_SAVE_MIB` MiB
 //! (default 256, far past the caches), one core:
 //!
-//! - `saves/*`: `to_bytes` (a copy of the table a chunk at a time, counted and checksummed),
-//!   `save` into `io::sink()` (the same streamed, no memory held), `save_to_path` (a file in
-//!   the system's temporary folder: a temporary file, fsync, rename, fsync of the folder),
-//!   `from_bytes` and `load` from the bytes (every bucket audited, the checksum checked, the
-//!   table copied), `load` from the file, and `FilterView::new` (audit and checksum, no copy)
-//!   and `new_unverified` (the header only) over the bytes; throughput in bytes of the saved
-//!   form (opens per second for `new_unverified`);
+//! - `saves/*`: `to_bytes`, `save` into `io::sink()`, `save_to_path` (a temporary file, fsync,
+//!   rename, fsync of the folder), `from_bytes` and `load` from the bytes and from the file
+//!   (every bucket audited, the checksum checked, the table copied), and `FilterView::new`
+//!   (audit and checksum, no copy) and `new_unverified` (the header only) over the bytes, in
+//!   bytes of the saved form a second (opens a second for `new_unverified`);
 //! - `saved_lookups/*`: the same shuffled queries, half hits, through the owned filter (on
 //!   huge pages, as built, and loaded again on 4 KiB pages) and through a view of its bytes,
 //!   one key at a time and batched.
@@ -18,12 +16,9 @@
 
 mod common;
 
+use common::{fill, lookups, named, queries};
 use criterion::{Criterion, Throughput};
 use cuckoo_nest::{CuckooFilter, FilterView, LoadOptions, SaveOptions};
-use cuckoo_nest_bench::keys::{mixed_queries, Keys};
-
-/// Queries per measured iteration of the lookups.
-const QUERIES: usize = 1 << 16;
 
 fn saves(c: &mut Criterion, filter: &CuckooFilter, bytes: &[u8]) {
     let (save, load) = (SaveOptions::default(), LoadOptions::default());
@@ -66,24 +61,11 @@ fn saved_lookups(c: &mut Criterion, filter: &CuckooFilter, bytes: &[u8], q: &[u6
     // pages tells the view's code from its pages.
     let small_pages = LoadOptions::default().huge_pages(false);
     let (owned_4k, _) = CuckooFilter::load(bytes, &small_pages).unwrap();
-    let view = FilterView::new(bytes).unwrap();
-    let mut out = vec![false; q.len()];
     let mut g = c.benchmark_group("saved_lookups");
     g.throughput(Throughput::Elements(q.len() as u64));
-    for (name, f) in [("owned", filter), ("owned_4k_pages", &owned_4k)] {
-        g.bench_function(format!("{name}_contains"), |b| {
-            b.iter(|| q.iter().filter(|k| f.contains(*k)).count())
-        });
-        g.bench_function(format!("{name}_contains_batch"), |b| {
-            b.iter(|| f.contains_batch_into(q, &mut out).unwrap())
-        });
-    }
-    g.bench_function("view_contains", |b| {
-        b.iter(|| q.iter().filter(|k| view.contains(*k)).count())
-    });
-    g.bench_function("view_contains_batch", |b| {
-        b.iter(|| view.contains_batch_into(q, &mut out).unwrap())
-    });
+    lookups(&mut g, named("owned"), filter, q);
+    lookups(&mut g, named("owned_4k_pages"), &owned_4k, q);
+    lookups(&mut g, named("view"), &FilterView::new(bytes).unwrap(), q);
     g.finish();
 }
 
@@ -94,21 +76,11 @@ fn main() {
     let buckets = (mib << 20) / 8;
     let filter = CuckooFilter::builder().buckets(buckets).build().unwrap();
     let items = filter.shape().slots / 2;
-    filter
-        .insert_batch(&Keys::generate(8, items, 0).present)
-        .unwrap();
+    fill(8, items, &[&filter]);
     let bytes = filter.to_bytes();
-    eprintln!(
-        "saves: a {} MiB table, {items} items, {} bytes saved",
-        filter.memory_usage() >> 20,
-        bytes.len()
-    );
+    let (mib, len) = (filter.memory_usage() >> 20, bytes.len());
+    eprintln!("saves: a {mib} MiB table, {items} items, {len} bytes saved");
     saves(&mut c, &filter, &bytes);
-    saved_lookups(
-        &mut c,
-        &filter,
-        &bytes,
-        &mixed_queries(8, QUERIES, items, 0.5, 8),
-    );
+    saved_lookups(&mut c, &filter, &bytes, &queries(8, items));
     c.final_summary();
 }

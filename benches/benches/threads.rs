@@ -11,55 +11,48 @@
 
 mod common;
 
+use common::{fill, queries};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cuckoo_nest::CuckooFilter;
-use cuckoo_nest_bench::keys::{mixed_queries, stream, Keys};
+use cuckoo_nest_bench::keys::stream;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-/// Queries per measured iteration, a power of two (indexed with a mask).
-const QUERIES: usize = 1 << 16;
-
-/// Runs `f(thread, iters)` on `threads` threads, started at once; returns the time per lookup
-/// in aggregate: the slowest thread's time / (threads * iters).
-fn parallel(threads: usize, iters: u64, f: impl Fn(usize, u64) + Sync) -> Duration {
-    let (f, start) = (&f, &std::sync::Barrier::new(threads));
+/// `iters` lookups from `q` on each of `threads` threads, started at once, each from its own
+/// place: the time per lookup in aggregate, the slowest thread's time / (threads * iters).
+fn parallel(f: &CuckooFilter, q: &[u64], threads: usize, iters: u64) -> Duration {
+    let start = Barrier::new(threads);
+    let lookups = |i: usize| {
+        start.wait();
+        let t = Instant::now();
+        let mask = q.len() - 1;
+        let hits = (0..iters as usize).filter(|j| f.contains(&q[(j + i * 7919) & mask]));
+        black_box(hits.count());
+        t.elapsed()
+    };
     let slowest = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|i| {
-                s.spawn(move || {
-                    start.wait();
-                    let t = Instant::now();
-                    f(i, iters);
-                    t.elapsed()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).max()
+        let handles: Vec<_> = (0..threads).map(|i| s.spawn(move || lookups(i))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .max()
+            .unwrap()
     });
-    slowest.unwrap() / threads as u32
+    slowest / threads as u32
 }
 
 fn scaling(c: &mut Criterion) {
     let n = 4_000_000;
     let f = CuckooFilter::with_capacity(n);
-    f.insert_batch(&Keys::generate(3, n, 0).present).unwrap();
-    let q = mixed_queries(3, QUERIES, n, 0.5, 3);
+    fill(3, n, &[&f]);
+    let q = queries(3, n);
     let mut g = c.benchmark_group("threads");
     g.throughput(Throughput::Elements(1));
     for t in [1usize, 2] {
         g.bench_with_input(BenchmarkId::new("lookups", t), &t, |b, &t| {
-            b.iter_custom(|iters| {
-                parallel(t, iters, |i, iters| {
-                    let mut hits = 0usize;
-                    let mask = q.len() - 1;
-                    for j in 0..iters as usize {
-                        hits += f.contains(&q[(j + i * 7919) & mask]) as usize;
-                    }
-                    black_box(hits);
-                })
-            })
+            b.iter_custom(|iters| parallel(&f, &q, t, iters))
         });
     }
     g.finish();
@@ -68,9 +61,8 @@ fn scaling(c: &mut Criterion) {
 fn beside_a_writer(c: &mut Criterion) {
     let f = CuckooFilter::with_capacity(4_000_000);
     let target = f.shape().slots * 9 / 10;
-    let fill = Keys::generate(4, target, 0).present;
-    f.insert_batch(&fill).unwrap();
-    let q = mixed_queries(4, QUERIES, target, 0.5, 4);
+    let first = fill(4, target, &[&f]);
+    let q = queries(4, target);
     let mut g = c.benchmark_group("threads_90pct");
     g.throughput(Throughput::Elements(q.len() as u64));
     g.bench_function("lookups_alone", |b| {
@@ -84,13 +76,11 @@ fn beside_a_writer(c: &mut Criterion) {
             while !stop.load(Ordering::Relaxed) {
                 let k = fresh[j % fresh.len()];
                 if f.insert(&k).is_ok() {
-                    // Remove the key inserted 1000 steps ago (or a fill key).
-                    let old = if j >= 1000 {
-                        fresh[(j - 1000) % fresh.len()]
-                    } else {
-                        fill[j]
-                    };
-                    let _ = f.remove(&old); // a key inserted earlier; a miss is harmless
+                    // Out goes the key inserted 1000 steps ago (or a fill key); a miss is harmless.
+                    let old = j
+                        .checked_sub(1000)
+                        .map_or(first[j], |o| fresh[o % fresh.len()]);
+                    let _ = f.remove(&old);
                 }
                 j += 1;
             }

@@ -1,15 +1,21 @@
 //! What every criterion bench of this folder shares: criterion's settings, the peer they compare
-//! with, and a timer that builds a fresh filter untimed before each timed fill. Each bench file
-//! includes it (`mod common;`) and uses what it needs.
+//! with, the filled filters and their queries, and the lookup benches. Each bench file includes
+//! it (`mod common;`) and uses what it needs.
 #![allow(dead_code)]
 
 use std::collections::hash_map::DefaultHasher;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use criterion::{Bencher, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion};
+use cuckoo_nest::{CuckooFilter, ReadFilter};
+use cuckoo_nest_bench::keys::{mixed_queries, Keys};
 
 /// The peer: the `cuckoofilter` crate (0.5), 4 x 8-bit buckets.
 pub type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
+
+/// Queries per measured iteration: enough that loop overhead is noise; a power of two.
+pub const QUERIES: usize = 1 << 16;
 
 /// One second of warm-up and three of measurement per bench, unless the command line says
 /// otherwise (`cargo bench ... -- --measurement-time 10`).
@@ -20,18 +26,40 @@ pub fn criterion() -> Criterion {
         .configure_from_args()
 }
 
-/// Times `fill` on a fresh filter from `build` (built untimed), once per iteration.
-pub fn fills<F>(b: &mut Bencher, build: impl Fn() -> F, fill: impl Fn(&mut F)) {
-    b.iter_custom(|iters| {
-        let mut total = Duration::ZERO;
-        for _ in 0..iters {
-            let mut f = build();
-            let t = Instant::now();
-            fill(&mut f);
-            total += t.elapsed();
-        }
-        total
-    })
+/// The first `n` keys of `seed`, inserted into each of `filters` in one batch, and returned.
+pub fn fill(seed: u64, n: usize, filters: &[&CuckooFilter]) -> Vec<u64> {
+    let keys = Keys::generate(seed, n, 0).present;
+    for f in filters {
+        f.insert_batch(&keys).expect("sized for the keys");
+    }
+    keys
+}
+
+/// `QUERIES` lookups, half of them the first `n` keys of `seed`, shuffled.
+pub fn queries(seed: u64, n: usize) -> Vec<u64> {
+    mixed_queries(seed, QUERIES, n, 0.5, seed)
+}
+
+/// Benches `contains`, one key at a time, as `single` and `contains_batch_into` as `batch`,
+/// on `q`; the same for a filter and a view.
+pub fn lookups(
+    g: &mut BenchmarkGroup<WallTime>,
+    [single, batch]: [String; 2],
+    f: &impl ReadFilter,
+    q: &[u64],
+) {
+    g.bench_function(single, |b| {
+        b.iter(|| q.iter().filter(|k| f.contains(*k)).count())
+    });
+    let mut out = vec![false; q.len()];
+    g.bench_function(batch, |b| {
+        b.iter(|| f.contains_batch_into(q, &mut out).unwrap())
+    });
+}
+
+/// `{name}_contains` and `{name}_contains_batch`, the names [`lookups`] takes.
+pub fn named(name: &str) -> [String; 2] {
+    [format!("{name}_contains"), format!("{name}_contains_batch")]
 }
 
 /// A whole number from the environment variable `name`, or `default` when it is not set; a

@@ -15,22 +15,16 @@
 
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::keys::stream;
-use cuckoo_nest_bench::tool::arg;
+use cuckoo_nest_bench::tool::{arg, ns_per};
 use std::time::Instant;
 
 const RATE: f64 = 0.01;
 
-struct Run {
-    /// Nanoseconds per insert, in insert order.
-    ns: Vec<u32>,
-    /// (items when the step started, slowest insert of the step in ns).
-    steps: Vec<(usize, u32)>,
-    total_s: f64,
-}
-
-fn fill(filter: &CuckooFilter, keys: &[u64]) -> Run {
-    let mut ns = Vec::with_capacity(keys.len());
-    let mut steps = Vec::new();
+/// Inserts `keys` into `filter`, timing each, and prints the figures on a line of `name`'s:
+/// returns the nanoseconds of every insert, in order, and the growth steps (the insert that
+/// started each, and the slowest of the step).
+fn fill(name: &str, filter: &CuckooFilter, keys: &[u64]) -> (Vec<u32>, Vec<(usize, u32)>) {
+    let (mut ns, mut steps) = (Vec::with_capacity(keys.len()), Vec::<(usize, u32)>::new());
     let mut capacity = filter.capacity();
     let start = Instant::now();
     for (k, key) in keys.iter().enumerate() {
@@ -45,34 +39,29 @@ fn fill(filter: &CuckooFilter, keys: &[u64]) -> Run {
             last.1 = last.1.max(took);
         }
     }
-    Run {
-        ns,
-        steps,
-        total_s: start.elapsed().as_secs_f64(),
-    }
-}
-
-fn report(name: &str, run: &Run) {
-    let mut sorted = run.ns.clone();
+    let all = ns_per(start, keys.len());
+    let mut sorted = ns.clone();
     sorted.sort_unstable();
-    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q) as usize] as f64 / 1e3;
-    let over_1ms = run.ns.iter().filter(|&&t| t > 1_000_000).count();
+    let at = |q: f64| us(sorted[((sorted.len() - 1) as f64 * q) as usize]);
+    let over_1ms = ns.iter().filter(|&&t| t > 1_000_000).count();
     println!(
-        "  {name:<9} p50 {:>6.2}  p99 {:>6.2}  p99.9 {:>7.2}  max {:>9.1}  over 1 ms: {over_1ms:>3}   ({:.1} ns an insert in all)",
+        "  {name:<9} p50 {:>6.2}  p99 {:>6.2}  p99.9 {:>7.2}  max {:>9.1}  over 1 ms: {over_1ms:>3}   ({all:.1} ns an insert in all)",
         at(0.5),
         at(0.99),
         at(0.999),
         at(1.0),
-        run.total_s * 1e9 / run.ns.len() as f64,
     );
+    (ns, steps)
+}
+
+fn us(ns: u32) -> f64 {
+    ns as f64 / 1e3
 }
 
 /// Prints `label` and the items, comma-separated, on a line of the growable filter's.
 fn list(label: &str, items: impl Iterator<Item = String>) {
-    println!(
-        "  growable: {label}: {}",
-        items.collect::<Vec<_>>().join(", ")
-    );
+    let items: Vec<String> = items.collect();
+    println!("  growable: {label}: {}", items.join(", "));
 }
 
 fn main() {
@@ -90,37 +79,30 @@ fn main() {
         "every insert timed (us), {n} keys at a {RATE} false-positive rate: growable from capacity {c} vs fixed built for {n}; {runs} alternating runs; {} pages",
         if huge { "huge" } else { "4 KiB" }
     );
-    // Each filter is dropped before the next is built.
-    let run = |capacity, growable| {
-        let filter = CuckooFilter::builder()
+    let build = |capacity, growable| {
+        let builder = CuckooFilter::builder()
             .capacity(capacity)
-            .false_positive_rate(RATE)
+            .false_positive_rate(RATE);
+        builder
             .growable(growable)
             .huge_pages(huge)
             .build()
-            .expect("filter");
-        fill(&filter, &keys)
+            .expect("filter")
     };
-    let us = |ns: u32| ns as f64 / 1e3;
     for r in 1..=runs {
         println!("run {r}:");
-        let fixed = run(n, false);
-        let grown = run(c, true);
-        report("fixed", &fixed);
-        report("growable", &grown);
-        let steps = grown.steps.iter();
+        // Each filter is dropped before the next is built.
+        fill("fixed", &build(n, false), &keys);
+        let (ns, steps) = fill("growable", &build(c, true), &keys);
         list(
             "slowest insert of each step (items at the step: us)",
-            steps
-                .clone()
-                .map(|&(at, ns)| format!("{at}: {:.1}", us(ns))),
+            steps.iter().map(|&(at, t)| format!("{at}: {:.1}", us(t))),
         );
         list(
             "the insert starting each step",
-            steps.map(|&(at, _)| format!("{:.1}", us(grown.ns[at]))),
+            steps.iter().map(|&(at, _)| format!("{:.1}", us(ns[at]))),
         );
-        let mut slowest: Vec<(u32, usize)> =
-            grown.ns.iter().enumerate().map(|(k, &t)| (t, k)).collect();
+        let mut slowest: Vec<(u32, usize)> = ns.iter().enumerate().map(|(k, &t)| (t, k)).collect();
         slowest.sort_unstable_by(|a, b| b.cmp(a));
         let top = slowest[..12].iter();
         list(
