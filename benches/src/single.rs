@@ -12,9 +12,11 @@ use cuckoo_nest_bench::stats::{mops, rotated, Samples, Spread};
 
 use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
+use crate::report::Report;
 use crate::shared::{lookup_rate, timed};
+use crate::sizes::FILL_SETS;
 use crate::space::bloom_bits_at;
-use crate::subjects::{batch_rate, Contender, Filling, Kind, Subject};
+use crate::subjects::{batch_rate, single_contenders, Contender, Filling, Kind, Subject};
 use crate::table::{Format, Table};
 
 /// The occupancy steps, as fractions of the capacity n.
@@ -80,14 +82,6 @@ struct Capacity {
     lost: usize,
     construction: Samples,
     remark: Option<String>,
-}
-
-/// What the single-thread measurements produce.
-pub struct SingleRun {
-    pub table3: Table,
-    pub figures: Vec<Figure>,
-    /// One line per filter for the progress summary.
-    pub summary: Vec<String>,
 }
 
 /// Table 3: fills a cuckoo filter until its first failed insert, others up to n. Returns the
@@ -165,13 +159,33 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
     figs
 }
 
+/// Table 3 and Figures 5 to 8 for every configuration and peer, with one summary line each.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let o = r.o;
+    let contenders = single_contenders(&o.configs, o.items, r.fpr_target, o.seed);
+    let fills = o.reps.min(FILL_SETS);
+    let phase = Phase::start("single thread", fills as u64);
+    let w = Workload::new(r.keys(), o.items, r.lookups, o.reps);
+    let (table3, figs, summary) = run(&contenders, &w, fills, &phase)?;
+    phase.finish(&format!(
+        "{} filters measured side by side",
+        contenders.len()
+    ));
+    for line in summary {
+        eprintln!("          {line}");
+    }
+    r.tables.push(table3);
+    figs.into_iter().for_each(|f| r.figure(f));
+    Ok(())
+}
+
 /// Runs every single-thread measurement on `contenders`.
-pub fn run(
+fn run(
     contenders: &[Contender],
     w: &Workload<'_>,
     fills: usize,
     phase: &Phase,
-) -> Result<SingleRun, String> {
+) -> Result<(Table, Vec<Figure>, Vec<String>), String> {
     let mut figs = figures(contenders);
     let mut caps: Vec<Capacity> = contenders.iter().map(|_| Capacity::default()).collect();
     let of_kind = |kind| (contenders.iter().enumerate()).filter(move |(_, c)| c.kind == kind);
@@ -209,11 +223,7 @@ pub fn run(
         phase.inc();
     }
     let summary = summary(contenders, &caps, &figs[0]);
-    Ok(SingleRun {
-        table3: table3(contenders, &caps, w),
-        figures: figs,
-        summary,
-    })
+    Ok((table3(contenders, &caps, w), figs, summary))
 }
 
 /// Fills set `pass` step by step, timing inserts, and on the first set Figures 5 and 6.

@@ -8,6 +8,8 @@ use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::stats::Spread;
 
 use crate::plot::{Panel, Rgb, Series};
+use crate::progress::Phase;
+use crate::report::Report;
 use crate::subjects::{self, BLOOM_COLOR, QUOTIENT_COLOR, XOR_COLOR};
 use crate::table::{Format, Table};
 
@@ -59,8 +61,19 @@ fn xor(keys: &[u64], rate: f64) -> Option<f64> {
     Some(bytes as f64 * 8.0 / n)
 }
 
-/// The table and the plot panel.
-pub fn bits_per_item(keys: &[u64], seed: u64) -> (Table, Panel) {
+/// Bits per item against the false-positive rate, for the first n keys: a table and a plot.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let phase = Phase::start("bits per item against false-positive rate", 1);
+    let (table, panel) = bits_per_item(&r.keys().present[..r.o.items], r.o.seed);
+    r.tables.push(table);
+    let title = "Bits per item against the false-positive rate";
+    r.extra_plots
+        .push(("space_bits_per_item.svg", title, panel));
+    phase.finish("sizes of every filter at six rates");
+    Ok(())
+}
+
+fn bits_per_item(keys: &[u64], seed: u64) -> (Table, Panel) {
     let n = keys.len();
     let rates: Vec<f64> = EXPONENTS.iter().map(|&k| 10f64.powi(-(k as i32))).collect();
     let each = |f: &dyn Fn(f64) -> Option<f64>| rates.iter().map(|&r| f(r)).collect::<Vec<_>>();

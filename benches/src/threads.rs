@@ -17,12 +17,14 @@ use cuckoo_nest_bench::keys::{mix64, present_key, Keys};
 use cuckoo_nest_bench::stats::{mops, rotated};
 
 use crate::cli::NestConfig;
+use crate::figures::Ratio;
 use crate::figures::{
     thread_axis, Figure, FigureSpec, Line, THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS,
     THREADS_MIXED_50, THREADS_MIXED_90,
 };
 use crate::plot::Rgb;
 use crate::progress::Phase;
+use crate::report::Report;
 use crate::shared::Shared;
 use crate::subjects::{build_nest, BLOOM_COLOR, CUCKOOFILTER_COLOR};
 
@@ -159,7 +161,7 @@ impl Shared for MachineTraffic {
 }
 
 /// Thread counts measured: every count up to 8, then powers of two, and always `max`.
-pub fn thread_counts(max: usize) -> Vec<usize> {
+fn thread_counts(max: usize) -> Vec<usize> {
     let mut v: Vec<usize> = (1..=max.min(8)).collect();
     v.extend(std::iter::successors(Some(16), |t| Some(t * 2)).take_while(|&t| t < max));
     if !v.contains(&max) {
@@ -251,8 +253,32 @@ fn scaling_figure(
     Ok(fig)
 }
 
+/// The thread-scaling figures and the large fill.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let o = r.o;
+    // Two-thread cells move most from run to run (the second vCPU of a shared host is the
+    // one most often busy elsewhere): more rounds for the four scaling figures, whose
+    // measurements are short. The large fill builds a fresh filter per measurement and
+    // keeps `reps`.
+    let rounds = 2 * o.reps + 1;
+    let counts = thread_counts(o.threads);
+    let units = rounds * Job::ALL.len() + o.reps;
+    let phase = Phase::start("thread scaling", units as u64);
+    let mut figs = run(r.keys(), o.items, &counts, r.fpr_target, rounds, &phase)?;
+    let fill = large_fill(r.sizes.large_fill_items, o.threads, o.reps, o.seed, &phase)?;
+    let vs_machine = fill.ratio(Ratio::ScalingVs { line: "machine" }, 0);
+    figs.push(fill);
+    figs.into_iter().for_each(|f| r.figure(f));
+    phase.finish(&format!(
+        "threads {counts:?}; large fill at {} threads: {:.2} of the machine's scaling",
+        o.threads,
+        vs_machine.map_or(0.0, |s| s.median)
+    ));
+    Ok(())
+}
+
 /// The four thread-scaling figures, every contender and the machine side by side.
-pub fn run(
+fn run(
     keys: &Keys,
     n: usize,
     counts: &[usize],
@@ -328,7 +354,7 @@ const MACHINE_PASSES: usize = 5;
 
 /// Writers' scaling: a default cuckoo-nest filter sized for `items` filled to `LARGE_FILL` on
 /// 1 and on `threads` threads, against the machine's scaling for the same keys.
-pub fn large_fill(
+fn large_fill(
     items: usize,
     threads: usize,
     rounds: usize,
