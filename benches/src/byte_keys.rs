@@ -16,8 +16,7 @@ use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples};
 
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::shared::timed;
-use crate::subjects::{bloom, quotient};
+use crate::subjects::{bloom, quotient, timed};
 use crate::table::{Format, Table};
 
 /// Key widths in bytes; 0 is the u64 key.

@@ -22,8 +22,7 @@ use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GRO
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::shared::{lookup_rate, timed};
-use crate::subjects::{batch_rate, build_nest, Filling, Subject, BATCH};
+use crate::subjects::{batch_rate, build_nest, lookup_rate, timed, Filling, Subject, BATCH};
 use crate::table::{Format, Table};
 
 /// Sizes measured, as multiples of the first capacity C.

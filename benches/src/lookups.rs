@@ -16,8 +16,7 @@ use crate::memory::fill_parallel;
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::shared::lookup_rate;
-use crate::subjects::{build_nest, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
+use crate::subjects::{lookup_rate, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
 
 /// Shares of hits of the shuffled-lookup figures.
 const SHUFFLED_SHARES: [f64; 3] = [0.0, 0.5, 1.0];
@@ -84,7 +83,7 @@ fn shuffled(
 ) -> Result<Figure, String> {
     let (lookups, threads) = (r.sizes.shuffled_lookups, r.o.threads);
     phase.message(format!("{}: fill {items} items", spec.name));
-    let nest = build_nest(NestConfig::Default, items)?;
+    let nest = Nest::with_capacity(items);
     fill_parallel(&nest, seed, items, threads);
     let mut peer = Peer::with_capacity(items);
     // A failed add evicts some other item (the crate's documented behaviour): counted.
@@ -144,7 +143,7 @@ fn shuffled(
 /// older ones into the same default filter at `WRITER_LOAD`; the two alternate round by round.
 fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Result<Figure, String> {
     let (n, lookups, threads) = (r.o.items, r.sizes.shuffled_lookups, r.o.threads);
-    let filter = build_nest(NestConfig::Default, n)?;
+    let filter = Nest::with_capacity(n);
     let target = (filter.shape().slots as f64 * WRITER_LOAD) as usize;
     phase.message(format!("fill {target} items"));
     fill_parallel(&filter, seed, target, threads);

@@ -21,7 +21,6 @@ mod memory;
 mod plot;
 mod progress;
 mod report;
-mod shared;
 mod single;
 mod sizes;
 mod space;

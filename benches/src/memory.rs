@@ -13,14 +13,13 @@ use std::time::Instant;
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{absent_key, mix64, present_key, SplitMix64};
 use cuckoo_nest_bench::pages::Buffer;
-use cuckoo_nest_bench::stats::{median, of_medians, Samples, Spread};
+use cuckoo_nest_bench::stats::{median, mops, of_medians, Samples, Spread};
 
-use crate::cli::NestConfig;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::shared::{lookup_rate, timed};
-use crate::subjects::{build_nest, nest_contains_batched};
+use crate::subjects::{lookup_rate, nest_contains_batched, timed};
 use crate::table::{Format, Table};
+use crate::threads::{chunk, timed_threads};
 
 const LINE: usize = 64;
 /// Keys a filling thread claims and inserts with one `insert_batch` call.
@@ -136,7 +135,7 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     let phase = Phase::start("out-of-cache lookups", 3);
     // A default filter stores 16-bit fingerprints: about 2 bytes per item it is sized for.
     let capacity = (mib << 20) / 2;
-    let filter = build_nest(NestConfig::Default, capacity)?;
+    let filter = Nest::with_capacity(capacity);
     let seed = o.seed ^ 0x0005_EED0_FB16;
     let target = capacity / 2;
     phase.message(format!("fill {target} items with {threads} threads"));
@@ -167,7 +166,15 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     drop(buffer);
     phase.inc();
     phase.message(format!("lookups, {threads} threads"));
-    let negative_all = median_of(reps, || all_threads(&filter, &negative, threads));
+    // Negative lookups on all threads at once, M lookups/s in aggregate.
+    let all = |k| one(chunk(&negative, threads, k));
+    let all_rate = || {
+        mops(
+            negative.len() / threads * threads,
+            timed_threads(threads, &all),
+        )
+    };
+    let negative_all = median_of(reps, || all_rate().unwrap_or(f64::NAN));
     phase.inc();
     let median = |cell: &Samples| cell.spread().map_or(f64::NAN, |s| s.median);
     let share = |cell: &Samples| of_medians(&[cell, &bound], |v| v[0] / v[1] * 100.0);
@@ -264,19 +271,6 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     }
     r.tables.push(t);
     Ok(())
-}
-
-/// Negative lookups on all threads at once, M lookups/s in aggregate.
-fn all_threads(filter: &Nest, negative: &[u64], threads: usize) -> f64 {
-    let per = negative.len() / threads.max(1);
-    let t = Instant::now();
-    std::thread::scope(|s| {
-        for k in 0..threads {
-            let q = &negative[k * per..(k + 1) * per];
-            s.spawn(move || black_box(q.iter().filter(|x| filter.contains(*x)).count()));
-        }
-    });
-    (per * threads) as f64 / t.elapsed().as_secs_f64() / 1e6
 }
 
 /// Inserts `present_key(seed, 0..target)` into `filter` from `threads` threads, chunk by chunk

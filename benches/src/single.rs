@@ -13,10 +13,11 @@ use cuckoo_nest_bench::stats::{mops, rotated, Samples, Spread};
 use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::shared::{lookup_rate, timed};
 use crate::sizes::FILL_SETS;
 use crate::space::bloom_bits_at;
-use crate::subjects::{batch_rate, single_contenders, Contender, Filling, Kind, Subject};
+use crate::subjects::{
+    batch_rate, lookup_rate, single_contenders, timed, Contender, Filling, Kind, Subject,
+};
 use crate::table::{Format, Table};
 
 /// The occupancy steps, as fractions of the capacity n.

@@ -1,14 +1,17 @@
 //! The filters under measurement, each behind a small adapter that takes the keys through the
-//! filter's own `&T: Hash` API. The loops over a slice of keys are the trait's provided methods,
-//! compiled once per filter type: dynamic dispatch happens once per slice, not once per key.
+//! filter's own `&T: Hash` API, and the timers of the timed loops. The loops over a slice of keys
+//! are the trait's provided methods, compiled once per filter type: dynamic dispatch happens once
+//! per slice, not once per key.
 
 use std::collections::hash_map::DefaultHasher;
+use std::hint::black_box;
+use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
+use cuckoo_nest_bench::stats::mops;
 
 use crate::cli::NestConfig;
 use crate::plot::Rgb;
-use crate::shared::{lookup_rate, timed};
 
 /// Colours of the peers, kept with their definitions below.
 pub const CUCKOOFILTER_COLOR: Rgb = Rgb(0x00, 0x72, 0xb2);
@@ -145,6 +148,22 @@ pub trait Subject {
     fn count_hits_batched(&self, _keys: &[u64]) -> Option<usize> {
         None
     }
+}
+
+/// Runs `f` once: its result and the seconds it took.
+#[inline]
+pub fn timed<R>(f: impl FnOnce() -> R) -> (R, f64) {
+    let t = Instant::now();
+    let r = f();
+    (r, t.elapsed().as_secs_f64())
+}
+
+/// One timed pass of `lookups` over `queries`, in M lookups/s.
+pub fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
+    let ((), secs) = timed(|| {
+        black_box(lookups(black_box(queries)));
+    });
+    mops(queries.len(), secs)
 }
 
 /// One timed pass of lookups over `queries` through `f`'s batch API, in M lookups/s; `None`
