@@ -371,12 +371,7 @@ mod tests {
     fn first_ratio_columns_sit_at_the_target_size() {
         for spec in [&GROWTH_LOOKUPS, &GROWTH_BITS, &GROWTH_INSERTS] {
             let k = match spec.ratios[0] {
-                Ratio::VsLine {
-                    at: At::Value(k), ..
-                }
-                | Ratio::TimeVsLine {
-                    at: At::Value(k), ..
-                } => k,
+                Ratio::VsLine(_, At::Value(k)) | Ratio::TimeVsLine(_, At::Value(k)) => k,
                 other => panic!("{}: {other:?}", spec.name),
             };
             assert_eq!(1usize << k as u32, TARGET_MULTIPLE, "{}", spec.name);

@@ -352,7 +352,7 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     let phase = Phase::start("thread scaling", units as u64);
     let mut figs = run(r.keys(), o.items, &counts, r.fpr_target, rounds, &phase);
     let fill = large_fill(r.sizes.large_fill_items, o.threads, o.reps, o.seed, &phase);
-    let vs_machine = fill.ratio(Ratio::ScalingVs { line: "machine" }, 0);
+    let vs_machine = fill.ratio(Ratio::ScalingVs("machine"), 0);
     figs.push(fill);
     figs.into_iter().for_each(|f| r.figure(f));
     phase.finish(&format!(
