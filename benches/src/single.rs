@@ -17,6 +17,7 @@ use crate::sizes::FILL_SETS;
 use crate::space::bloom_bits_at;
 use crate::subjects::{
     batch_rate, lookup_rate, single_contenders, timed, Contender, Filling, Kind, Subject,
+    BATCHED_COLOR,
 };
 use crate::table::{Format, Table};
 
@@ -147,8 +148,8 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
         figs[0]
             .lines
             .push(Line::new(&c.label, c.color, POSITIVE_SHARES.len()));
-        if let Some(color) = c.batched {
-            let line = Line::new(c.batched_label(), color, POSITIVE_SHARES.len());
+        if c.batched {
+            let line = Line::new(c.batched_label(), BATCHED_COLOR, POSITIVE_SHARES.len());
             figs[0].lines.push(line);
         }
         if c.kind == Kind::Dynamic {
@@ -292,7 +293,7 @@ fn share_lookups(
         if let Some(line) = fig.line_index(&c.label) {
             rows.push((line, *f, false));
         }
-        if c.batched.is_some()
+        if c.batched
             && let Some(line) = fig.line_index(&c.batched_label())
         {
             rows.push((line, *f, true));
