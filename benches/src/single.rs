@@ -97,7 +97,8 @@ fn fill_to_capacity(l: &mut Filling, w: &Workload<'_>) -> (Option<f64>, Option<S
             l.inserted as f64 * 100.0 / w.n as f64,
             STEPS[i] * 100.0
         ))
-    } else if l.filter.fills_until_failure() {
+    } else if l.filter.slots().is_some() {
+        // Cuckoo filters, the ones with slots.
         let end = keys.len();
         let never_failed = l.insert_to(keys, end).is_some();
         never_failed.then(|| format!("never failed: ran out of the {end} generated keys"))

@@ -119,12 +119,6 @@ pub trait Subject {
         None
     }
     fn expected_fpr(&self, items: usize) -> f64;
-    /// Whether its "items at capacity" (Table 3) are the inserts before its first failure (a
-    /// cuckoo filter), not the capacity it was configured for (Bloom and quotient filters).
-    fn fills_until_failure(&self) -> bool {
-        false
-    }
-
     /// Inserts `keys` in order; returns how many went in before the first failure.
     fn insert_all(&mut self, keys: &[u64]) -> usize {
         keys.iter()
@@ -251,10 +245,6 @@ impl Subject for Nest {
     fn expected_fpr(&self, _items: usize) -> f64 {
         self.expected_false_positive_rate()
     }
-    fn fills_until_failure(&self) -> bool {
-        // A growable filter never refuses an insert: filled to the count asked for.
-        self.max_capacity().is_none()
-    }
     fn count_hits_batched(&self, keys: &[u64]) -> Option<usize> {
         Some(nest_contains_batched(self, keys))
     }
@@ -314,9 +304,6 @@ impl Subject for CuckooFilterSubject {
     fn expected_fpr(&self, _items: usize) -> f64 {
         // 2b / 2^f with b = 4 entries per bucket and f = 8 fingerprint bits.
         8.0 / 256.0
-    }
-    fn fills_until_failure(&self) -> bool {
-        true
     }
 }
 
