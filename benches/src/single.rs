@@ -162,34 +162,15 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
     figs
 }
 
-/// Table 3 and Figures 5 to 8 for every configuration and peer, with one summary line each.
+/// Table 3 and Figures 5 to 8 for every configuration and peer, side by side, with one summary
+/// line each.
 pub fn part(r: &mut Report) -> Result<(), String> {
     let o = r.o;
     let contenders = single_contenders(&o.configs, o.items, r.fpr_target, o.seed);
     let fills = o.reps.min(FILL_SETS);
     let phase = Phase::start("single thread", fills as u64);
     let w = Workload::new(r.keys(), o.items, r.lookups, o.reps);
-    let (table3, figs, summary) = run(&contenders, &w, fills, &phase)?;
-    phase.finish(&format!(
-        "{} filters measured side by side",
-        contenders.len()
-    ));
-    for line in summary {
-        eprintln!("          {line}");
-    }
-    r.tables.push(table3);
-    figs.into_iter().for_each(|f| r.figure(f));
-    Ok(())
-}
-
-/// Runs every single-thread measurement on `contenders`.
-fn run(
-    contenders: &[Contender],
-    w: &Workload<'_>,
-    fills: usize,
-    phase: &Phase,
-) -> Result<(Table, Vec<Figure>, Vec<String>), String> {
-    let mut figs = figures(contenders);
+    let mut figs = figures(&contenders);
     let mut caps: Vec<Capacity> = contenders.iter().map(|_| Capacity::default()).collect();
     let of_kind = |kind| (contenders.iter().enumerate()).filter(move |(_, c)| c.kind == kind);
     // Static filters are built once, from the first n keys.
@@ -200,33 +181,46 @@ fn run(
         let (filter, secs) = timed(|| (c.build)(keys));
         let filter = filter?;
         caps[k].construction.push(0, mops(keys.len(), secs));
-        at_capacity(&*filter, w, keys, &mut caps[k]);
+        at_capacity(&*filter, &w, keys, &mut caps[k]);
         statics.push((k, filter));
     }
+    // Inserts cannot be repeated on one filter: every set fills fresh filters.
     for pass in 0..fills.max(1) {
         let mut live = Vec::new();
         for (k, c) in of_kind(Kind::Dynamic) {
             live.push((k, Filling::new((c.build)(&[])?)));
         }
-        fill_pass(pass, &mut live, &statics, contenders, w, &mut figs, phase);
+        fill_pass(
+            pass,
+            &mut live,
+            &statics,
+            &contenders,
+            &w,
+            &mut figs,
+            &phase,
+        );
         for (k, l) in &mut live {
-            let (rate, remark) = fill_to_capacity(l, w);
+            let (rate, remark) = fill_to_capacity(l, &w);
             caps[*k].construction.push(pass, rate);
             if pass == 0 {
-                phase.message(format!(
-                    "{}: false positives and lost items",
-                    contenders[*k].label
-                ));
-                at_capacity(&*l.filter, w, &w.keys.present[..l.inserted], &mut caps[*k]);
+                let label = &contenders[*k].label;
+                phase.message(format!("{label}: false positives and lost items"));
+                at_capacity(&*l.filter, &w, &w.keys.present[..l.inserted], &mut caps[*k]);
                 caps[*k].remark = remark;
             }
         }
         phase.message(format!("set {}: delete until empty", pass + 1));
-        delete_pass(pass, &mut live, w, &mut figs[4]);
+        delete_pass(pass, &mut live, &w, &mut figs[4]);
         phase.inc();
     }
-    let summary = summary(contenders, &caps, &figs[0]);
-    Ok((table3(contenders, &caps, w), figs, summary))
+    let filters = contenders.len();
+    phase.finish(&format!("{filters} filters measured side by side"));
+    for line in summary(&contenders, &caps, &figs[0]) {
+        eprintln!("          {line}");
+    }
+    r.tables.push(table3(&contenders, &caps, &w));
+    figs.into_iter().for_each(|f| r.figure(f));
+    Ok(())
 }
 
 /// Fills set `pass` step by step, timing inserts, and on the first set Figures 5 and 6.
