@@ -15,7 +15,7 @@ use std::sync::{Barrier, LockResult, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
-use cuckoo_nest_bench::keys::{mix64, present_key, Keys};
+use cuckoo_nest_bench::keys::{mix64, present_key};
 use cuckoo_nest_bench::stats::{mops, rotated};
 
 use crate::cli::NestConfig;
@@ -350,8 +350,8 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     let counts = thread_counts(o.threads);
     let units = rounds * Job::ALL.len() + o.reps;
     let phase = Phase::start("thread scaling", units as u64);
-    let mut figs = run(r.keys(), o.items, &counts, r.fpr_target, rounds, &phase);
-    let fill = large_fill(r.sizes.large_fill_items, o.threads, o.reps, o.seed, &phase);
+    let mut figs = run(r, &counts, rounds, &phase);
+    let fill = large_fill(r, &phase);
     let vs_machine = fill.ratio(Ratio::ScalingVs("machine"), 0);
     figs.push(fill);
     figs.into_iter().for_each(|f| r.figure(f));
@@ -364,14 +364,8 @@ pub fn part(r: &mut Report) -> Result<(), String> {
 }
 
 /// The four thread-scaling figures, every contender and the machine side by side.
-fn run(
-    keys: &Keys,
-    n: usize,
-    counts: &[usize],
-    fpr: f64,
-    rounds: usize,
-    phase: &Phase,
-) -> Vec<Figure> {
+fn run(r: &Report, counts: &[usize], rounds: usize, phase: &Phase) -> Vec<Figure> {
+    let (keys, n, fpr) = (r.keys(), r.o.items, r.fpr_target);
     let lookup_fill = (n as f64 * LOOKUP_FILL) as usize;
     let mixed_fill = (n as f64 * MIXED_FILL) as usize;
     let lookups = keys.queries(n, lookup_fill, POSITIVE_FRACTION, 300);
@@ -433,11 +427,13 @@ const MACHINE_PASSES: usize = 5;
 
 /// Writers' scaling: a default cuckoo-nest filter sized for `items` filled to `LARGE_FILL` on
 /// 1 and on `threads` threads, against the machine's scaling for the same keys.
-fn large_fill(items: usize, threads: usize, rounds: usize, seed: u64, phase: &Phase) -> Figure {
-    let counts = [1, threads.max(1)];
+fn large_fill(r: &Report, phase: &Phase) -> Figure {
+    let (items, seed, rounds) = (r.sizes.large_fill_items, r.o.seed, r.o.reps);
+    let counts = [1, r.o.threads.max(1)];
     let total = (items as f64 * LARGE_FILL) as usize;
     let keys: Vec<u64> = (0..total as u64).map(|i| present_key(seed, i)).collect();
-    let lines = [NEST, MACHINE];
+    // (contender, passes over the keys per measurement)
+    let lines = [(NEST, 1), (MACHINE, MACHINE_PASSES)];
     let note = format!(
         "An empty default cuckoo-nest filter sized for {items} items filled to {:.0}% with \
          `insert`, keys split between the threads; a fresh filter for every measurement. \
@@ -445,18 +441,14 @@ fn large_fill(items: usize, threads: usize, rounds: usize, seed: u64, phase: &Ph
          measurement, so that it lasts about as long as a fill.",
         LARGE_FILL * 100.0
     );
-    let mut fig = scaling_figure(&THREADS_FILL, &counts, &lines, note, items);
+    let mut fig = scaling_figure(&THREADS_FILL, &counts, &lines.map(|l| l.0), note, items);
     let all = contenders();
     for r in 0..rounds.max(1) {
         phase.message(format!("round {}: fill {total} items", r + 1));
         for c in rotated(r, lines.len()) {
-            let passes = if lines[c] == MACHINE {
-                MACHINE_PASSES
-            } else {
-                1
-            };
+            let (contender, passes) = lines[c];
             for i in alternating(r, counts.len()) {
-                let filter = all[lines[c]].2(items, 0.01, seed);
+                let filter = all[contender].2(items, 0.01, seed);
                 let rate = fill_rate(&*filter, &keys, counts[i], passes);
                 fig.lines[c].cells[i].push(r, rate);
             }
