@@ -33,32 +33,20 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     let (o, s) = (r.o, &r.sizes);
     let phase = Phase::start("shuffled lookups", 3);
     let (rounds, seed) = (2 * o.reps + 1, o.seed ^ 0x5111_FF1E);
-    let (items, shares) = (s.shuffled_items, &SHUFFLED_SHARES);
-    let mut figs = vec![shuffled(
-        r,
+    let mut runs = vec![(
         &SHUFFLED_IN_CACHE,
-        items,
-        shares,
+        s.shuffled_items,
+        &SHUFFLED_SHARES[..],
         rounds,
-        seed,
-        &phase,
-    )?];
+    )];
     match s.out_of_l3_items {
-        Some(items) => {
-            let fig = shuffled(
-                r,
-                &SHUFFLED_OUT_OF_L3,
-                items,
-                &[0.5],
-                o.reps,
-                seed ^ 1,
-                &phase,
-            );
-            figs.push(fig?);
-        }
+        Some(items) => runs.push((&SHUFFLED_OUT_OF_L3, items, &[0.5], o.reps)),
         None => eprintln!("          shuffled lookups out of L3: skipped in this mode"),
     }
-    let fig = beside_writer(r, rounds, seed ^ 2, &phase)?;
+    let mut figs: Vec<Figure> = (runs.into_iter().enumerate())
+        .map(|(i, run)| shuffled(r, run, seed ^ i as u64, &phase))
+        .collect();
+    let fig = beside_writer(r, rounds, seed ^ 2, &phase);
     let slowdown = fig
         .ratio(BESIDE_WRITER.ratios[0], 0)
         .map_or(0.0, |s| s.median);
@@ -71,16 +59,14 @@ pub fn part(r: &mut Report) -> Result<(), String> {
 }
 
 /// Single-thread `contains` with hits and misses shuffled together, on a default cuckoo-nest
-/// filter and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits.
+/// filter and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits, in
+/// `rounds` rounds.
 fn shuffled(
     r: &Report,
-    spec: &'static FigureSpec,
-    items: usize,
-    shares: &[f64],
-    rounds: usize,
+    (spec, items, shares, rounds): (&'static FigureSpec, usize, &[f64], usize),
     seed: u64,
     phase: &Phase,
-) -> Result<Figure, String> {
+) -> Figure {
     let (lookups, threads) = (r.sizes.shuffled_lookups, r.o.threads);
     phase.message(format!("{}: fill {items} items", spec.name));
     let nest = Nest::with_capacity(items);
@@ -136,12 +122,12 @@ fn shuffled(
         }
     }
     phase.inc();
-    Ok(fig)
+    fig
 }
 
 /// Lookups on one thread, alone and while a second thread inserts fresh keys and removes
 /// older ones into the same default filter at `WRITER_LOAD`; the two alternate round by round.
-fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Result<Figure, String> {
+fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure {
     let (n, lookups, threads) = (r.o.items, r.sizes.shuffled_lookups, r.o.threads);
     let filter = Nest::with_capacity(n);
     let target = (filter.shape().slots as f64 * WRITER_LOAD) as usize;
@@ -179,7 +165,7 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Result<
         }
     }
     phase.inc();
-    Ok(fig.note(format!(
+    fig.note(format!(
         "One default filter sized for n = {n} at {:.0}% of its slots; {lookups} lookups per \
          measurement, 50% hits shuffled with misses. The writer inserts fresh keys and removes \
          the key it inserted {WRITER_LAG} inserts earlier (load stays at {:.0}%), at a median \
@@ -188,7 +174,7 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Result<
         WRITER_LOAD * 100.0,
         WRITER_LOAD * 100.0,
         cuckoo_nest_bench::stats::median(&writer_rates),
-    )))
+    ))
 }
 
 fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
