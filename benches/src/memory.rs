@@ -214,61 +214,36 @@ pub fn part(r: &mut Report) -> Result<(), String> {
         Format::WithRange(0),
     );
     let fill_mops = filter.len() as f64 / fill_secs / 1e6;
-    let rows = [
-        (
-            "random line loads, 2 MiB pages (M lines/s)",
-            huge_rate / 1e6,
-            None,
-        ),
-        (
-            "random line loads, 4 KiB pages (M lines/s)",
-            small_rate / 1e6,
-            None,
-        ),
-        (
-            "dependent load latency, 2 MiB pages (ns)",
-            huge_latency,
-            None,
-        ),
-        (
-            "dependent load latency, 4 KiB pages (ns)",
-            small_latency,
-            None,
-        ),
-        (
-            "lookup bound = lines/s / 2, beside the lookups (M lookups/s)",
-            median(&bound),
-            None,
-        ),
-        (
-            "cuckoo-nest negative lookups, 1 thread (M/s)",
-            median(&neg),
-            share(&neg),
-        ),
-        (
-            "cuckoo-nest positive lookups, 1 thread (M/s)",
-            median(&pos),
-            share(&pos),
-        ),
-        (
-            "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)",
-            median(&bat),
-            share(&bat),
-        ),
-        (
-            &format!("cuckoo-nest negative lookups, {threads} threads (M/s)"),
-            negative_all,
-            None,
-        ),
-        (
-            &format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)"),
-            fill_mops,
-            None,
-        ),
-    ];
-    for (label, value, pct) in rows {
+    let mut row = |label: String, value: f64, pct: Option<Spread>| {
         t.row(label, vec![Some(Spread::exact(value)), pct]);
+    };
+    let pages = [
+        ("2 MiB", huge_rate, huge_latency),
+        ("4 KiB", small_rate, small_latency),
+    ];
+    for (size, rate, _) in pages {
+        let label = format!("random line loads, {size} pages (M lines/s)");
+        row(label, rate / 1e6, None);
     }
+    for (size, _, latency) in pages {
+        let label = format!("dependent load latency, {size} pages (ns)");
+        row(label, latency, None);
+    }
+    let bound_label = "lookup bound = lines/s / 2, beside the lookups (M lookups/s)";
+    row(bound_label.to_string(), median(&bound), None);
+    let one_core = [
+        ("negative lookups", &neg),
+        ("positive lookups", &pos),
+        ("negative lookups, contains_batch", &bat),
+    ];
+    for (what, cell) in one_core {
+        let label = format!("cuckoo-nest {what}, 1 thread (M/s)");
+        row(label, median(cell), share(cell));
+    }
+    let all = format!("cuckoo-nest negative lookups, {threads} threads (M/s)");
+    row(all, negative_all, None);
+    let fill = format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)");
+    row(fill, fill_mops, None);
     r.tables.push(t);
     Ok(())
 }
