@@ -15,8 +15,8 @@ use cuckoo_nest_bench::keys::{mix64, present_key, SplitMix64};
 use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples};
 
 use crate::progress::Phase;
-use crate::shared::timed;
-use crate::subjects::{bloom, quotient};
+use crate::report::Report;
+use crate::subjects::{bloom, quotient, timed};
 use crate::table::{Format, Table};
 
 /// Key widths in bytes; 0 is the u64 key.
@@ -192,13 +192,22 @@ fn columns(table: Table, sizes: &[(usize, usize, usize, &str)], op: &str, f: For
     })
 }
 
-/// The byte-key tables: rates by subject and key width at `sizes` (items, lookups, where), and
-/// the new hash against the old one.
-pub fn byte_keys(
-    sizes: &[(usize, usize, usize, &str)],
-    fpr: f64,
-    seed: u64,
-) -> Result<Vec<Table>, String> {
+/// Rounds of the out-of-cache byte-key measurement at most, whatever `--reps` says.
+const OUT_OF_CACHE_ROUNDS: usize = 3;
+
+/// The byte-key tables: rates by subject and key width in cache and out of cache, and the new
+/// hash against the old one.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let (o, s) = (r.o, &r.sizes);
+    let (fpr, seed) = (r.fpr_target, o.seed ^ 0xB7E5);
+    let (n, l) = s.byte_keys_in_cache;
+    let mut sizes = vec![(n, l, 2 * o.reps + 1, "in cache")];
+    // Out of cache every round refills 25 filters of 20M keys (about 90 s on a quiet 2-vCPU
+    // host, where the rest of the report takes about 150 s): at most `OUT_OF_CACHE_ROUNDS`
+    // rounds there, the fewest that give a median and a range.
+    if let Some((n, l)) = s.byte_keys_out_of_cache {
+        sizes.push((n, l, o.reps.clamp(1, OUT_OF_CACHE_ROUNDS), "out of cache"));
+    }
     let phase = Phase::start("byte keys", sizes.iter().map(|s| s.2 as u64).sum());
     let runs: Vec<Measured> = sizes
         .iter()
@@ -225,7 +234,7 @@ pub fn byte_keys(
             .collect::<Vec<_>>()
             .join("; ")
     ));
-    for &(_, _, _, where_) in sizes {
+    for &(_, _, _, where_) in &sizes {
         let csv = where_.replace(' ', "_");
         rates = rates.measured(
             &format!("lookups {where_}"),
@@ -234,7 +243,7 @@ pub fn byte_keys(
         );
         rates = rates.measured("/ u64", &format!("lookups_{csv}_vs_u64"), RATIO);
     }
-    rates = columns(rates, sizes, "inserts", RATE);
+    rates = columns(rates, &sizes, "inserts", RATE);
     let ratio = |a: &Samples, b: &Samples| of_medians(&[a, b], |v| v[0] / v[1]);
     for (s, name) in SUBJECTS.iter().enumerate() {
         for (wi, &w) in WIDTHS.iter().enumerate() {
@@ -256,8 +265,8 @@ pub fn byte_keys(
         "The v5 row's rate over the v4 row's, per round (range), from the table above: 1.20 = \
          20% more operations per second with the new hash.",
     );
-    speedup = columns(speedup, sizes, "lookups", RATIO);
-    speedup = columns(speedup, sizes, "inserts", RATIO);
+    speedup = columns(speedup, &sizes, "lookups", RATIO);
+    speedup = columns(speedup, &sizes, "inserts", RATIO);
     for (wi, &w) in WIDTHS.iter().enumerate() {
         // Subject 0 (the v5 hash) over subject 1 (the v4 hash).
         let v5_over_v4 = |s: &[Vec<Samples>]| ratio(&s[0][wi], &s[1][wi]);
@@ -265,5 +274,6 @@ pub fn byte_keys(
         let row = lookups.chain(runs.iter().map(|m| v5_over_v4(&m.inserts)));
         speedup.row(width_label(w), row.collect());
     }
-    Ok(vec![rates, speedup])
+    r.tables.extend([rates, speedup]);
+    Ok(())
 }

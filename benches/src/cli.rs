@@ -86,16 +86,18 @@ impl Part {
         [Single, Space, Lookups, Threads, Growth, Memory, ByteKeys]
     };
 
+    /// The name `--only` takes, in the order of `ALL`.
     pub fn name(self) -> &'static str {
-        match self {
-            Part::Single => "single",
-            Part::Space => "space",
-            Part::Lookups => "lookups",
-            Part::Threads => "threads",
-            Part::Growth => "growth",
-            Part::Memory => "memory",
-            Part::ByteKeys => "byte-keys",
-        }
+        let names = [
+            "single",
+            "space",
+            "lookups",
+            "threads",
+            "growth",
+            "memory",
+            "byte-keys",
+        ];
+        names[self as usize]
     }
 }
 

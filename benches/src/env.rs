@@ -3,7 +3,6 @@
 //! work competing for the cores moves every number.
 
 use crate::cli;
-use crate::memory;
 
 /// "CPU model, N cores available; transparent huge pages: mode".
 pub fn machine() -> String {
@@ -14,8 +13,20 @@ pub fn machine() -> String {
     format!(
         "{cpu}, {} cores available; transparent huge pages: {}",
         cli::available_cores(),
-        memory::thp_mode()
+        thp_mode()
     )
+}
+
+/// The kernel's transparent-huge-page mode, e.g. "madvise", for the report's notes.
+pub fn thp_mode() -> String {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .find(|w| w.starts_with('['))
+                .map(|w| w.trim_matches(['[', ']']).to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
 }
 
 /// Load average and cumulative CPU ticks at one moment.

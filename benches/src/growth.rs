@@ -21,8 +21,8 @@ use crate::cli::NestConfig;
 use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
 use crate::plot::Rgb;
 use crate::progress::Phase;
-use crate::shared::{lookup_rate, timed};
-use crate::subjects::{batch_rate, build_nest, Filling, Subject, BATCH};
+use crate::report::Report;
+use crate::subjects::{batch_rate, build_nest, lookup_rate, timed, Filling, Subject, BATCH};
 use crate::table::{Format, Table};
 
 /// Sizes measured, as multiples of the first capacity C.
@@ -45,15 +45,6 @@ const SUBJECTS: usize = 3;
 /// The growable cuckoo-nest: the red every figure gives the cuckoo-nest line to find.
 const GROWABLE_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
 const SCALABLE_COLOR: Rgb = Rgb(0x94, 0x67, 0xbd);
-
-/// What the growth measurements produce.
-pub struct GrowthRun {
-    /// Lookups, bits per item, inserts.
-    pub figures: Vec<Figure>,
-    pub fpr: Table,
-    /// One line for the progress summary.
-    pub summary: String,
-}
 
 /// The growable cuckoo-nest filter (it doubles its table when full), started at `capacity` with
 /// the shape the builder picks for `fpr`: the one place it is built.
@@ -137,20 +128,16 @@ fn axis() -> (Vec<f64>, Vec<String>, Vec<String>) {
     (xs, labels.clone(), labels)
 }
 
-/// Runs the growth measurements: first capacity `first` (C), `lookups` per measurement,
-/// `rounds` rounds, the false-positive rate on `absent` keys never inserted.
-pub fn run(
-    first: usize,
-    lookups: usize,
-    absent: usize,
-    rounds: usize,
-    seed: u64,
-    phase: &Phase,
-) -> Result<GrowthRun, String> {
-    let rounds = rounds.max(1);
+/// Runs the growth measurements: first capacity C `growth_first`, `growth_lookups` per
+/// measurement, the false-positive rate on `growth_absent` keys never inserted.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let (s, rounds) = (&r.sizes, r.o.reps.max(1));
+    let (first, lookups) = (s.growth_first, s.growth_lookups);
+    let phase = Phase::start("growth", rounds as u64);
+    let seed = r.o.seed ^ 0x6120_3717;
     let last = first * MULTIPLES[MULTIPLES.len() - 1];
     phase.message(format!("{last} keys"));
-    let keys = Keys::generate(seed, last, absent);
+    let keys = Keys::generate(seed, last, s.growth_absent);
     let queries: Vec<Vec<u64>> = MULTIPLES
         .iter()
         .enumerate()
@@ -317,11 +304,11 @@ pub fn run(
         worst.unwrap_or(f64::NAN) * 100.0,
         RATE * 100.0
     );
-    Ok(GrowthRun {
-        fpr: fpr_table(&labels, &fpr, worst, first, keys.absent.len()),
-        figures: figs,
-        summary,
-    })
+    phase.finish(&summary);
+    figs.into_iter().for_each(|f| r.figure(f));
+    r.tables
+        .push(fpr_table(&labels, &fpr, worst, first, keys.absent.len()));
+    Ok(())
 }
 
 /// The false-positive rates counted in the first round, in %, with the target beside them;
@@ -384,12 +371,7 @@ mod tests {
     fn first_ratio_columns_sit_at_the_target_size() {
         for spec in [&GROWTH_LOOKUPS, &GROWTH_BITS, &GROWTH_INSERTS] {
             let k = match spec.ratios[0] {
-                Ratio::VsLine {
-                    at: At::Value(k), ..
-                }
-                | Ratio::TimeVsLine {
-                    at: At::Value(k), ..
-                } => k,
+                Ratio::VsLine(_, At::Value(k)) | Ratio::TimeVsLine(_, At::Value(k)) => k,
                 other => panic!("{}: {other:?}", spec.name),
             };
             assert_eq!(1usize << k as u32, TARGET_MULTIPLE, "{}", spec.name);

@@ -11,37 +11,65 @@ use cuckoo_nest_bench::stats::rotated;
 
 use crate::cli::NestConfig;
 use crate::figures::{percent_axis, Figure, FigureSpec, Line, BESIDE_WRITER};
+use crate::figures::{SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
 use crate::memory::fill_parallel;
 use crate::plot::Rgb;
 use crate::progress::Phase;
-use crate::shared::lookup_rate;
-use crate::subjects::{build_nest, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
+use crate::report::Report;
+use crate::subjects::{lookup_rate, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
 
 /// Shares of hits of the shuffled-lookup figures.
-pub const SHUFFLED_SHARES: [f64; 3] = [0.0, 0.5, 1.0];
+const SHUFFLED_SHARES: [f64; 3] = [0.0, 0.5, 1.0];
 /// Load of the filter the writer keeps writing to (share of its slots).
-pub const WRITER_LOAD: f64 = 0.9;
+const WRITER_LOAD: f64 = 0.9;
 /// The writer removes the key it inserted this many inserts earlier, holding the load steady.
 const WRITER_LAG: usize = 1000;
 
 type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
 type CountHits<'a> = dyn Fn(&[u64]) -> usize + 'a;
 
+/// Shuffled hit/miss lookups (in cache, out of L3) and lookups beside a writer.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let (o, s) = (r.o, &r.sizes);
+    let phase = Phase::start("shuffled lookups", 3);
+    let (rounds, seed) = (2 * o.reps + 1, o.seed ^ 0x5111_FF1E);
+    let mut runs = vec![(
+        &SHUFFLED_IN_CACHE,
+        s.shuffled_items,
+        &SHUFFLED_SHARES[..],
+        rounds,
+    )];
+    match s.out_of_l3_items {
+        Some(items) => runs.push((&SHUFFLED_OUT_OF_L3, items, &[0.5], o.reps)),
+        None => eprintln!("          shuffled lookups out of L3: skipped in this mode"),
+    }
+    let mut figs: Vec<Figure> = (runs.into_iter().enumerate())
+        .map(|(i, run)| shuffled(r, run, seed ^ i as u64, &phase))
+        .collect();
+    let fig = beside_writer(r, rounds, seed ^ 2, &phase);
+    let slowdown = fig
+        .ratio(BESIDE_WRITER.ratios[0], 0)
+        .map_or(0.0, |s| s.median);
+    figs.push(fig);
+    figs.into_iter().for_each(|f| r.figure(f));
+    phase.finish(&format!(
+        "lookups beside a writer: {slowdown:.2}x slower than alone"
+    ));
+    Ok(())
+}
+
 /// Single-thread `contains` with hits and misses shuffled together, on a default cuckoo-nest
-/// filter and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits.
-#[allow(clippy::too_many_arguments)] // two call sites differing in every size
-pub fn shuffled(
-    spec: &'static FigureSpec,
-    items: usize,
-    shares: &[f64],
-    lookups: usize,
-    rounds: usize,
+/// filter and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits, in
+/// `rounds` rounds.
+fn shuffled(
+    r: &Report,
+    (spec, items, shares, rounds): (&'static FigureSpec, usize, &[f64], usize),
     seed: u64,
-    threads: usize,
     phase: &Phase,
-) -> Result<Figure, String> {
+) -> Figure {
+    let (lookups, threads) = (r.sizes.shuffled_lookups, r.o.threads);
     phase.message(format!("{}: fill {items} items", spec.name));
-    let nest = build_nest(NestConfig::Default, items)?;
+    let nest = Nest::with_capacity(items);
     fill_parallel(&nest, seed, items, threads);
     let mut peer = Peer::with_capacity(items);
     // A failed add evicts some other item (the crate's documented behaviour): counted.
@@ -94,20 +122,14 @@ pub fn shuffled(
         }
     }
     phase.inc();
-    Ok(fig)
+    fig
 }
 
 /// Lookups on one thread, alone and while a second thread inserts fresh keys and removes
 /// older ones into the same default filter at `WRITER_LOAD`; the two alternate round by round.
-pub fn beside_writer(
-    n: usize,
-    lookups: usize,
-    rounds: usize,
-    seed: u64,
-    threads: usize,
-    phase: &Phase,
-) -> Result<Figure, String> {
-    let filter = build_nest(NestConfig::Default, n)?;
+fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure {
+    let (n, lookups, threads) = (r.o.items, r.sizes.shuffled_lookups, r.o.threads);
+    let filter = Nest::with_capacity(n);
     let target = (filter.shape().slots as f64 * WRITER_LOAD) as usize;
     phase.message(format!("fill {target} items"));
     fill_parallel(&filter, seed, target, threads);
@@ -143,7 +165,7 @@ pub fn beside_writer(
         }
     }
     phase.inc();
-    Ok(fig.note(format!(
+    fig.note(format!(
         "One default filter sized for n = {n} at {:.0}% of its slots; {lookups} lookups per \
          measurement, 50% hits shuffled with misses. The writer inserts fresh keys and removes \
          the key it inserted {WRITER_LAG} inserts earlier (load stays at {:.0}%), at a median \
@@ -152,7 +174,7 @@ pub fn beside_writer(
         WRITER_LOAD * 100.0,
         WRITER_LOAD * 100.0,
         cuckoo_nest_bench::stats::median(&writer_rates),
-    )))
+    ))
 }
 
 fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {

@@ -18,11 +18,9 @@ mod figures;
 mod growth;
 mod lookups;
 mod memory;
-mod parts;
 mod plot;
 mod progress;
 mod report;
-mod shared;
 mod single;
 mod sizes;
 mod space;
@@ -35,8 +33,7 @@ use std::time::Instant;
 
 use cli::Options;
 use env::Busy;
-use parts::Report;
-use report::{header, write_outputs};
+use report::{header, write_outputs, Report};
 
 fn main() -> ExitCode {
     let options = match cli::parse(std::env::args_os().skip(1)) {

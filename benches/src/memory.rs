@@ -10,13 +10,16 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crate::progress::Phase;
-use crate::shared::{lookup_rate, timed};
-use crate::table::{Format, Table};
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{absent_key, mix64, present_key, SplitMix64};
 use cuckoo_nest_bench::pages::Buffer;
-use cuckoo_nest_bench::stats::{median, of_medians, Samples, Spread};
+use cuckoo_nest_bench::stats::{median, mops, of_medians, Samples, Spread};
+
+use crate::progress::Phase;
+use crate::report::Report;
+use crate::subjects::{lookup_rate, nest_contains_batched, timed};
+use crate::table::{Format, Table};
+use crate::threads::{chunk, timed_threads};
 
 const LINE: usize = 64;
 /// Keys a filling thread claims and inserts with one `insert_batch` call.
@@ -98,27 +101,18 @@ fn chase_latency(words: &[u64], loads: usize) -> f64 {
     t.elapsed().as_secs_f64() * 1e9 / loads as f64
 }
 
-pub struct LineRates {
-    pub buffer_mib: usize,
-    /// Lines per second on 2 MiB pages (as requested) and on 4 KiB pages.
-    pub huge_pages: f64,
-    pub small_pages: f64,
-    pub latency_ns_huge: f64,
-    pub latency_ns_small: f64,
-}
-
 fn median_of(reps: usize, mut f: impl FnMut() -> f64) -> f64 {
     let v: Vec<f64> = (0..reps.max(1)).map(|_| f()).collect();
     median(&v)
 }
 
-/// Measures both page sizes; returns the rates and the 2 MiB-page buffer for `out_of_cache`.
-pub fn line_rates(
-    mib: usize,
-    loads: usize,
-    reps: usize,
-    phase: &Phase,
-) -> Result<(LineRates, Buffer), String> {
+/// The cache-line rates on 2 MiB and 4 KiB pages, then one large default cuckoo-nest filter
+/// (filled with all threads: it is built for that) timed on one core against the bound, and on
+/// all threads.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let (o, mib, loads) = (r.o, r.sizes.memory_mib, r.sizes.loads);
+    let (reps, threads) = (o.reps, o.threads);
+    let phase = Phase::start("cache-line rate", 2);
     // Lines/s, latency and the buffer, on one page size.
     let measure = |huge: bool, k: u64| -> Result<(f64, f64, Buffer), String> {
         phase.message(if huge { "2 MiB pages" } else { "4 KiB pages" });
@@ -129,60 +123,25 @@ pub fn line_rates(
         phase.inc();
         Ok((rate, latency, buf))
     };
-    let (huge_pages, latency_ns_huge, kept) = measure(true, 0)?;
-    let (small_pages, latency_ns_small, _) = measure(false, 1)?;
-    let rates = LineRates {
-        buffer_mib: mib,
-        huge_pages,
-        small_pages,
-        latency_ns_huge,
-        latency_ns_small,
-    };
-    Ok((rates, kept))
-}
+    let (huge_rate, huge_latency, buffer) = measure(true, 0)?;
+    let (small_rate, small_latency, _) = measure(false, 1)?;
+    phase.finish(&format!(
+        "{:.0} M random 64-B lines/s on one core (2 MiB pages), {:.0} M/s (4 KiB pages); \
+         latency {huge_latency:.0} ns",
+        huge_rate / 1e6,
+        small_rate / 1e6,
+    ));
 
-pub struct OutOfCache {
-    pub filter_mib: f64,
-    pub items: usize,
-    pub load_factor: f64,
-    /// Lines per second measured beside the lookups (2 MiB pages), median of the rounds'.
-    pub lines_per_s: f64,
-    /// M lookups/s on one core (median of the rounds), and as % of the bound (ratio of medians).
-    pub negative_1: f64,
-    pub negative_pct: Option<Spread>,
-    pub positive_1: f64,
-    pub positive_pct: Option<Spread>,
-    /// One-core negative lookups through `contains_batch`.
-    pub negative_batched_1: f64,
-    pub negative_batched_pct: Option<Spread>,
-    /// M lookups/s, all threads together.
-    pub negative_all: f64,
-    pub threads: usize,
-    pub fill_mops: f64,
-}
-
-/// Fills one large default cuckoo-nest filter (with all threads: it is built for that) and
-/// times lookups on it, on one core against the bound, then on all threads.
-#[allow(clippy::too_many_arguments)] // One call site; a struct would only rename the list.
-pub fn out_of_cache(
-    mib: usize,
-    fill: f64,
-    lookups: usize,
-    threads: usize,
-    reps: usize,
-    seed: u64,
-    buffer: &mut Buffer,
-    loads: usize,
-    phase: &Phase,
-) -> Result<OutOfCache, String> {
+    let phase = Phase::start("out-of-cache lookups", 3);
     // A default filter stores 16-bit fingerprints: about 2 bytes per item it is sized for.
     let capacity = (mib << 20) / 2;
-    let filter = crate::subjects::build_nest(crate::cli::NestConfig::Default, capacity)?;
-    let seed = seed ^ 0x0005_EED0_FB16;
-    let target = (capacity as f64 * fill) as usize;
+    let filter = Nest::with_capacity(capacity);
+    let seed = o.seed ^ 0x0005_EED0_FB16;
+    let target = capacity / 2;
     phase.message(format!("fill {target} items with {threads} threads"));
     let ((), fill_secs) = timed(|| fill_parallel(&filter, seed, target, threads));
     phase.inc();
+    let lookups = r.sizes.oc_lookups;
     let mut rng = SplitMix64::new(seed);
     let negative: Vec<u64> = (0..lookups as u64).map(|i| absent_key(seed, i)).collect();
     let positive: Vec<u64> = (0..lookups)
@@ -190,7 +149,7 @@ pub fn out_of_cache(
         .collect();
     phase.message("lookups, one core, beside the line rate");
     let one = |q: &[u64]| q.iter().filter(|k| filter.contains(*k)).count();
-    let batch = |q: &[u64]| crate::subjects::nest_contains_batched(&filter, q);
+    let batch = |q: &[u64]| nest_contains_batched(&filter, q);
     // The line rate is measured right before and right after each round's lookups, so both
     // see the same competition on a shared machine; the round's bound (two lines a lookup) is
     // the better of the two, so a burst of the neighbours' work does not sink it.
@@ -204,40 +163,89 @@ pub fn out_of_cache(
         let after = random_loads(buffer.words(), loads, 200 + round as u64);
         bound.push(round, Some(before.max(after) / 2.0 / 1e6));
     }
+    drop(buffer);
     phase.inc();
     phase.message(format!("lookups, {threads} threads"));
-    let negative_all = median_of(reps, || all_threads(&filter, &negative, threads));
+    // Negative lookups on all threads at once, M lookups/s in aggregate.
+    let all = |k| one(chunk(&negative, threads, k));
+    let all_rate = || {
+        mops(
+            negative.len() / threads * threads,
+            timed_threads(threads, &all),
+        )
+    };
+    let negative_all = median_of(reps, || all_rate().unwrap_or(f64::NAN));
     phase.inc();
     let median = |cell: &Samples| cell.spread().map_or(f64::NAN, |s| s.median);
     let share = |cell: &Samples| of_medians(&[cell, &bound], |v| v[0] / v[1] * 100.0);
-    Ok(OutOfCache {
-        filter_mib: filter.memory_usage() as f64 / (1 << 20) as f64,
-        items: filter.len(),
-        load_factor: filter.load_factor(),
-        lines_per_s: median(&bound) * 2.0 * 1e6,
-        negative_1: median(&neg),
-        negative_pct: share(&neg),
-        positive_1: median(&pos),
-        positive_pct: share(&pos),
-        negative_batched_1: median(&bat),
-        negative_batched_pct: share(&bat),
-        negative_all,
-        threads,
-        fill_mops: filter.len() as f64 / fill_secs / 1e6,
-    })
-}
-
-/// Negative lookups on all threads at once, M lookups/s in aggregate.
-fn all_threads(filter: &Nest, negative: &[u64], threads: usize) -> f64 {
-    let per = negative.len() / threads.max(1);
-    let t = Instant::now();
-    std::thread::scope(|s| {
-        for k in 0..threads {
-            let q = &negative[k * per..(k + 1) * per];
-            s.spawn(move || black_box(q.iter().filter(|x| filter.contains(*x)).count()));
-        }
-    });
-    (per * threads) as f64 / t.elapsed().as_secs_f64() / 1e6
+    let filter_mib = filter.memory_usage() as f64 / (1 << 20) as f64;
+    phase.finish(&format!(
+        "{filter_mib:.0} MiB filter: {:.1} M negative lookups/s on one core = {:.0}% of the \
+         {:.1} M/s bound ({:.0}% batched)",
+        median(&neg),
+        share(&neg).map_or(f64::NAN, |s| s.median),
+        median(&bound),
+        share(&bat).map_or(f64::NAN, |s| s.median)
+    ));
+    let mut t = Table::new(
+        "cache_line_rate_and_out_of_cache",
+        "Out-of-cache lookups against the hardware limit (one core)",
+        "measurement",
+    )
+    .note(format!(
+        "Random independent 64-byte loads over a {mib} MiB buffer, each prefetched ahead as the \
+         batch lookups prefetch (the best of 16, 32 and 64 lines ahead: a batch keeps 32 in \
+         flight); a cuckoo lookup needs two lines, so lines/s / 2 bounds lookups/s. cuckoo-nest \
+         default filter of {filter_mib:.0} MiB, {} items ({:.0}% of slots), keys hashed by the \
+         filter.",
+        filter.len(),
+        filter.load_factor() * 100.0
+    ))
+    .note(
+        "The bound is re-measured right before and right after each round of lookups (the \
+         round's bound is the better of the two), so both sides saw the same competition for the \
+         machine. Values are medians over rounds; % of bound is the ratio of the row's value to \
+         the bound's, then in brackets the smallest and largest share within a single round.",
+    )
+    .column("value", "value", Format::Fixed(1))
+    .measured(
+        "% of bound: ratio of medians (per-round min-max)",
+        "pct_of_bound",
+        Format::WithRange(0),
+    );
+    let fill_mops = filter.len() as f64 / fill_secs / 1e6;
+    let mut row = |label: String, value: f64, pct: Option<Spread>| {
+        t.row(label, vec![Some(Spread::exact(value)), pct]);
+    };
+    let pages = [
+        ("2 MiB", huge_rate, huge_latency),
+        ("4 KiB", small_rate, small_latency),
+    ];
+    for (size, rate, _) in pages {
+        let label = format!("random line loads, {size} pages (M lines/s)");
+        row(label, rate / 1e6, None);
+    }
+    for (size, _, latency) in pages {
+        let label = format!("dependent load latency, {size} pages (ns)");
+        row(label, latency, None);
+    }
+    let bound_label = "lookup bound = lines/s / 2, beside the lookups (M lookups/s)";
+    row(bound_label.to_string(), median(&bound), None);
+    let one_core = [
+        ("negative lookups", &neg),
+        ("positive lookups", &pos),
+        ("negative lookups, contains_batch", &bat),
+    ];
+    for (what, cell) in one_core {
+        let label = format!("cuckoo-nest {what}, 1 thread (M/s)");
+        row(label, median(cell), share(cell));
+    }
+    let all = format!("cuckoo-nest negative lookups, {threads} threads (M/s)");
+    row(all, negative_all, None);
+    let fill = format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)");
+    row(fill, fill_mops, None);
+    r.tables.push(t);
+    Ok(())
 }
 
 /// Inserts `present_key(seed, 0..target)` into `filter` from `threads` threads, chunk by chunk
@@ -262,100 +270,4 @@ pub fn fill_parallel(filter: &Nest, seed: u64, target: usize, threads: usize) {
             });
         }
     });
-}
-
-/// The kernel's transparent-huge-page mode, e.g. "madvise", for the report's notes.
-pub fn thp_mode() -> String {
-    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
-        .ok()
-        .and_then(|s| {
-            s.split_whitespace()
-                .find(|w| w.starts_with('['))
-                .map(|w| w.trim_matches(['[', ']']).to_string())
-        })
-        .unwrap_or_else(|| "unknown".to_string())
-}
-
-/// The out-of-cache table: the line rates, the bound, and the lookups against it.
-pub fn table(rates: &LineRates, oc: &OutOfCache) -> Table {
-    let mut t = Table::new(
-        "cache_line_rate_and_out_of_cache",
-        "Out-of-cache lookups against the hardware limit (one core)",
-        "measurement",
-    )
-    .note(format!(
-        "Random independent 64-byte loads over a {} MiB buffer, each prefetched ahead as the \
-         batch lookups prefetch (the best of 16, 32 and 64 lines ahead: a batch keeps 32 in \
-         flight); a cuckoo lookup needs two lines, \
-         so lines/s / 2 bounds lookups/s. cuckoo-nest default filter of {:.0} MiB, {} items \
-         ({:.0}% of slots), keys hashed by the filter.",
-        rates.buffer_mib,
-        oc.filter_mib,
-        oc.items,
-        oc.load_factor * 100.0
-    ))
-    .note(
-        "The bound is re-measured right before and right after each round of lookups (the \
-         round's bound is the better of the two), so both sides saw the same competition for the \
-         machine. Values are medians over rounds; % of bound is the ratio of \
-         the row's value to the bound's, then in brackets the smallest and largest share within \
-         a single round.",
-    )
-    .column("value", "value", Format::Fixed(1))
-    .measured(
-        "% of bound: ratio of medians (per-round min-max)",
-        "pct_of_bound",
-        Format::WithRange(0),
-    );
-    let threads = oc.threads;
-    let mut row = |label: &str, value: f64, pct: Option<Spread>| {
-        t.row(label.to_string(), vec![Some(Spread::exact(value)), pct]);
-    };
-    row(
-        "random line loads, 2 MiB pages (M lines/s)",
-        rates.huge_pages / 1e6,
-        None,
-    );
-    row(
-        "random line loads, 4 KiB pages (M lines/s)",
-        rates.small_pages / 1e6,
-        None,
-    );
-    row(
-        "dependent load latency, 2 MiB pages (ns)",
-        rates.latency_ns_huge,
-        None,
-    );
-    row(
-        "dependent load latency, 4 KiB pages (ns)",
-        rates.latency_ns_small,
-        None,
-    );
-    let bound = oc.lines_per_s / 2.0 / 1e6;
-    row(
-        "lookup bound = lines/s / 2, beside the lookups (M lookups/s)",
-        bound,
-        None,
-    );
-    let (neg, pos) = (oc.negative_pct, oc.positive_pct);
-    row(
-        "cuckoo-nest negative lookups, 1 thread (M/s)",
-        oc.negative_1,
-        neg,
-    );
-    row(
-        "cuckoo-nest positive lookups, 1 thread (M/s)",
-        oc.positive_1,
-        pos,
-    );
-    row(
-        "cuckoo-nest negative lookups, contains_batch, 1 thread (M/s)",
-        oc.negative_batched_1,
-        oc.negative_batched_pct,
-    );
-    let all = format!("cuckoo-nest negative lookups, {threads} threads (M/s)");
-    row(&all, oc.negative_all, None);
-    let fill = format!("cuckoo-nest fill with insert_batch, {threads} threads (M inserts/s)");
-    row(&fill, oc.fill_mops, None);
-    t
 }

@@ -1,17 +1,94 @@
-//! What the run writes: the report's header, the tables and figures the parts produce (in
-//! report order), and their markdown on stdout, CSV files, SVG plots and report.md.
+//! The run: what the parts read (options, sizes, shared keys) and the tables and figures they
+//! produce, in report order; the report's header, and its markdown on stdout, CSV files, SVG
+//! plots and report.md.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::cli::{Mode, Part};
+use cuckoo_nest_bench::keys::Keys;
+
+use crate::cli::{Mode, Options, Part};
 use crate::env::{self, Busy};
-use crate::figures;
-use crate::parts::Report;
-use crate::plot;
+use crate::figures::{self, Figure};
+use crate::plot::{self, Panel};
 use crate::progress::Phase;
-use crate::sizes::FILL_SETS;
-use crate::table::{self, Format};
+use crate::sizes::{Sizes, FILL_SETS};
+use crate::table::{self, Format, Table};
+use crate::{byte_keys, growth, lookups, memory, single, space, threads};
+
+pub struct Report<'a> {
+    pub o: &'a Options,
+    pub sizes: Sizes,
+    /// Lookups per single-thread measurement.
+    pub lookups: usize,
+    /// The false-positive rate cuckoo-nest's default configuration expects at n: Bloom and
+    /// quotient filters are sized for it, so the space columns compare like with like.
+    pub fpr_target: f64,
+    /// The single-thread, space and thread parts' keys, dropped after the last of them.
+    keys: Option<Keys>,
+    pub tables: Vec<Table>,
+    pub figures: Vec<Figure>,
+    /// Plots drawn from data that is not a timed figure: (file, title, panel).
+    pub extra_plots: Vec<(&'static str, &'static str, Panel)>,
+}
+
+impl Report<'_> {
+    pub fn new(o: &Options) -> Report<'_> {
+        let mut sizes = Sizes::of(o.mode);
+        sizes.memory_mib = o.memory_mib.unwrap_or(sizes.memory_mib);
+        let fpr_target = cuckoo_nest::CuckooFilter::with_capacity(o.items)
+            .shape()
+            .false_positive_rate_at_capacity
+            .clamp(1e-9, 0.5);
+        Report {
+            o,
+            sizes,
+            lookups: (o.items / 4).max(1000),
+            fpr_target,
+            keys: None,
+            tables: Vec::new(),
+            figures: Vec::new(),
+            extra_plots: Vec::new(),
+        }
+    }
+
+    /// Adds a measured figure and its table.
+    pub fn figure(&mut self, f: Figure) {
+        self.tables.push(f.table());
+        self.figures.push(f);
+    }
+
+    /// Runs `part`, making the shared keys first where it needs them.
+    pub fn run(&mut self, part: Part) -> Result<(), String> {
+        if part > Part::Threads {
+            self.keys = None;
+        } else if self.keys.is_none() {
+            let phase = Phase::start("keys", 1);
+            // Twice n inserted keys: enough to fill any cuckoo filter sized for n until it fails.
+            let (seed, n) = (self.o.seed, self.o.items);
+            let keys = Keys::generate(seed, 2 * n + 1024, n);
+            let (present, absent) = (keys.present.len(), keys.absent.len());
+            phase.finish(&format!("{present} keys to insert, {absent} absent keys"));
+            self.keys = Some(keys);
+        }
+        match part {
+            Part::Single => single::part(self),
+            Part::Space => space::part(self),
+            Part::Lookups => lookups::part(self),
+            Part::Threads => threads::part(self),
+            Part::Growth => growth::part(self),
+            Part::Memory => memory::part(self),
+            Part::ByteKeys => byte_keys::part(self),
+        }
+    }
+
+    /// The keys the single-thread, space and thread parts share.
+    pub fn keys(&self) -> &Keys {
+        self.keys
+            .as_ref()
+            .expect("made for the parts that share them")
+    }
+}
 
 pub fn header(r: &Report, before: &Busy) -> String {
     let o = r.o;

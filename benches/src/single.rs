@@ -12,9 +12,13 @@ use cuckoo_nest_bench::stats::{mops, rotated, Samples, Spread};
 
 use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
-use crate::shared::{lookup_rate, timed};
+use crate::report::Report;
+use crate::sizes::FILL_SETS;
 use crate::space::bloom_bits_at;
-use crate::subjects::{batch_rate, Contender, Filling, Kind, Subject};
+use crate::subjects::{
+    batch_rate, lookup_rate, single_contenders, timed, Contender, Filling, Kind, Subject,
+    BATCHED_COLOR,
+};
 use crate::table::{Format, Table};
 
 /// The occupancy steps, as fractions of the capacity n.
@@ -82,14 +86,6 @@ struct Capacity {
     remark: Option<String>,
 }
 
-/// What the single-thread measurements produce.
-pub struct SingleRun {
-    pub table3: Table,
-    pub figures: Vec<Figure>,
-    /// One line per filter for the progress summary.
-    pub summary: Vec<String>,
-}
-
 /// Table 3: fills a cuckoo filter until its first failed insert, others up to n. Returns the
 /// construction rate from empty, and a remark when the filter filled up early or never did.
 fn fill_to_capacity(l: &mut Filling, w: &Workload<'_>) -> (Option<f64>, Option<String>) {
@@ -101,7 +97,8 @@ fn fill_to_capacity(l: &mut Filling, w: &Workload<'_>) -> (Option<f64>, Option<S
             l.inserted as f64 * 100.0 / w.n as f64,
             STEPS[i] * 100.0
         ))
-    } else if l.filter.fills_until_failure() {
+    } else if l.filter.slots().is_some() {
+        // Cuckoo filters, the ones with slots.
         let end = keys.len();
         let never_failed = l.insert_to(keys, end).is_some();
         never_failed.then(|| format!("never failed: ran out of the {end} generated keys"))
@@ -152,8 +149,8 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
         figs[0]
             .lines
             .push(Line::new(&c.label, c.color, POSITIVE_SHARES.len()));
-        if let Some(color) = c.batched {
-            let line = Line::new(c.batched_label(), color, POSITIVE_SHARES.len());
+        if c.batched {
+            let line = Line::new(c.batched_label(), BATCHED_COLOR, POSITIVE_SHARES.len());
             figs[0].lines.push(line);
         }
         if c.kind == Kind::Dynamic {
@@ -165,14 +162,15 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
     figs
 }
 
-/// Runs every single-thread measurement on `contenders`.
-pub fn run(
-    contenders: &[Contender],
-    w: &Workload<'_>,
-    fills: usize,
-    phase: &Phase,
-) -> Result<SingleRun, String> {
-    let mut figs = figures(contenders);
+/// Table 3 and Figures 5 to 8 for every configuration and peer, side by side, with one summary
+/// line each.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let o = r.o;
+    let contenders = single_contenders(&o.configs, o.items, r.fpr_target, o.seed);
+    let fills = o.reps.min(FILL_SETS);
+    let phase = Phase::start("single thread", fills as u64);
+    let w = Workload::new(r.keys(), o.items, r.lookups, o.reps);
+    let mut figs = figures(&contenders);
     let mut caps: Vec<Capacity> = contenders.iter().map(|_| Capacity::default()).collect();
     let of_kind = |kind| (contenders.iter().enumerate()).filter(move |(_, c)| c.kind == kind);
     // Static filters are built once, from the first n keys.
@@ -183,37 +181,46 @@ pub fn run(
         let (filter, secs) = timed(|| (c.build)(keys));
         let filter = filter?;
         caps[k].construction.push(0, mops(keys.len(), secs));
-        at_capacity(&*filter, w, keys, &mut caps[k]);
+        at_capacity(&*filter, &w, keys, &mut caps[k]);
         statics.push((k, filter));
     }
+    // Inserts cannot be repeated on one filter: every set fills fresh filters.
     for pass in 0..fills.max(1) {
         let mut live = Vec::new();
         for (k, c) in of_kind(Kind::Dynamic) {
             live.push((k, Filling::new((c.build)(&[])?)));
         }
-        fill_pass(pass, &mut live, &statics, contenders, w, &mut figs, phase);
+        fill_pass(
+            pass,
+            &mut live,
+            &statics,
+            &contenders,
+            &w,
+            &mut figs,
+            &phase,
+        );
         for (k, l) in &mut live {
-            let (rate, remark) = fill_to_capacity(l, w);
+            let (rate, remark) = fill_to_capacity(l, &w);
             caps[*k].construction.push(pass, rate);
             if pass == 0 {
-                phase.message(format!(
-                    "{}: false positives and lost items",
-                    contenders[*k].label
-                ));
-                at_capacity(&*l.filter, w, &w.keys.present[..l.inserted], &mut caps[*k]);
+                let label = &contenders[*k].label;
+                phase.message(format!("{label}: false positives and lost items"));
+                at_capacity(&*l.filter, &w, &w.keys.present[..l.inserted], &mut caps[*k]);
                 caps[*k].remark = remark;
             }
         }
         phase.message(format!("set {}: delete until empty", pass + 1));
-        delete_pass(pass, &mut live, w, &mut figs[4]);
+        delete_pass(pass, &mut live, &w, &mut figs[4]);
         phase.inc();
     }
-    let summary = summary(contenders, &caps, &figs[0]);
-    Ok(SingleRun {
-        table3: table3(contenders, &caps, w),
-        figures: figs,
-        summary,
-    })
+    let filters = contenders.len();
+    phase.finish(&format!("{filters} filters measured side by side"));
+    for line in summary(&contenders, &caps, &figs[0]) {
+        eprintln!("          {line}");
+    }
+    r.tables.push(table3(&contenders, &caps, &w));
+    figs.into_iter().for_each(|f| r.figure(f));
+    Ok(())
 }
 
 /// Fills set `pass` step by step, timing inserts, and on the first set Figures 5 and 6.
@@ -281,7 +288,7 @@ fn share_lookups(
         if let Some(line) = fig.line_index(&c.label) {
             rows.push((line, *f, false));
         }
-        if c.batched.is_some()
+        if c.batched
             && let Some(line) = fig.line_index(&c.batched_label())
         {
             rows.push((line, *f, true));

@@ -8,6 +8,8 @@ use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::stats::Spread;
 
 use crate::plot::{Panel, Rgb, Series};
+use crate::progress::Phase;
+use crate::report::Report;
 use crate::subjects::{self, BLOOM_COLOR, QUOTIENT_COLOR, XOR_COLOR};
 use crate::table::{Format, Table};
 
@@ -18,13 +20,6 @@ const PLAIN_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
 const SEMI_COLOR: Rgb = Rgb(0x88, 0x22, 0x55);
 const OPTIMUM_COLOR: Rgb = Rgb(0x7f, 0x7f, 0x7f);
 const BOUND_COLOR: Rgb = Rgb(0x00, 0x00, 0x00);
-
-/// One row of the figure: a name, a colour, and bits per item at each rate (None: cannot).
-struct Row {
-    name: &'static str,
-    color: Rgb,
-    bits: Vec<Option<f64>>,
-}
 
 fn nest(n: usize, rate: f64, semi: bool) -> Option<f64> {
     let f = CuckooFilter::builder()
@@ -59,47 +54,59 @@ fn xor(keys: &[u64], rate: f64) -> Option<f64> {
     Some(bytes as f64 * 8.0 / n)
 }
 
-/// The table and the plot panel.
-pub fn bits_per_item(keys: &[u64], seed: u64) -> (Table, Panel) {
+/// Bits per item against the false-positive rate, for the first n keys: a table and a plot.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let phase = Phase::start("bits per item against false-positive rate", 1);
+    let (table, panel) = bits_per_item(&r.keys().present[..r.o.items], r.o.seed);
+    r.tables.push(table);
+    let title = "Bits per item against the false-positive rate";
+    r.extra_plots
+        .push(("space_bits_per_item.svg", title, panel));
+    phase.finish("sizes of every filter at six rates");
+    Ok(())
+}
+
+fn bits_per_item(keys: &[u64], seed: u64) -> (Table, Panel) {
     let n = keys.len();
     let rates: Vec<f64> = EXPONENTS.iter().map(|&k| 10f64.powi(-(k as i32))).collect();
     let each = |f: &dyn Fn(f64) -> Option<f64>| rates.iter().map(|&r| f(r)).collect::<Vec<_>>();
+    // (name, colour, bits per item at each rate: None where the filter cannot be built).
     let rows = [
-        Row {
-            name: "cuckoo-nest (builder's choice)",
-            color: PLAIN_COLOR,
-            bits: each(&|r| nest(n, r, false)),
-        },
-        Row {
-            name: "cuckoo-nest semi-sorted (builder's choice)",
-            color: SEMI_COLOR,
-            bits: each(&|r| nest(n, r, true)),
-        },
-        Row {
-            name: "fastbloom 0.17 (Bloom)",
-            color: BLOOM_COLOR,
-            bits: each(&|r| Some(bloom(n, r, seed))),
-        },
-        Row {
-            name: "qfilter 0.3 (quotient)",
-            color: QUOTIENT_COLOR,
-            bits: each(&|r| quotient(n, r)),
-        },
-        Row {
-            name: "xorf 0.13 (binary fuse, static)",
-            color: XOR_COLOR,
-            bits: each(&|r| xor(keys, r)),
-        },
-        Row {
-            name: "Bloom optimum 1.44 log2(1/e)",
-            color: OPTIMUM_COLOR,
-            bits: each(&|r| Some(1.44 * (1.0 / r).log2())),
-        },
-        Row {
-            name: "lower bound log2(1/e)",
-            color: BOUND_COLOR,
-            bits: each(&|r| Some((1.0 / r).log2())),
-        },
+        (
+            "cuckoo-nest (builder's choice)",
+            PLAIN_COLOR,
+            each(&|r| nest(n, r, false)),
+        ),
+        (
+            "cuckoo-nest semi-sorted (builder's choice)",
+            SEMI_COLOR,
+            each(&|r| nest(n, r, true)),
+        ),
+        (
+            "fastbloom 0.17 (Bloom)",
+            BLOOM_COLOR,
+            each(&|r| Some(bloom(n, r, seed))),
+        ),
+        (
+            "qfilter 0.3 (quotient)",
+            QUOTIENT_COLOR,
+            each(&|r| quotient(n, r)),
+        ),
+        (
+            "xorf 0.13 (binary fuse, static)",
+            XOR_COLOR,
+            each(&|r| xor(keys, r)),
+        ),
+        (
+            "Bloom optimum 1.44 log2(1/e)",
+            OPTIMUM_COLOR,
+            each(&|r| Some(1.44 * (1.0 / r).log2())),
+        ),
+        (
+            "lower bound log2(1/e)",
+            BOUND_COLOR,
+            each(&|r| Some((1.0 / r).log2())),
+        ),
     ];
     let mut t = Table::new(
         "space_bits_per_item",
@@ -119,23 +126,23 @@ pub fn bits_per_item(keys: &[u64], seed: u64) -> (Table, Panel) {
             Format::Fixed(2),
         );
     }
-    for row in &rows {
-        t.row_exact(row.name, row.bits.clone());
+    for (name, _, bits) in &rows {
+        t.row_exact(*name, bits.clone());
     }
     // The two reference lines first in the legend; the plot draws them dashed over the filters'
     // lines (fastbloom sits almost exactly on the Bloom optimum, and neither may hide the other).
-    let is_ref = |row: &Row| row.color == OPTIMUM_COLOR || row.color == BOUND_COLOR;
-    let (refs, filters): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|row| is_ref(row));
+    let is_ref = |color: Rgb| color == OPTIMUM_COLOR || color == BOUND_COLOR;
+    let (refs, filters): (Vec<_>, Vec<_>) = rows.iter().partition(|row| is_ref(row.1));
     let series = refs
         .into_iter()
         .chain(filters)
-        .map(|row| Series {
-            name: row.name.to_string(),
-            color: row.color,
-            reference: is_ref(row),
+        .map(|(name, color, bits)| Series {
+            name: name.to_string(),
+            color: *color,
+            reference: is_ref(*color),
             points: EXPONENTS
                 .iter()
-                .zip(&row.bits)
+                .zip(bits)
                 .filter_map(|(&k, b)| b.map(|b| (k as f64, Spread::exact(b))))
                 .collect(),
         })

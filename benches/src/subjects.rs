@@ -1,14 +1,17 @@
 //! The filters under measurement, each behind a small adapter that takes the keys through the
-//! filter's own `&T: Hash` API. The loops over a slice of keys are the trait's provided methods,
-//! compiled once per filter type: dynamic dispatch happens once per slice, not once per key.
+//! filter's own `&T: Hash` API, and the timers of the timed loops. The loops over a slice of keys
+//! are the trait's provided methods, compiled once per filter type: dynamic dispatch happens once
+//! per slice, not once per key.
 
 use std::collections::hash_map::DefaultHasher;
+use std::hint::black_box;
+use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
+use cuckoo_nest_bench::stats::mops;
 
 use crate::cli::NestConfig;
 use crate::plot::Rgb;
-use crate::shared::{lookup_rate, timed};
 
 /// Colours of the peers, kept with their definitions below.
 pub const CUCKOOFILTER_COLOR: Rgb = Rgb(0x00, 0x72, 0xb2);
@@ -31,8 +34,8 @@ type Build = Box<dyn Fn(&[u64]) -> Result<Box<dyn Subject>, String>>;
 pub struct Contender {
     pub label: String,
     pub color: Rgb,
-    /// The colour of its batch-lookup line, where its batch lookups are measured.
-    pub batched: Option<Rgb>,
+    /// Whether its batch lookups are measured too (a line of their own in Figure 5).
+    pub batched: bool,
     pub kind: Kind,
     /// Builds a fresh filter; a static filter is built from the keys, a dynamic one ignores them.
     pub build: Build,
@@ -53,12 +56,11 @@ pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) 
             eprintln!("warning: skipped {e}");
             continue;
         }
-        // Batch lookups are timed for the default configuration only, to keep the run short.
-        let batched = config == NestConfig::Default;
         out.push(Contender {
             label: config.label(),
             color: config.color(),
-            batched: batched.then_some(BATCHED_COLOR),
+            // Batch lookups are timed for the default configuration only, to keep the run short.
+            batched: config == NestConfig::Default,
             kind: Kind::Dynamic,
             build: Box::new(move |_| Ok(Box::new(build_nest(config, n)?))),
         });
@@ -66,7 +68,7 @@ pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) 
     let peer = |label: &str, color, kind, build: Build| Contender {
         label: label.to_string(),
         color,
-        batched: None,
+        batched: false,
         kind,
         build,
     };
@@ -117,12 +119,6 @@ pub trait Subject {
         None
     }
     fn expected_fpr(&self, items: usize) -> f64;
-    /// Whether its "items at capacity" (Table 3) are the inserts before its first failure (a
-    /// cuckoo filter), not the capacity it was configured for (Bloom and quotient filters).
-    fn fills_until_failure(&self) -> bool {
-        false
-    }
-
     /// Inserts `keys` in order; returns how many went in before the first failure.
     fn insert_all(&mut self, keys: &[u64]) -> usize {
         keys.iter()
@@ -145,6 +141,22 @@ pub trait Subject {
     fn count_hits_batched(&self, _keys: &[u64]) -> Option<usize> {
         None
     }
+}
+
+/// Runs `f` once: its result and the seconds it took.
+#[inline]
+pub fn timed<R>(f: impl FnOnce() -> R) -> (R, f64) {
+    let t = Instant::now();
+    let r = f();
+    (r, t.elapsed().as_secs_f64())
+}
+
+/// One timed pass of `lookups` over `queries`, in M lookups/s.
+pub fn lookup_rate(queries: &[u64], lookups: impl Fn(&[u64]) -> usize) -> Option<f64> {
+    let ((), secs) = timed(|| {
+        black_box(lookups(black_box(queries)));
+    });
+    mops(queries.len(), secs)
 }
 
 /// One timed pass of lookups over `queries` through `f`'s batch API, in M lookups/s; `None`
@@ -233,10 +245,6 @@ impl Subject for Nest {
     fn expected_fpr(&self, _items: usize) -> f64 {
         self.expected_false_positive_rate()
     }
-    fn fills_until_failure(&self) -> bool {
-        // A growable filter never refuses an insert: filled to the count asked for.
-        self.max_capacity().is_none()
-    }
     fn count_hits_batched(&self, keys: &[u64]) -> Option<usize> {
         Some(nest_contains_batched(self, keys))
     }
@@ -296,9 +304,6 @@ impl Subject for CuckooFilterSubject {
     fn expected_fpr(&self, _items: usize) -> f64 {
         // 2b / 2^f with b = 4 entries per bucket and f = 8 fingerprint bits.
         8.0 / 256.0
-    }
-    fn fills_until_failure(&self) -> bool {
-        true
     }
 }
 

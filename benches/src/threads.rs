@@ -1,4 +1,5 @@
-//! Thread scaling: one filter shared by 1..=N threads (`std::thread::scope`), aggregate ops/s.
+//! Thread scaling: one filter shared by 1..=N threads (`std::thread::scope`), aggregate ops/s,
+//! through the [`Shared`] adapter.
 //!
 //! cuckoo-nest and fastbloom's `AtomicBloomFilter` are shared by `&`; the `cuckoofilter` crate
 //! inserts through `&mut self`, so it is shared in a `Mutex` and in an `RwLock`. Beside them, the
@@ -10,21 +11,22 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Barrier, Mutex, RwLock};
+use std::sync::{Barrier, LockResult, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
-use cuckoo_nest_bench::keys::{mix64, present_key, Keys};
+use cuckoo_nest::CuckooFilter as Nest;
+use cuckoo_nest_bench::keys::{mix64, present_key};
 use cuckoo_nest_bench::stats::{mops, rotated};
 
 use crate::cli::NestConfig;
 use crate::figures::{
-    thread_axis, Figure, FigureSpec, Line, THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS,
+    thread_axis, Figure, FigureSpec, Line, Ratio, THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS,
     THREADS_MIXED_50, THREADS_MIXED_90,
 };
 use crate::plot::Rgb;
 use crate::progress::Phase;
-use crate::shared::Shared;
-use crate::subjects::{build_nest, BLOOM_COLOR, CUCKOOFILTER_COLOR};
+use crate::report::Report;
+use crate::subjects::{BLOOM_COLOR, CUCKOOFILTER_COLOR};
 
 /// Fill levels of the scaling runs, as fractions of n.
 pub const LOOKUP_FILL: f64 = 0.9;
@@ -83,39 +85,125 @@ impl Job {
     }
 }
 
+/// One filter shared by all threads of a scaling run.
+pub trait Shared: Sync {
+    fn insert_key(&self, key: &u64) -> bool;
+    fn contains_key(&self, key: &u64) -> bool;
+
+    fn count_hits(&self, keys: &[u64]) -> usize {
+        keys.iter().filter(|k| self.contains_key(k)).count()
+    }
+
+    fn insert_all(&self, keys: &[u64]) -> usize {
+        keys.iter().filter(|k| self.insert_key(k)).count()
+    }
+
+    /// `ops` operations: every `write_period`-th one inserts the next key of `writes`, the others
+    /// look up the next key of `reads` (cycling). Returns hits plus successful inserts, so the
+    /// work cannot be optimised away.
+    fn mixed(&self, ops: usize, write_period: usize, reads: &[u64], writes: &[u64]) -> usize {
+        let (mut r, mut w, mut acc) = (0, 0, 0);
+        for i in 0..ops {
+            if i % write_period == write_period - 1 && w < writes.len() {
+                acc += usize::from(self.insert_key(&writes[w]));
+                w += 1;
+            } else {
+                acc += usize::from(self.contains_key(&reads[r]));
+                r += 1;
+                if r == reads.len() {
+                    r = 0;
+                }
+            }
+        }
+        acc
+    }
+}
+
+impl Shared for Nest {
+    #[inline]
+    fn insert_key(&self, key: &u64) -> bool {
+        self.insert(key).is_ok()
+    }
+    #[inline]
+    fn contains_key(&self, key: &u64) -> bool {
+        self.contains(key)
+    }
+}
+
+/// A panicking measurement thread ends the run anyway; the filter inside is still usable.
+#[inline]
+fn unpoisoned<G>(guard: LockResult<G>) -> G {
+    guard.unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared for Mutex<Peer> {
+    #[inline]
+    fn insert_key(&self, key: &u64) -> bool {
+        unpoisoned(self.lock()).add(key).is_ok()
+    }
+    #[inline]
+    fn contains_key(&self, key: &u64) -> bool {
+        unpoisoned(self.lock()).contains(key)
+    }
+}
+
+impl Shared for RwLock<Peer> {
+    #[inline]
+    fn insert_key(&self, key: &u64) -> bool {
+        unpoisoned(self.write()).add(key).is_ok()
+    }
+    #[inline]
+    fn contains_key(&self, key: &u64) -> bool {
+        unpoisoned(self.read()).contains(key)
+    }
+}
+
+impl Shared for fastbloom::AtomicBloomFilter {
+    #[inline]
+    fn insert_key(&self, key: &u64) -> bool {
+        self.insert(key);
+        true
+    }
+    #[inline]
+    fn contains_key(&self, key: &u64) -> bool {
+        self.contains(key)
+    }
+}
+
 type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
 /// Builds a contender's filter for n items (at a false-positive rate, with a seed, where asked).
-type Build = fn(usize, f64, u64) -> Result<Box<dyn Shared>, String>;
+type Build = fn(usize, f64, u64) -> Box<dyn Shared>;
 
 /// Every contender: its line's label and colour, and its filter. The last, the reference, is the
 /// machine's own scaling for the same random memory traffic.
 fn contenders() -> [(&'static str, Rgb, Build); 5] {
+    let nest = NestConfig::Default.color();
     [
         (
             "cuckoo-nest default (4x16), shared by &",
-            NestConfig::Default.color(),
-            |n, _, _| Ok(Box::new(build_nest(NestConfig::Default, n)?)),
+            nest,
+            |n, _, _| Box::new(Nest::with_capacity(n)),
         ),
         ("cuckoofilter in Mutex", CUCKOOFILTER_COLOR, |n, _, _| {
-            Ok(Box::new(Mutex::new(Peer::with_capacity(n))))
+            Box::new(Mutex::new(Peer::with_capacity(n)))
         }),
         (
             "cuckoofilter in RwLock",
             Rgb(0x39, 0x3b, 0x79),
-            |n, _, _| Ok(Box::new(RwLock::new(Peer::with_capacity(n)))),
+            |n, _, _| Box::new(RwLock::new(Peer::with_capacity(n))),
         ),
         (
             "fastbloom AtomicBloomFilter",
             BLOOM_COLOR,
             |n, fpr, seed| {
                 let bloom = fastbloom::AtomicBloomFilter::with_false_pos(fpr);
-                Ok(Box::new(bloom.seed(&u128::from(seed)).expected_items(n)))
+                Box::new(bloom.seed(&u128::from(seed)).expected_items(n))
             },
         ),
         (
             "machine: random atomic fetch_or per key (reference)",
             Rgb(0x7f, 0x7f, 0x7f),
-            |n, _, _| Ok(Box::new(MachineTraffic::new(n)?)),
+            |n, _, _| Box::new(MachineTraffic::new(n)),
         ),
     ]
 }
@@ -125,17 +213,16 @@ const NEST: usize = 0;
 const MACHINE: usize = 4;
 
 /// One random atomic `fetch_or` per key into an array of the default filter table's size.
-pub struct MachineTraffic {
+struct MachineTraffic {
     words: Vec<AtomicU64>,
 }
 
 impl MachineTraffic {
     /// An array as large as a default cuckoo-nest filter sized for `n` items.
-    pub fn new(n: usize) -> Result<MachineTraffic, String> {
-        let bytes = build_nest(NestConfig::Default, n)?.memory_usage();
-        Ok(MachineTraffic {
-            words: (0..(bytes / 8).max(1)).map(|_| AtomicU64::new(0)).collect(),
-        })
+    fn new(n: usize) -> MachineTraffic {
+        let bytes = Nest::with_capacity(n).memory_usage();
+        let words = (0..(bytes / 8).max(1)).map(|_| AtomicU64::new(0)).collect();
+        MachineTraffic { words }
     }
 
     #[inline]
@@ -159,7 +246,7 @@ impl Shared for MachineTraffic {
 }
 
 /// Thread counts measured: every count up to 8, then powers of two, and always `max`.
-pub fn thread_counts(max: usize) -> Vec<usize> {
+fn thread_counts(max: usize) -> Vec<usize> {
     let mut v: Vec<usize> = (1..=max.min(8)).collect();
     v.extend(std::iter::successors(Some(16), |t| Some(t * 2)).take_while(|&t| t < max));
     if !v.contains(&max) {
@@ -170,7 +257,7 @@ pub fn thread_counts(max: usize) -> Vec<usize> {
 
 /// Runs `work(t)` on `threads` threads released together: the seconds from the first thread's
 /// start to the last one's end, each read by its thread (the spawner may be descheduled).
-fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 {
+pub fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 {
     let barrier = Barrier::new(threads);
     let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
@@ -199,7 +286,8 @@ fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 
         .map_or(1e-9, |(a, b)| (b - a).as_secs_f64().max(1e-9))
 }
 
-fn chunk(v: &[u64], parts: usize, i: usize) -> &[u64] {
+/// Part `i` of `v` cut into `parts` equal parts (the rest left out).
+pub fn chunk(v: &[u64], parts: usize, i: usize) -> &[u64] {
     let len = v.len() / parts;
     &v[i * len..(i + 1) * len]
 }
@@ -233,8 +321,8 @@ fn scaling_figure(
     lines: &[usize],
     note: String,
     n: usize,
-) -> Result<Figure, String> {
-    let machine_mib = (MachineTraffic::new(n)?.words.len() * 8) as f64 / (1 << 20) as f64;
+) -> Figure {
+    let machine_mib = (MachineTraffic::new(n).words.len() * 8) as f64 / (1 << 20) as f64;
     let (xs, labels, csv) = thread_axis(counts);
     let mut fig = Figure::new(spec, xs, (labels, csv))
         .note(note)
@@ -248,62 +336,73 @@ fn scaling_figure(
         .iter()
         .map(|&c| Line::new(all[c].0, all[c].1, counts.len()))
         .collect();
-    Ok(fig)
+    fig
+}
+
+/// The thread-scaling figures and the large fill.
+pub fn part(r: &mut Report) -> Result<(), String> {
+    let o = r.o;
+    // Two-thread cells move most from run to run (the second vCPU of a shared host is the
+    // one most often busy elsewhere): more rounds for the four scaling figures, whose
+    // measurements are short. The large fill builds a fresh filter per measurement and
+    // keeps `reps`.
+    let rounds = 2 * o.reps + 1;
+    let counts = thread_counts(o.threads);
+    let units = rounds * Job::ALL.len() + o.reps;
+    let phase = Phase::start("thread scaling", units as u64);
+    let mut figs = run(r, &counts, rounds, &phase);
+    let fill = large_fill(r, &phase);
+    let vs_machine = fill.ratio(Ratio::ScalingVs("machine"), 0);
+    figs.push(fill);
+    figs.into_iter().for_each(|f| r.figure(f));
+    phase.finish(&format!(
+        "threads {counts:?}; large fill at {} threads: {:.2} of the machine's scaling",
+        o.threads,
+        vs_machine.map_or(0.0, |s| s.median)
+    ));
+    Ok(())
 }
 
 /// The four thread-scaling figures, every contender and the machine side by side.
-pub fn run(
-    keys: &Keys,
-    n: usize,
-    counts: &[usize],
-    fpr: f64,
-    rounds: usize,
-    phase: &Phase,
-) -> Result<Vec<Figure>, String> {
+fn run(r: &Report, counts: &[usize], rounds: usize, phase: &Phase) -> Vec<Figure> {
+    let (keys, n, fpr) = (r.keys(), r.o.items, r.fpr_target);
     let lookup_fill = (n as f64 * LOOKUP_FILL) as usize;
     let mixed_fill = (n as f64 * MIXED_FILL) as usize;
     let lookups = keys.queries(n, lookup_fill, POSITIVE_FRACTION, 300);
     let mixed_reads = keys.queries(n, mixed_fill, POSITIVE_FRACTION, 301);
     // One measurement of `job` on `t` threads, in M ops/s. `prefilled` is the contender's
     // filter at `LOOKUP_FILL`, reused by the lookup job; the other jobs build fresh filters.
-    let measure = |job, build: Build, t, prefilled: &dyn Shared| -> Result<_, String> {
-        Ok(match job {
-            Job::Lookups => {
-                let secs = timed_threads(t, &|k| prefilled.count_hits(chunk(&lookups, t, k)));
-                mops(lookups.len() / t * t, secs)
-            }
-            Job::Inserts => {
-                let insert_total = (n as f64 * INSERT_FILL) as usize;
-                fill_rate(
-                    &*build(n, fpr, keys.seed)?,
-                    &keys.present[..insert_total],
-                    t,
-                    1,
-                )
-            }
-            Job::Mixed { write_period } => {
-                let filter = build(n, fpr, keys.seed)?;
-                filter.insert_all(&keys.present[..mixed_fill]);
-                let per_thread = n / t;
-                let writes = &keys.present[mixed_fill..mixed_fill + n / write_period];
-                let secs = timed_threads(t, &|k| {
-                    let (reads, writes) = (chunk(&mixed_reads, t, k), chunk(writes, t, k));
-                    filter.mixed(per_thread, write_period, reads, writes)
-                });
-                mops(per_thread * t, secs)
-            }
-        })
+    let measure = |job, build: Build, t, prefilled: &dyn Shared| match job {
+        Job::Lookups => {
+            let secs = timed_threads(t, &|k| prefilled.count_hits(chunk(&lookups, t, k)));
+            mops(lookups.len() / t * t, secs)
+        }
+        Job::Inserts => {
+            let insert_total = (n as f64 * INSERT_FILL) as usize;
+            let filter = build(n, fpr, keys.seed);
+            fill_rate(&*filter, &keys.present[..insert_total], t, 1)
+        }
+        Job::Mixed { write_period } => {
+            let filter = build(n, fpr, keys.seed);
+            filter.insert_all(&keys.present[..mixed_fill]);
+            let per_thread = n / t;
+            let writes = &keys.present[mixed_fill..mixed_fill + n / write_period];
+            let secs = timed_threads(t, &|k| {
+                let (reads, writes) = (chunk(&mixed_reads, t, k), chunk(writes, t, k));
+                filter.mixed(per_thread, write_period, reads, writes)
+            });
+            mops(per_thread * t, secs)
+        }
     };
     let all = contenders();
     let lines: Vec<usize> = (0..all.len()).collect();
-    let mut figs = Job::ALL
-        .iter()
+    let mut figs: Vec<Figure> = (Job::ALL.iter())
         .map(|job| scaling_figure(job.spec(), counts, &lines, job.note(), n))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect();
     phase.message("fill the lookup filters");
     let mut prefilled = Vec::new();
     for (_, _, build) in all {
-        let f = build(n, fpr, keys.seed)?;
+        let f = build(n, fpr, keys.seed);
         f.insert_all(&keys.present[..lookup_fill]);
         prefilled.push(f);
     }
@@ -312,14 +411,14 @@ pub fn run(
             phase.message(format!("round {}: {}", r + 1, job.spec().title));
             for c in rotated(r, all.len()) {
                 for i in alternating(r, counts.len()) {
-                    let rate = measure(*job, all[c].2, counts[i], &*prefilled[c])?;
+                    let rate = measure(*job, all[c].2, counts[i], &*prefilled[c]);
                     figs[j].lines[c].cells[i].push(r, rate);
                 }
             }
             phase.inc();
         }
     }
-    Ok(figs)
+    figs
 }
 
 /// Passes of the machine's reference over the large fill's keys: one pass takes a fifth of a
@@ -328,17 +427,13 @@ const MACHINE_PASSES: usize = 5;
 
 /// Writers' scaling: a default cuckoo-nest filter sized for `items` filled to `LARGE_FILL` on
 /// 1 and on `threads` threads, against the machine's scaling for the same keys.
-pub fn large_fill(
-    items: usize,
-    threads: usize,
-    rounds: usize,
-    seed: u64,
-    phase: &Phase,
-) -> Result<Figure, String> {
-    let counts = [1, threads.max(1)];
+fn large_fill(r: &Report, phase: &Phase) -> Figure {
+    let (items, seed, rounds) = (r.sizes.large_fill_items, r.o.seed, r.o.reps);
+    let counts = [1, r.o.threads.max(1)];
     let total = (items as f64 * LARGE_FILL) as usize;
     let keys: Vec<u64> = (0..total as u64).map(|i| present_key(seed, i)).collect();
-    let lines = [NEST, MACHINE];
+    // (contender, passes over the keys per measurement)
+    let lines = [(NEST, 1), (MACHINE, MACHINE_PASSES)];
     let note = format!(
         "An empty default cuckoo-nest filter sized for {items} items filled to {:.0}% with \
          `insert`, keys split between the threads; a fresh filter for every measurement. \
@@ -346,23 +441,19 @@ pub fn large_fill(
          measurement, so that it lasts about as long as a fill.",
         LARGE_FILL * 100.0
     );
-    let mut fig = scaling_figure(&THREADS_FILL, &counts, &lines, note, items)?;
+    let mut fig = scaling_figure(&THREADS_FILL, &counts, &lines.map(|l| l.0), note, items);
     let all = contenders();
     for r in 0..rounds.max(1) {
         phase.message(format!("round {}: fill {total} items", r + 1));
         for c in rotated(r, lines.len()) {
-            let passes = if lines[c] == MACHINE {
-                MACHINE_PASSES
-            } else {
-                1
-            };
+            let (contender, passes) = lines[c];
             for i in alternating(r, counts.len()) {
-                let filter = all[lines[c]].2(items, 0.01, seed)?;
+                let filter = all[contender].2(items, 0.01, seed);
                 let rate = fill_rate(&*filter, &keys, counts[i], passes);
                 fig.lines[c].cells[i].push(r, rate);
             }
         }
         phase.inc();
     }
-    Ok(fig)
+    fig
 }

@@ -1,15 +1,12 @@
-//! The report's figures as data (the figures themselves are in [`specs`]). The measuring code
-//! fills a [`Figure`] with one [`Line`] per subject and one [`Samples`] per x value; the
-//! markdown table, the CSV (median, min, max) and the plot panel all come from that one value.
+//! The report's figures as data: every timed figure's spec (the paper's single-thread Figures 5
+//! to 8, the lookups beyond the paper's, thread scaling and growth), each filled by the measuring
+//! code with one [`Line`] per subject and one [`Samples`] per x value; the markdown table, the CSV
+//! (median, min, max) and the plot panel all come from that one value.
 
 use cuckoo_nest_bench::stats::{of_medians, Samples, Spread};
 
 use crate::plot::{Panel, Rgb, Series};
 use crate::table::{Format, Table};
-
-mod specs;
-
-pub use specs::*;
 
 /// Where on the x axis a ratio reads its cells.
 #[derive(Clone, Copy, Debug)]
@@ -24,31 +21,24 @@ pub enum At {
 /// can check it against them), with the smallest and largest per-round ratio beside it.
 #[derive(Clone, Copy, Debug)]
 pub enum Ratio {
-    /// The row against the line whose label starts with `line`, at one x.
-    VsLine { line: &'static str, at: At },
-    /// The row's time per operation against the line's, at one x, in a figure of rates: the
-    /// line's rate over the row's (1.5: the row's operations take 1.5 times as long).
-    TimeVsLine { line: &'static str, at: At },
-    /// The row at `num` over the row at `den`: a speedup, or a slowdown.
-    Within {
-        name: &'static str,
-        num: At,
-        den: At,
-    },
-    /// The row at `mid` over the mean of its first and last cells (mixed against pure streams).
-    MidVsEnds { mid: At },
-    /// The row's last-over-first speedup divided by the same speedup of the line `line` (the
-    /// machine's own scaling for the same traffic).
-    ScalingVs { line: &'static str },
+    /// `(line, at)`: the row against the line whose label starts with `line`, at one x.
+    VsLine(&'static str, At),
+    /// `(line, at)`: the row's time per operation against the line's, at one x, in a figure of
+    /// rates: the line's rate over the row's (1.5: the row's operations take 1.5 times as long).
+    TimeVsLine(&'static str, At),
+    /// `(name, num, den)`: the row at `num` over the row at `den`: a speedup, or a slowdown.
+    Within(&'static str, At, At),
+    /// The row at this x over the mean of its first and last cells (mixed against pure streams).
+    MidVsEnds(At),
+    /// `(line)`: the row's last-over-first speedup divided by the same speedup of the line
+    /// `line` (the machine's own scaling for the same traffic).
+    ScalingVs(&'static str),
 }
 
 impl Ratio {
     /// The row against the line whose label starts with `line`, at the x value `x`.
     pub const fn vs(line: &'static str, x: f64) -> Ratio {
-        Ratio::VsLine {
-            line,
-            at: At::Value(x),
-        }
+        Ratio::VsLine(line, At::Value(x))
     }
 }
 
@@ -213,14 +203,14 @@ impl Figure {
                 .map_or(String::new(), |i| self.x_labels[i].clone())
         };
         match r {
-            Ratio::VsLine { line, at } => format!("vs {line} at {}", x(at)),
-            Ratio::TimeVsLine { line, at } => format!("time vs {line} at {}", x(at)),
-            Ratio::Within { name, num, den } => format!("{name} {} / {}", x(num), x(den)),
-            Ratio::MidVsEnds { mid } => {
+            Ratio::VsLine(line, at) => format!("vs {line} at {}", x(at)),
+            Ratio::TimeVsLine(line, at) => format!("time vs {line} at {}", x(at)),
+            Ratio::Within(name, num, den) => format!("{name} {} / {}", x(num), x(den)),
+            Ratio::MidVsEnds(mid) => {
                 let (mid, first, last) = (x(mid), x(At::First), x(At::Last));
                 format!("{mid} / mean of {first} and {last}")
             }
-            Ratio::ScalingVs { line } => format!("speedup / {line}'s"),
+            Ratio::ScalingVs(line) => format!("speedup / {line}'s"),
         }
     }
 
@@ -232,16 +222,14 @@ impl Figure {
         let vs = |line, at| Some(vec![cell(row, at)?, cell(self.line_index(line)?, at)?]);
         let ends = |line| Some(vec![cell(line, At::First)?, cell(line, At::Last)?]);
         let (cells, f): (Vec<&Samples>, RatioOf) = match r {
-            Ratio::VsLine { line, at } => (vs(line, at)?, |v| v[0] / v[1]),
-            Ratio::TimeVsLine { line, at } => (vs(line, at)?, |v| v[1] / v[0]),
-            Ratio::Within { num, den, .. } => {
-                (vec![cell(row, num)?, cell(row, den)?], |v| v[0] / v[1])
-            }
-            Ratio::MidVsEnds { mid } => {
+            Ratio::VsLine(line, at) => (vs(line, at)?, |v| v[0] / v[1]),
+            Ratio::TimeVsLine(line, at) => (vs(line, at)?, |v| v[1] / v[0]),
+            Ratio::Within(_, num, den) => (vec![cell(row, num)?, cell(row, den)?], |v| v[0] / v[1]),
+            Ratio::MidVsEnds(mid) => {
                 let cells = [vec![cell(row, mid)?], ends(row)?].concat();
                 (cells, |v| v[0] / ((v[1] + v[2]) / 2.0))
             }
-            Ratio::ScalingVs { line } => {
+            Ratio::ScalingVs(line) => {
                 let cells = [ends(row)?, ends(self.line_index(line)?)?].concat();
                 (cells, |v| (v[1] / v[0]) / (v[3] / v[2]))
             }
@@ -323,6 +311,208 @@ pub fn plots(figures: &[Figure]) -> Vec<(&'static str, &'static str, Vec<Panel>)
     }
     out
 }
+
+// Fan et al.'s single-thread figures.
+
+const OCCUPANCY: &str = "occupancy (% of n)";
+
+pub static FIG5: FigureSpec = FigureSpec::new(
+    "fig5_lookup_vs_positive_share",
+    "Figure 5: lookups (M lookups/s, one thread) by share of queries that hit",
+    "M lookups/s",
+    &[Ratio::vs("cuckoofilter", 0.5)],
+)
+.plotted(
+    "fig5_lookup_vs_positive_share.svg",
+    "Figure 5: lookup throughput vs share of positive queries",
+    "one thread",
+    "positive lookups (%)",
+);
+
+/// The two panels of Figure 6.
+const fn fig6(name: &'static str, title: &'static str, panel: &'static str) -> FigureSpec {
+    FigureSpec::new(name, title, "M lookups/s", &[]).plotted(
+        "fig6_lookup_vs_occupancy.svg",
+        "Figure 6: lookup throughput vs occupancy",
+        panel,
+        OCCUPANCY,
+    )
+}
+
+pub static FIG6_POSITIVE: FigureSpec = fig6(
+    "fig6_positive_lookup_vs_occupancy",
+    "Figure 6a: positive lookups (M lookups/s, one thread) by occupancy",
+    "positive lookups",
+);
+
+pub static FIG6_NEGATIVE: FigureSpec = fig6(
+    "fig6_negative_lookup_vs_occupancy",
+    "Figure 6b: negative lookups (M lookups/s, one thread) by occupancy",
+    "negative lookups",
+);
+
+pub static FIG7: FigureSpec = FigureSpec::new(
+    "fig7_insert_vs_occupancy",
+    "Figure 7: inserts (M inserts/s, one thread) by occupancy",
+    "M inserts/s",
+    &[],
+)
+.plotted(
+    "fig7_insert_vs_occupancy.svg",
+    "Figure 7: insert throughput vs occupancy",
+    "one thread",
+    OCCUPANCY,
+);
+
+pub static FIG8: FigureSpec = FigureSpec::new(
+    "fig8_delete_vs_occupancy",
+    "Figure 8: delete until empty (M deletes/s, one thread) by occupancy",
+    "M deletes/s",
+    &[],
+)
+.plotted(
+    "fig8_delete_vs_occupancy.svg",
+    "Figure 8: delete-until-empty throughput vs occupancy",
+    "one thread",
+    OCCUPANCY,
+);
+
+// The lookups beyond the paper's.
+
+pub static SHUFFLED_IN_CACHE: FigureSpec = FigureSpec::new(
+    "lookups_shuffled_in_cache",
+    "Shuffled lookups in cache (M lookups/s, one thread): hits and misses mixed",
+    "M lookups/s",
+    &[
+        Ratio::vs("cuckoofilter", 0.0),
+        Ratio::vs("cuckoofilter", 0.5),
+        Ratio::vs("cuckoofilter", 1.0),
+        Ratio::MidVsEnds(At::Value(0.5)),
+    ],
+);
+
+pub static SHUFFLED_OUT_OF_L3: FigureSpec = FigureSpec::new(
+    "lookups_shuffled_out_of_l3",
+    "Shuffled lookups out of L3 (M lookups/s, one thread)",
+    "M lookups/s",
+    &[Ratio::vs("cuckoofilter", 0.5)],
+);
+
+pub static BESIDE_WRITER: FigureSpec = FigureSpec {
+    label: "lookups",
+    ..FigureSpec::new(
+        "lookups_beside_writer",
+        "Lookups beside a writer (M lookups/s, the looking-up thread)",
+        "M lookups/s",
+        &[Ratio::Within("slowdown", At::First, At::Last)],
+    )
+};
+
+// Thread scaling, each against the machine's own scaling.
+
+/// Ratio columns of every thread-scaling table.
+const SCALING: &[Ratio] = &[
+    Ratio::Within("speedup", At::Last, At::First),
+    Ratio::ScalingVs("machine"),
+];
+
+/// A thread-scaling figure, drawn as `panel` of threads_scaling.svg.
+const fn scaling(name: &'static str, title: &'static str, panel: &'static str) -> FigureSpec {
+    FigureSpec::new(name, title, "M ops/s", SCALING).plotted(
+        "threads_scaling.svg",
+        "Thread scaling: aggregate throughput",
+        panel,
+        "threads",
+    )
+}
+
+pub static THREADS_LOOKUPS: FigureSpec = scaling(
+    "threads_lookups",
+    "Thread scaling: lookups (M ops/s, all threads)",
+    "lookups",
+);
+
+pub static THREADS_INSERTS: FigureSpec = scaling(
+    "threads_inserts",
+    "Thread scaling: inserts (M ops/s, all threads)",
+    "inserts",
+);
+
+pub static THREADS_MIXED_90: FigureSpec = scaling(
+    "threads_mixed_90_10",
+    "Thread scaling: mixed 90% lookups / 10% inserts (M ops/s, all threads)",
+    "mixed 90% lookups / 10% inserts",
+);
+
+pub static THREADS_MIXED_50: FigureSpec = scaling(
+    "threads_mixed_50_50",
+    "Thread scaling: mixed 50% lookups / 50% inserts (M ops/s, all threads)",
+    "mixed 50% lookups / 50% inserts",
+);
+
+pub static THREADS_FILL: FigureSpec = FigureSpec::new(
+    "threads_fill_large",
+    "Writers scaling: filling one large filter (M inserts/s, all threads)",
+    "M ops/s",
+    SCALING,
+);
+
+// Growth from C to 64C items, against a fixed filter built for each count and the peer that
+// grows.
+
+/// The fixed filter the growth figures compare with, by the start of its line's label.
+pub const GROWTH_BASE: &str = "cuckoo-nest fixed";
+
+/// Ratios against the fixed filter at 8x (x = 3, where the growth issue sets its targets) and
+/// at 64x: of times for the rates, of bits per item for memory.
+const GROWTH_TIME: &[Ratio] = &[
+    Ratio::TimeVsLine(GROWTH_BASE, At::Value(3.0)),
+    Ratio::TimeVsLine(GROWTH_BASE, At::Last),
+];
+const GROWTH_SPACE: &[Ratio] = &[
+    Ratio::vs(GROWTH_BASE, 3.0),
+    Ratio::VsLine(GROWTH_BASE, At::Last),
+];
+
+/// A growth figure, drawn as `panel` of growth.svg.
+const fn growth(
+    name: &'static str,
+    title: &'static str,
+    unit: &'static str,
+    ratios: &'static [Ratio],
+    panel: &'static str,
+) -> FigureSpec {
+    FigureSpec::new(name, title, unit, ratios).plotted(
+        "growth.svg",
+        "Growth: from C to 64C items, against a filter built for the count",
+        panel,
+        "k (items = 2^k C)",
+    )
+}
+
+pub static GROWTH_LOOKUPS: FigureSpec = growth(
+    "growth_lookups",
+    "Growth: shuffled lookups (M lookups/s, one thread, 50% hits) by items inserted",
+    "M lookups/s",
+    GROWTH_TIME,
+    "lookups, 50% hits shuffled",
+);
+
+pub static GROWTH_BITS: FigureSpec = growth(
+    "growth_bits_per_item",
+    "Growth: memory (bits per item) by items inserted",
+    "bits/item",
+    GROWTH_SPACE,
+    "bits per item (all memory / items)",
+);
+
+pub static GROWTH_INSERTS: FigureSpec = growth(
+    "growth_inserts",
+    "Growth: inserts from empty (M inserts/s, one thread, growth included) by items inserted",
+    "M inserts/s",
+    GROWTH_TIME,
+    "inserts from empty",
+);
 
 #[cfg(test)]
 mod tests {
