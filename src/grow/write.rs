@@ -94,7 +94,7 @@ impl<const B: usize> Growable<B> {
                 let item = match entry {
                     // The current chain's own check (below) sees its tables only.
                     Entry::Hash(h) if state.unique_held_earlier(h, copies) => return Ok(false),
-                    Entry::Hash(hash) => state.cur.addr.item(hash),
+                    Entry::Hash(hash) => state.cur.addr.item_to_write(hash),
                     Entry::Item(item, chain) if chain == state.cur.addr.chain() => item,
                     Entry::Item(item, chain) => {
                         return Self::insert_older(state, item, chain, copies)
