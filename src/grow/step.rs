@@ -234,6 +234,11 @@ impl<const B: usize> Growable<B> {
         let mut low = [MaybeUninit::<(usize, u32)>::uninit(); CHUNK_BUCKETS * 8];
         let mut high = [MaybeUninit::<(usize, u32)>::uninit(); CHUNK_BUCKETS * 8];
         let (mut lows, mut highs) = (0, 0);
+        // The target ranges' lines asked for while the source's are read.
+        let table = &state.cur.table;
+        for i in [first, end - 1, first + n, end - 1 + n] {
+            table.prefetch(i);
+        }
         with_width!(&from.table, t => {
             for i in first..end {
                 let bucket = t.load_bucket(i);
@@ -261,7 +266,6 @@ impl<const B: usize> Growable<B> {
             )
         };
         let mut rest = Vec::new();
-        let table = &state.cur.table;
         with_width!(table, t => {
             t.fill_range(first, end, low, &mut rest);
             t.fill_range(first + n, end + n, high, &mut rest);
