@@ -118,6 +118,15 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
     /// some without building the whole slot mask.
     fn first_match<K: Kernel>(&self, kernel: K, a: &Bucket, value: u32) -> Option<usize>;
 
+    /// The first empty slot of bucket `i` (loaded: `a`) that an insert
+    /// without a lock can claim ([`Self::claim`]): the first empty one but
+    /// where a layout has slots across two words, which only a lock writes.
+    #[inline(always)]
+    fn first_claimable<K: Kernel>(&self, kernel: K, a: &Bucket, i: usize) -> Option<usize> {
+        let _ = i;
+        self.first_match(kernel, a, 0)
+    }
+
     /// True if any slot of `a` or `b` equals `value`.
     #[inline(always)]
     fn any_match<K: Kernel>(&self, kernel: K, a: &Bucket, b: &Bucket, value: u32) -> bool {

@@ -50,6 +50,24 @@ const fn halves(f: u32, lanes: u32) -> Option<PackedLanes> {
     }
 }
 
+/// For bucket `i` of `b` slots of `f` bits (at most 64 bits in all), at
+/// `i % 64`: the lowest bit of its slot that lies across two words, if one
+/// does (the bucket's first bit is at `i * f * b`, so its offset in a word
+/// repeats every 64 buckets).
+const fn across_words(f: u32, b: usize) -> [u64; 64] {
+    let (w, bits) = (f as usize, f as usize * b);
+    let mut marks = [0u64; 64];
+    let mut i = 0;
+    while i < 64 && bits <= 64 && w > 0 {
+        let cut = 64 - i * bits % 64;
+        if cut < bits && !cut.is_multiple_of(w) {
+            marks[i] = 1 << (cut / w * w);
+        }
+        i += 1;
+    }
+    marks
+}
+
 impl<const F: u32> Packed<F> {
     pub(crate) fn new(bucket_size: usize, f: u32) -> Self {
         debug_assert!(F == 0 || F == f);
@@ -187,6 +205,22 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
                 .0
                 .lowest_set_bit(),
         }
+    }
+
+    /// A bucket of at most 64 bits has at most one slot across two words:
+    /// that slot, marked taken in a copy of `a`, is passed over (at 8x, 14-bit
+    /// slots, one growable insert in six found it first and took both
+    /// buckets' locks; docs/benchmarks.md, "Growth"). At a width known
+    /// when compiling; run-time widths take the first empty slot.
+    #[inline(always)]
+    fn first_claimable<K: Kernel>(&self, k: K, a: &Bucket, i: usize) -> Option<usize> {
+        if F == 0 || B * F as usize > 64 {
+            return Layout::<B>::first_match(self, k, a, 0);
+        }
+        let marks: &[u64; 64] = &const { across_words(F, B) };
+        let mut b = *a;
+        b[0] |= marks[i % 64];
+        Layout::<B>::first_match(self, k, &b, 0)
     }
 
     #[inline(always)]
@@ -413,5 +447,49 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// An insert without a lock is offered the first empty slot that lies
+    /// in one word, at every offset of a bucket in its words: never a slot
+    /// across two (which `claim` sends to the lock), never one past an
+    /// empty slot it could claim, and none only where every empty slot
+    /// lies across two words.
+    #[test]
+    fn the_first_claimable_slot_lies_in_one_word() {
+        fn check<const F: u32, const B: usize>()
+        where
+            Packed<F>: Layout<B>,
+        {
+            let layout = Packed::<F>::new(B, F);
+            let w = words(64 * B * F as usize / 64 + 2);
+            for i in 0..64 {
+                for taken in 0..1u32 << B {
+                    let mut bucket = [0u64; 4];
+                    for j in (0..B).filter(|j| taken >> j & 1 == 1) {
+                        bucket[0] |= 1 << (j * F as usize);
+                    }
+                    let got = layout.first_claimable(cuckoo_nest_simd::Scalar, &bucket, i);
+                    let in_one_word = |j: usize| {
+                        let at = (i * B + j) * F as usize;
+                        at % 64 + F as usize <= 64
+                    };
+                    let want = (0..B).find(|&j| taken >> j & 1 == 0 && in_one_word(j));
+                    assert_eq!(got, want, "{B} x {F} bits, bucket {i}, taken {taken:b}");
+                    if let Some(j) = got {
+                        assert_ne!(layout.claim(&w, i, j, 1), Claim::NeedsLock);
+                        w.iter()
+                            .for_each(|x| x.store(0, crate::sync::Ordering::Relaxed));
+                    }
+                }
+            }
+        }
+        check::<10, 4>();
+        check::<12, 4>();
+        check::<13, 4>();
+        check::<14, 4>();
+        check::<15, 4>();
+        check::<21, 2>();
+        check::<9, 2>();
+        check::<7, 8>();
     }
 }

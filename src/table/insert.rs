@@ -162,9 +162,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// first (it made progress; the caller looks again).
     #[inline(always)]
     pub(crate) fn claim_once(&self, a: &Bucket, i1: usize, i2: usize, fp: u32) -> Option<bool> {
-        let (bucket, slot) = match self.first_free(a) {
+        let (bucket, slot) = match self.layout.first_claimable(self.kernel, a, i1) {
             Some(j) => (i1, j),
-            None => match self.first_free(&self.load_bucket(i2)) {
+            None => match (self.layout).first_claimable(self.kernel, &self.load_bucket(i2), i2) {
                 Some(j) => (i2, j),
                 None => return Some(false),
             },
