@@ -19,7 +19,7 @@
 
 use cuckoo_nest::{CuckooFilter, PreHashed};
 use cuckoo_nest_loom_tests::{
-    check, copies, one_hop_to_primary, place, snapshot, tiny_shape, Aim, OneHop, P, Q, R,
+    check, copies, one_hop_to_primary, place, snapshot, tiny_shape, Aim, Item, OneHop, P, Q, R,
 };
 use loom::sync::Arc;
 use loom::thread;
@@ -62,12 +62,14 @@ fn straddling_slot_and_neighbour_share_a_word() {
 }
 
 /// 11e: packed 4 x 12 in a 64-bucket table: 16 stripes of 4 buckets, each
-/// run 192 bits, so every word holds one stripe's buckets and slot writes
-/// load and store under the lock instead of `fetch_or`. With slot 0 of
-/// bucket 1 taken, `y` goes into its slot 1 (bits 60..72, straddling words
-/// 0 and 1) while `z` goes into slot 0 of bucket 2 (bits 96..108, word 1),
-/// both under stripe 0's lock: word 1 is written by both, one after the
-/// other. All three must be there afterwards.
+/// run 192 bits. With slots 0, 2 and 3 of bucket 1 taken and `y`'s other
+/// bucket full, `y` goes into slot 1 of bucket 1 (bits 60..72, straddling
+/// words 0 and 1), under both buckets' locks (a claim without a lock passes
+/// over a straddling slot, `Layout::first_claimable`: here it is the pair's
+/// one free slot), while `z` claims slot 0 of bucket 2 (bits 96..108, word
+/// 1): word 1 is written by both. All must be there afterwards. (`y`'s
+/// other bucket starts a word, `i % 4 == 0`, so it has no straddling slot
+/// and fills in place.)
 #[test]
 fn writers_of_one_stripe_share_a_word() {
     check("11e packed: one stripe's writers share a word", 3, || {
@@ -78,10 +80,19 @@ fn writers_of_one_stripe_share_a_word() {
             .build()
             .expect("a 64-bucket table is a valid configuration");
         let mut aim = Aim::new(&filter);
-        let first = aim.primary(1, &[0, 2, 3]);
-        let y = aim.primary(1, &[0, 2, 3]);
+        let held: Vec<Item> = (0..3).map(|_| aim.primary(1, &[0, 2, 3])).collect();
+        let y = aim.item(|it| it.i1 == 1 && it.i2 % 4 == 0 && it.i2 != 0);
+        let full: Vec<Item> = (0..4)
+            .map(|_| aim.item(|it| it.i1 == y.i2 && ![1, 2].contains(&it.i2)))
+            .collect();
         let z = aim.primary(2, &[0, 1, 3]);
-        place(&filter, &first, 1);
+        for it in &held {
+            place(&filter, it, 1);
+        }
+        for it in &full {
+            place(&filter, it, y.i2);
+        }
+        assert_eq!(filter.debug_bucket(1)[1], 0, "{:?}", snapshot(&filter));
         let filter = Arc::new(filter);
         let other = {
             let (filter, z) = (Arc::clone(&filter), z);
@@ -93,13 +104,13 @@ fn writers_of_one_stripe_share_a_word() {
         other.join().unwrap().expect("bucket 2 has room");
         let buckets = [filter.debug_bucket(1), filter.debug_bucket(2)];
         assert_eq!(buckets[0][1], y.fp, "{buckets:?}");
-        for it in [first, y, z] {
+        for it in held.iter().chain(&full).chain([&y, &z]) {
             assert!(
                 filter.contains(&PreHashed(it.hash)),
                 "{it:?} lost: {buckets:?}"
             );
         }
-        assert_eq!(filter.len(), 3);
+        assert_eq!(filter.len(), 9);
     });
 }
 
