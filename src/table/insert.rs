@@ -155,16 +155,16 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         }
     }
 
-    /// One claim of the first free slot of bucket `i1` (as loaded: `a`),
-    /// else of `i2`: `Some(true)` if stored (and counted), `Some(false)` if
-    /// both are full or the slot must be written under its lock
-    /// ([`Claim::NeedsLock`]), `None` if another insert filled the slot
+    /// One claim of the first free slot in one word of bucket `i1` (as
+    /// loaded: `a`), else of `i2`: `Some(true)` if stored (and counted),
+    /// `Some(false)` if there is none or the slot must be written under its
+    /// lock ([`Claim::NeedsLock`]), `None` if another insert filled the slot
     /// first (it made progress; the caller looks again).
     #[inline(always)]
     pub(crate) fn claim_once(&self, a: &Bucket, i1: usize, i2: usize, fp: u32) -> Option<bool> {
-        let (bucket, slot) = match self.layout.first_claimable(self.kernel, a, i1) {
+        let (bucket, slot) = match self.first_claimable(a, i1) {
             Some(j) => (i1, j),
-            None => match (self.layout).first_claimable(self.kernel, &self.load_bucket(i2), i2) {
+            None => match self.first_claimable(&self.load_bucket(i2), i2) {
                 Some(j) => (i2, j),
                 None => return Some(false),
             },

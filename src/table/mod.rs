@@ -367,6 +367,13 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         self.layout.first_match(self.kernel, a, 0)
     }
 
+    /// The first empty slot of bucket `i` (loaded: `a`) that a claim
+    /// without a lock can write ([`Layout::first_claimable`]), if any.
+    #[inline(always)]
+    pub(crate) fn first_claimable(&self, a: &Bucket, i: usize) -> Option<usize> {
+        self.layout.first_claimable(self.kernel, a, i)
+    }
+
     /// A whole lookup of a hash: what each table shape compiles for
     /// [`CuckooFilter::contains`](crate::CuckooFilter::contains).
     /// Lock-free, writes no shared memory. Inlined into the caller, whose

@@ -323,7 +323,7 @@ impl Nested {
 
     /// [`Self::item`] for a write: a later chain's second mix out of line.
     /// Inlined, the compiler computed that mix ahead of every growable
-    /// insert, chained or not (10 of the 752 instructions of `g4x10`);
+    /// insert, chained or not (12 of the 752 instructions of `g4x10`);
     /// lookups and batches keep `item`, whose loops need it inline.
     #[inline(always)]
     pub(crate) fn item_to_write(&self, hash: u64) -> NestedItem {
