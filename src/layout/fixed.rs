@@ -126,6 +126,12 @@ impl<const B: usize, const F: u32> Layout<B> for Fixed<F> {
             .lowest_set_bit()
     }
 
+    /// The first empty slot: 8-, 16- and 32-bit slots never cross a word.
+    #[inline(always)]
+    fn first_claimable<K: Kernel>(&self, k: K, a: &Bucket, _: usize) -> Option<usize> {
+        <Self as Layout<B>>::first_match(self, k, a, 0)
+    }
+
     /// Both buckets loaded, then one test of the kernel's mask.
     #[inline(always)]
     fn probe<K: Kernel, W: WordSource + ?Sized>(
