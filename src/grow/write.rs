@@ -3,7 +3,7 @@
 //! next step when a generation is full.
 
 use super::*;
-use crate::table::with_width;
+use crate::table::{with_width, CopiesHeld};
 
 /// What came of one try at an insert ([`Growable::insert_item`]).
 pub(super) enum Attempt {
@@ -140,11 +140,18 @@ impl<const B: usize> Growable<B> {
                                 Err(_) => stuck,
                             }
                         } else {
-                            self.attempt(state, item, copies, &guard)
+                            let room = self.room(state, item, copies);
+                            self.attempt(state, item, copies, room, &guard)
                         }
                     }
                 } else {
-                    self.attempt(state, item, copies, &guard)
+                    // No step under way: a free slot in the pair ends the insert here, its
+                    // answer returned as it is, not through `Attempt` and the loop's match.
+                    let room = self.room(state, item, copies);
+                    if let Ok(Some(stored)) = room {
+                        return Ok(stored);
+                    }
+                    self.attempt(state, item, copies, room, &guard)
                 }
             };
             if copied_all {
@@ -184,16 +191,18 @@ impl<const B: usize> Growable<B> {
     /// [`Self::insert_into`], into both of `insert_item`'s calls: as two
     /// calls a step deep they took an insert at 8x 2.39x a fixed filter's
     /// time, inlined 2.11x (docs/benchmarks.md, "Growth").
+    /// `room`: what [`Self::room`] answered for `item`.
     #[inline(always)]
     pub(super) fn attempt(
         &self,
         state: &State<B>,
         item: NestedItem,
         copies: Copies,
+        room: Result<Option<bool>, CopiesHeld>,
         guard: &Guard,
     ) -> Attempt {
         let mut short = false;
-        let result = match self.insert_into(state, item, copies, &mut short, guard) {
+        let result = match self.insert_into(state, item, copies, room, &mut short, guard) {
             Err(refused @ (InsertError::Crowded { .. } | InsertError::TooManyCopies { .. })) => {
                 match Self::insert_earlier_chains(state, item, copies) {
                     Some(placed) => placed,
@@ -231,7 +240,22 @@ impl<const B: usize> Growable<B> {
         }
     }
 
-    /// An insert into generation `g`: into a free slot of the pair if there
+    /// The first part of an insert into `state`'s current generation: `item`
+    /// into a free slot of its pair if there is one (`Ok(None)`: none).
+    #[inline(always)]
+    fn room(
+        &self,
+        state: &State<B>,
+        item: NestedItem,
+        copies: Copies,
+    ) -> Result<Option<bool>, CopiesHeld> {
+        let g = &*state.cur;
+        let (i1, i2, fp) = g.addr.place(item);
+        with_width!(&g.table, t => t.insert_if_room(i1, i2, fp, g.copies(copies)))
+    }
+
+    /// An insert into generation `g`, given what [`Self::room`] answered
+    /// (`room`): into a free slot of the pair if there
     /// is one; else, in a table short of the load it grows at, by
     /// displacement; else `Full` (the caller grows the filter). Growing
     /// below the design load, not at the first failed insert, spares the
@@ -246,13 +270,14 @@ impl<const B: usize> Growable<B> {
         state: &State<B>,
         item: NestedItem,
         copies: Copies,
+        room: Result<Option<bool>, CopiesHeld>,
         short: &mut bool,
         guard: &Guard,
     ) -> Result<bool, InsertError> {
         let g = &*state.cur;
         let copies = g.copies(copies);
         let (i1, i2, fp) = g.addr.place(item);
-        if let Some(stored) = with_width!(&g.table, t => t.insert_if_room(i1, i2, fp, copies))? {
+        if let Some(stored) = room? {
             return Ok(stored);
         }
         if g.addr.depth == g.addr.spare && self.topped_out.load(Ordering::Relaxed) {
