@@ -47,10 +47,11 @@ macro_rules! declare_shapes {
         /// An owned table of any shape, or a growable filter's tables.
         pub(crate) enum Inner {
             $($name(Table<$b, $layout>),)*
-            /// Boxed: inline, its size and layout lengthen every fixed
-            /// filter's lookup (docs/benchmarks.md, "Decisions and the
-            /// figures behind them").
-            Growable(Box<AnyGrowable>),
+            /// Its tables boxed (inside `AnyGrowable`): inline, their size
+            /// and layout lengthen every fixed filter's lookup
+            /// (docs/benchmarks.md, "Decisions and the figures behind
+            /// them").
+            Growable(AnyGrowable),
         }
 
         /// Runs `$body` with `$t` bound to the concrete table of an
@@ -62,7 +63,7 @@ macro_rules! declare_shapes {
                 match $inner {
                     $($crate::shape::Inner::$name($t) => $body,)*
                     $crate::shape::Inner::Growable(any) => {
-                        $crate::grow::with_growable!(&**any, $g => $grow)
+                        $crate::grow::with_growable!(any, $g => $grow)
                     }
                 }
             };
@@ -73,7 +74,7 @@ macro_rules! declare_shapes {
             /// The table for a validated configuration.
             pub(crate) fn new(config: &Config) -> Result<Self, BuildError> {
                 if config.growth.is_some() {
-                    return Ok(Inner::Growable(Box::new(AnyGrowable::new(config)?)));
+                    return Ok(Inner::Growable(AnyGrowable::new(config)?));
                 }
                 let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
                 Ok(match config.shape() {
@@ -93,7 +94,7 @@ macro_rules! declare_shapes {
                 parts: &[&[u8]],
             ) -> Result<Self, BuildError> {
                 if config.growth.is_some() {
-                    return Ok(Inner::Growable(Box::new(AnyGrowable::from_le_bytes(config, len, parts)?)));
+                    return Ok(Inner::Growable(AnyGrowable::from_le_bytes(config, len, parts)?));
                 }
                 let (m, hp) = (config.buckets, config.huge_pages);
                 Ok(match config.shape() {

@@ -37,7 +37,7 @@ impl CuckooFilter {
     #[must_use]
     pub fn max_capacity(&self) -> Option<usize> {
         match &self.inner {
-            Inner::Growable(any) => Some(with_growable!(&**any, g => g.max_capacity())),
+            Inner::Growable(any) => Some(with_growable!(any, g => g.max_capacity())),
             _ => None,
         }
     }
@@ -65,7 +65,7 @@ impl CuckooFilter {
     /// ```
     pub fn finish_growth(&self) -> bool {
         match &self.inner {
-            Inner::Growable(any) => with_growable!(&**any, g => g.finish_growth()),
+            Inner::Growable(any) => with_growable!(any, g => g.finish_growth()),
             _ => false,
         }
     }
@@ -90,7 +90,7 @@ impl CuckooFilter {
     #[must_use]
     pub fn can_grow(&self) -> bool {
         match &self.inner {
-            Inner::Growable(any) => with_growable!(&**any, g => g.can_grow()),
+            Inner::Growable(any) => with_growable!(any, g => g.can_grow()),
             _ => false,
         }
     }

@@ -312,7 +312,7 @@ impl Reader for CuckooFilter {
 
     fn now(&self) -> Config {
         match &self.inner {
-            Inner::Growable(any) => with_growable!(&**any, g => g.config_now(&self.config)),
+            Inner::Growable(any) => with_growable!(any, g => g.config_now(&self.config)),
             _ => self.config,
         }
     }

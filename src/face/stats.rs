@@ -99,7 +99,7 @@ impl CuckooFilter {
     pub fn statistics(&self) -> Statistics {
         let (growth_steps, tables) = match &self.inner {
             Inner::Growable(any) => {
-                crate::grow::with_growable!(&**any, g => (g.depth(), g.chains()))
+                crate::grow::with_growable!(any, g => (g.depth(), g.chains()))
             }
             _ => (0, 1),
         };

@@ -118,8 +118,7 @@ impl CuckooFilter {
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
         if let Inner::Growable(any) = &self.inner {
-            return self
-                .counted(with_growable!(&**any, g => g.insert(hash, Copies::Any).map(|_| ())));
+            return self.counted(with_growable!(any, g => g.insert(hash, Copies::Any).map(|_| ())));
         }
         self.insert_fixed_hash(hash)
     }

@@ -444,20 +444,33 @@ impl<const B: usize> Growable<B> {
     }
 }
 
-/// A growable table of any bucket size.
+/// A growable table of any bucket size. Each boxed on its own, not the
+/// enum: the filter then holds which one it is and where, so a caller's
+/// loop of lookups does not load the box's address on every lookup
+/// (callgrind, `g4x10`: 135 instructions a lookup, not 136).
 pub(crate) enum AnyGrowable {
-    B2(Growable<2>),
-    B4(Growable<4>),
-    B8(Growable<8>),
+    B2(Box<Growable<2>>),
+    B4(Box<Growable<4>>),
+    B8(Box<Growable<8>>),
 }
 
-/// Runs `$body` with `$g` bound to the concrete [`Growable`].
+/// Runs `$body` with `$g` bound to the concrete [`Growable`] (`$any`: an
+/// `&AnyGrowable`).
 macro_rules! with_growable {
     ($any:expr, $g:ident => $body:expr) => {
         match $any {
-            $crate::grow::AnyGrowable::B2($g) => $body,
-            $crate::grow::AnyGrowable::B4($g) => $body,
-            $crate::grow::AnyGrowable::B8($g) => $body,
+            $crate::grow::AnyGrowable::B2(b) => {
+                let $g = &**b;
+                $body
+            }
+            $crate::grow::AnyGrowable::B4(b) => {
+                let $g = &**b;
+                $body
+            }
+            $crate::grow::AnyGrowable::B8(b) => {
+                let $g = &**b;
+                $body
+            }
         }
     };
 }
@@ -472,9 +485,9 @@ impl AnyGrowable {
         let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
         let (f, spare, u) = (growth.key_bits, growth.spare, growth.unbounded);
         Ok(match config.bucket_size {
-            2 => AnyGrowable::B2(Growable::new(m, f, spare, n, hp, u)?),
-            4 => AnyGrowable::B4(Growable::new(m, f, spare, n, hp, u)?),
-            _ => AnyGrowable::B8(Growable::new(m, f, spare, n, hp, u)?),
+            2 => AnyGrowable::B2(Box::new(Growable::new(m, f, spare, n, hp, u)?)),
+            4 => AnyGrowable::B4(Box::new(Growable::new(m, f, spare, n, hp, u)?)),
+            _ => AnyGrowable::B8(Box::new(Growable::new(m, f, spare, n, hp, u)?)),
         })
     }
 
@@ -487,9 +500,15 @@ impl AnyGrowable {
     ) -> Result<Self, BuildError> {
         let growth = config.growth.expect("a growable header");
         Ok(match config.bucket_size {
-            2 => AnyGrowable::B2(Growable::from_le_bytes(config, growth, len, parts)?),
-            4 => AnyGrowable::B4(Growable::from_le_bytes(config, growth, len, parts)?),
-            _ => AnyGrowable::B8(Growable::from_le_bytes(config, growth, len, parts)?),
+            2 => AnyGrowable::B2(Box::new(Growable::from_le_bytes(
+                config, growth, len, parts,
+            )?)),
+            4 => AnyGrowable::B4(Box::new(Growable::from_le_bytes(
+                config, growth, len, parts,
+            )?)),
+            _ => AnyGrowable::B8(Box::new(Growable::from_le_bytes(
+                config, growth, len, parts,
+            )?)),
         })
     }
 }
