@@ -1,7 +1,6 @@
 //! Lookups the way users feel them: hits and misses shuffled together on one thread (in cache
 //! and out of L3, against the `cuckoofilter` crate), and lookups while another thread writes.
 
-use std::collections::hash_map::DefaultHasher;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -16,7 +15,8 @@ use crate::memory::fill_parallel;
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{lookup_rate, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
+use crate::subjects::{lookup_rate, nest_contains_batched, Peer, Subject};
+use crate::subjects::{BATCHED_COLOR, CUCKOOFILTER_COLOR};
 
 /// Shares of hits of the shuffled-lookup figures.
 const SHUFFLED_SHARES: [f64; 3] = [0.0, 0.5, 1.0];
@@ -25,7 +25,6 @@ const WRITER_LOAD: f64 = 0.9;
 /// The writer removes the key it inserted this many inserts earlier, holding the load steady.
 const WRITER_LAG: usize = 1000;
 
-type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
 type CountHits<'a> = dyn Fn(&[u64]) -> usize + 'a;
 
 /// Shuffled hit/miss lookups (in cache, out of L3) and lookups beside a writer.
@@ -87,7 +86,7 @@ fn shuffled(
         (
             "cuckoo-nest default (4x16), contains",
             NestConfig::Default.color(),
-            &|q| q.iter().filter(|k| nest.contains(*k)).count(),
+            &|q| nest.count_hits(q),
         ),
         (
             "cuckoo-nest default (4x16), contains_batch",
@@ -178,9 +177,7 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure 
 }
 
 fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
-    lookup_rate(queries, |q| {
-        q.iter().filter(|k| filter.contains(*k)).count()
-    })
+    lookup_rate(queries, |q| filter.count_hits(q))
 }
 
 /// Times the lookups while a writer thread runs: the lookup rate, the writer's pairs and
