@@ -201,16 +201,8 @@ pub fn build_nest(config: NestConfig, capacity: usize) -> Result<Nest, String> {
     let builder = Nest::builder().capacity(capacity);
     let builder = match config {
         NestConfig::Default => return Ok(Nest::with_capacity(capacity)),
-        NestConfig::Shape {
-            bucket_size,
-            fingerprint_bits,
-        } => builder
-            .bucket_size(bucket_size)
-            .fingerprint_bits(fingerprint_bits),
-        NestConfig::SemiSorted { fingerprint_bits } => builder
-            .bucket_size(4)
-            .fingerprint_bits(fingerprint_bits)
-            .semi_sorted(true),
+        NestConfig::Shape(b, f) => builder.bucket_size(b).fingerprint_bits(f),
+        NestConfig::SemiSorted(f) => builder.bucket_size(4).fingerprint_bits(f).semi_sorted(true),
         NestConfig::FalsePositiveRate(p) => builder.false_positive_rate(p),
     };
     builder
