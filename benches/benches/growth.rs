@@ -1,8 +1,7 @@
-//! What does growth cost at 8x? Criterion, on the same u64 keys: a growable filter started at
-//! C = `CUCKOO_BENCH_GROWTH_FIRST` items (default 125,000) and grown to 8C, against the
-//! builder's pick for 8C, both at a 1% false-positive target (issue 40's comparison; the
-//! report's growth part, `--only growth`, measures the same from C to 64C with per-round
-//! ranges and the peer that grows):
+//! What does growth cost at 8x? Criterion, on the same u64 keys: a growable filter started at C =
+//! `CUCKOO_BENCH_GROWTH_FIRST` items (default 125,000) and grown to 8C, against the builder's pick
+//! for 8C, both at a 1% false-positive target (issue 40's comparison; the report's growth part,
+//! `--only growth`, measures the same from C to 64C with per-round ranges and the peer that grows):
 //!
 //! - `growth_inserts/*`: from empty to 8C items, construction included (each iteration builds
 //!   a fresh filter: the growable one grows three times on the way);

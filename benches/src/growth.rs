@@ -3,14 +3,13 @@
 //! `scalable_cuckoo_filter` (the Rust peer that grows) started at C, all at the builder's 1%
 //! false-positive target, from the same keys.
 //!
-//! Every round fills fresh filters in lockstep: at each size (C, 2C, ... 64C) the growing
-//! filters take the next keys and a fixed filter is built for the size and filled from empty,
-//! each timed from empty (construction and growth included), in a rotated order; then the three
-//! answer the same shuffled lookups (half hits, at 8C also through `contains_batch`), rotated
-//! again, and their memory is counted. False positives: counted in the first round. After the
-//! rounds, one more growable filter is filled from C to 64C, untimed, its memory compared with
-//! a fixed filter's at every 5% more items, since the figure's columns all fall at a
-//! generation's end.
+//! Every round fills fresh filters in lockstep: at each size (C, 2C, ... 64C) the growing filters
+//! take the next keys and a fixed filter is built for the size and filled from empty, each timed
+//! from empty (construction and growth included), in a rotated order; then the three answer the
+//! same shuffled lookups (half hits, at 8C also through `contains_batch`), rotated again, and their
+//! memory is counted. False positives: counted in the first round. After the rounds, one more
+//! growable filter is filled from C to 64C, untimed, its memory compared with a fixed filter's at
+//! every 5% more items, since the figure's columns all fall at a generation's end.
 
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::Keys;
@@ -18,7 +17,7 @@ use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples, Spread};
 use scalable_cuckoo_filter::{ScalableCuckooFilter, ScalableCuckooFilterBuilder};
 
 use crate::cli::NestConfig;
-use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
+use crate::figures::{Figure, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
@@ -155,11 +154,7 @@ pub fn part(r: &mut Report) -> Result<(), String> {
         .into_iter()
         .map(|spec| {
             let mut f = Figure::new(spec, xs.clone(), (x_labels.clone(), x_csv.clone()));
-            f.lines = labels
-                .iter()
-                .zip(colors)
-                .map(|(l, c)| Line::new(l, c, MULTIPLES.len()))
-                .collect();
+            labels.iter().zip(colors).for_each(|(l, c)| f.line(l, c));
             f
         })
         .collect();

@@ -9,7 +9,7 @@ use cuckoo_nest_bench::keys::{mixed_queries, present_key};
 use cuckoo_nest_bench::stats::rotated;
 
 use crate::cli::NestConfig;
-use crate::figures::{percent_axis, Figure, FigureSpec, Line, BESIDE_WRITER};
+use crate::figures::{percent_axis, Figure, FigureSpec, BESIDE_WRITER};
 use crate::figures::{SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
 use crate::memory::fill_parallel;
 use crate::plot::Rgb;
@@ -57,9 +57,8 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     Ok(())
 }
 
-/// Single-thread `contains` with hits and misses shuffled together, on a default cuckoo-nest
-/// filter and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits, in
-/// `rounds` rounds.
+/// Single-thread `contains` with hits and misses shuffled together, on a default cuckoo-nest filter
+/// and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits, in `rounds` rounds.
 fn shuffled(
     r: &Report,
     (spec, items, shares, rounds): (&'static FigureSpec, usize, &[f64], usize),
@@ -108,10 +107,9 @@ fn shuffled(
         nest.memory_usage() as f64 / (1 << 20) as f64,
         peer.memory_usage() as f64 / (1 << 20) as f64,
     ));
-    fig.lines = paths
+    paths
         .iter()
-        .map(|&(label, color, _)| Line::new(label, color, shares.len()))
-        .collect();
+        .for_each(|&(label, color, _)| fig.line(label, color));
     for r in 0..rounds.max(1) {
         phase.message(format!("{}: round {}", spec.name, r + 1));
         for s in rotated(r, paths.len()) {
@@ -141,11 +139,8 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure 
             vec!["alone".into(), "beside_writer".into()],
         ),
     );
-    fig.lines = vec![Line::new(
-        "cuckoo-nest default (4x16), contains, 50% hits",
-        NestConfig::Default.color(),
-        2,
-    )];
+    let label = "cuckoo-nest default (4x16), contains, 50% hits";
+    fig.line(label, NestConfig::Default.color());
     let mut next = 0usize;
     let mut writer_rates = Vec::new();
     for r in 0..rounds.max(1) {

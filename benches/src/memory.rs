@@ -106,9 +106,8 @@ fn median_of(reps: usize, mut f: impl FnMut() -> f64) -> f64 {
     median(&v)
 }
 
-/// The cache-line rates on 2 MiB and 4 KiB pages, then one large default cuckoo-nest filter
-/// (filled with all threads: it is built for that) timed on one core against the bound, and on
-/// all threads.
+/// The cache-line rates on 2 MiB and 4 KiB pages, then one large default cuckoo-nest filter (filled
+/// with all threads: it is built for that) timed on one core against the bound, and on all threads.
 pub fn part(r: &mut Report) -> Result<(), String> {
     let (o, mib, loads) = (r.o, r.sizes.memory_mib, r.sizes.loads);
     let (reps, threads) = (o.reps, o.threads);

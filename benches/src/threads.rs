@@ -19,7 +19,7 @@ use cuckoo_nest_bench::stats::{mops, rotated};
 
 use crate::cli::NestConfig;
 use crate::figures::{
-    thread_axis, Figure, FigureSpec, Line, Ratio, THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS,
+    thread_axis, Figure, FigureSpec, Ratio, THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS,
     THREADS_MIXED_50, THREADS_MIXED_90,
 };
 use crate::plot::Rgb;
@@ -294,20 +294,16 @@ fn scaling_figure(
              the filter's speedup over the machine's in the same round."
         ));
     let all = contenders();
-    fig.lines = lines
-        .iter()
-        .map(|&c| Line::new(all[c].0, all[c].1, counts.len()))
-        .collect();
+    lines.iter().for_each(|&c| fig.line(all[c].0, all[c].1));
     fig
 }
 
 /// The thread-scaling figures and the large fill.
 pub fn part(r: &mut Report) -> Result<(), String> {
     let o = r.o;
-    // Two-thread cells move most from run to run (the second vCPU of a shared host is the
-    // one most often busy elsewhere): more rounds for the four scaling figures, whose
-    // measurements are short. The large fill builds a fresh filter per measurement and
-    // keeps `reps`.
+    // Two-thread cells move most from run to run (the second vCPU of a shared host is the one most
+    // often busy elsewhere): more rounds for the four scaling figures, whose measurements are
+    // short. The large fill builds a fresh filter per measurement and keeps `reps`.
     let rounds = 2 * o.reps + 1;
     let counts = thread_counts(o.threads);
     let units = rounds * Job::ALL.len() + o.reps;
