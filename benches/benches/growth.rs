@@ -12,8 +12,7 @@
 
 mod common;
 
-use common::{fill, lookups, named, queries};
-use std::time::{Duration, Instant};
+use common::{fill, fills, lookups, named, queries};
 
 use criterion::{Bencher, Throughput};
 use cuckoo_nest::CuckooFilter;
@@ -38,15 +37,8 @@ fn main() {
     // Each iteration times a fresh filter from its construction to its last insert: the first
     // table counts, as a fixed filter's does.
     let from_empty = |b: &mut Bencher, build: &dyn Fn() -> CuckooFilter| {
-        b.iter_custom(|iters| {
-            let mut spent = Duration::ZERO;
-            for _ in 0..iters {
-                let t = Instant::now();
-                let f = build();
-                keys.iter().for_each(|k| f.insert(k).unwrap());
-                spent += t.elapsed();
-            }
-            spent
+        fills(b, true, build, |f| {
+            keys.iter().for_each(|k| f.insert(k).unwrap())
         })
     };
     let mut g = c.benchmark_group("growth_inserts");

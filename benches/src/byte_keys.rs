@@ -233,14 +233,10 @@ pub fn part(r: &mut Report) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join("; ")
     ));
-    for &(_, _, _, where_) in &sizes {
-        let csv = where_.replace(' ', "_");
-        rates = rates.measured(
-            &format!("lookups {where_}"),
-            &format!("lookups_{csv}"),
-            RATE,
-        );
-        rates = rates.measured("/ u64", &format!("lookups_{csv}_vs_u64"), RATIO);
+    for size in sizes.chunks(1) {
+        let csv = size[0].3.replace(' ', "_");
+        let t = columns(rates, size, "lookups", RATE);
+        rates = t.measured("/ u64", &format!("lookups_{csv}_vs_u64"), RATIO);
     }
     rates = columns(rates, &sizes, "inserts", RATE);
     let ratio = |a: &Samples, b: &Samples| of_medians(&[a, b], |v| v[0] / v[1]);
