@@ -116,14 +116,12 @@ fn show(ratio: Option<Spread>) -> String {
     })
 }
 
-/// The x axis: k for 2^k C, labelled "1x" to "64x".
-fn axis() -> (Vec<f64>, Vec<String>, Vec<String>) {
-    let xs = MULTIPLES
+/// The x axis: k for 2^k C (labelled "1x" to "64x").
+fn axis() -> Vec<f64> {
+    MULTIPLES
         .iter()
         .map(|m| f64::from(m.trailing_zeros()))
-        .collect();
-    let labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
-    (xs, labels.clone(), labels)
+        .collect()
 }
 
 /// Runs the growth measurements: first capacity C `growth_first`, `growth_lookups` per
@@ -149,11 +147,11 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     // The growable cuckoo-nest in the red every figure gives the cuckoo-nest line to find.
     let colors = [NestConfig::Default, NestConfig::FalsePositiveRate(RATE)].map(|c| c.color());
     let colors = [colors[0], colors[1], SCALABLE_COLOR];
-    let (xs, x_labels, x_csv) = axis();
+    let x_labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
     let mut figs: Vec<Figure> = [&GROWTH_LOOKUPS, &GROWTH_BITS, &GROWTH_INSERTS]
         .into_iter()
         .map(|spec| {
-            let mut f = Figure::new(spec, xs.clone(), (x_labels.clone(), x_csv.clone()));
+            let mut f = Figure::new(spec, axis(), (x_labels.clone(), x_labels.clone()));
             labels.iter().zip(colors).for_each(|(l, c)| f.line(l, c));
             f
         })
@@ -358,7 +356,7 @@ mod tests {
                 other => panic!("{}: {other:?}", spec.name),
             };
             assert_eq!(1usize << k as u32, TARGET_MULTIPLE, "{}", spec.name);
-            assert!(axis().0.contains(&k));
+            assert!(axis().contains(&k));
         }
     }
 }
