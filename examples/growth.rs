@@ -1,7 +1,6 @@
 //! A growable filter (`Builder::growable(true)`): started at a capacity of 1,000 and a 1%
-//! false-positive rate, it doubles its table as 200,000 keys come. Nothing is refused, every key
-//! is found, and the rate measured on keys never inserted stays at or under the 1% it was built
-//! for.
+//! false-positive rate, it doubles its table as 200,000 keys come. Nothing is refused, every key is
+//! found, and the rate measured on keys never inserted stays at or under the 1% it was built for.
 //!
 //! `cargo run --release -p cuckoo-nest-examples --example growth`
 

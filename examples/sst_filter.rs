@@ -42,24 +42,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut views = Vec::new();
     for id in 0..SSTS {
         let view = FilterView::new(std::fs::read(dir.join(format!("{id}.filter")))?)?;
-        assert_eq!(
-            view.metadata(),
-            id.to_le_bytes(),
-            "the filter of another SST"
-        );
+        assert_eq!(view.metadata(), id.to_le_bytes(), "another SST's filter");
         // Every key is found in its own SST's filter: a get never misses the SST holding it.
         assert!(sst_keys(id).all(|k| view.contains(&k)));
         views.push(view);
     }
     // A key no SST holds: almost every get reads no SST at all.
     let misses = 30_000;
-    let reads: usize = (0..misses)
-        .map(|i| {
-            views
-                .iter()
-                .filter(|v| v.contains(&format!("absent:{i}")))
-                .count()
-        })
+    let absent = (0..misses).map(|i| format!("absent:{i}"));
+    let reads: usize = absent
+        .map(|k| views.iter().filter(|v| v.contains(&k)).count())
         .sum();
     assert!(
         reads < misses / 100,

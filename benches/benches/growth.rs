@@ -1,8 +1,7 @@
-//! What does growth cost at 8x? Criterion, on the same u64 keys: a growable filter started at
-//! C = `CUCKOO_BENCH_GROWTH_FIRST` items (default 125,000) and grown to 8C, against the
-//! builder's pick for 8C, both at a 1% false-positive target (issue 40's comparison; the
-//! report's growth part, `--only growth`, measures the same from C to 64C with per-round
-//! ranges and the peer that grows):
+//! What does growth cost at 8x? Criterion, on the same u64 keys: a growable filter started at C =
+//! `CUCKOO_BENCH_GROWTH_FIRST` items (default 125,000) and grown to 8C, against the builder's pick
+//! for 8C, both at a 1% false-positive target (issue 40's comparison; the report's growth part,
+//! `--only growth`, measures the same from C to 64C with per-round ranges and the peer that grows):
 //!
 //! - `growth_inserts/*`: from empty to 8C items, construction included (each iteration builds
 //!   a fresh filter: the growable one grows three times on the way);
@@ -13,8 +12,7 @@
 
 mod common;
 
-use common::{fill, lookups, named, queries};
-use std::time::{Duration, Instant};
+use common::{fill, fills, lookups, named, queries};
 
 use criterion::{Bencher, Throughput};
 use cuckoo_nest::CuckooFilter;
@@ -39,15 +37,8 @@ fn main() {
     // Each iteration times a fresh filter from its construction to its last insert: the first
     // table counts, as a fixed filter's does.
     let from_empty = |b: &mut Bencher, build: &dyn Fn() -> CuckooFilter| {
-        b.iter_custom(|iters| {
-            let mut spent = Duration::ZERO;
-            for _ in 0..iters {
-                let t = Instant::now();
-                let f = build();
-                keys.iter().for_each(|k| f.insert(k).unwrap());
-                spent += t.elapsed();
-            }
-            spent
+        fills(b, true, build, |f| {
+            keys.iter().for_each(|k| f.insert(k).unwrap())
         })
     };
     let mut g = c.benchmark_group("growth_inserts");

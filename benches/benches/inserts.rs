@@ -7,29 +7,14 @@
 
 mod common;
 
-use common::Peer;
-use criterion::{Bencher, Throughput};
+use common::{fills, Peer};
+use criterion::Throughput;
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::keys::stream;
-use std::time::{Duration, Instant};
 
 /// Buckets of the tables: 2^20 slots; each iteration inserts until 95% of them are full.
 const BUCKETS: usize = 1 << 18;
 const INSERTS: usize = BUCKETS * 4 * 95 / 100;
-
-/// Times `fill` on a fresh filter from `build` (built untimed), once per iteration.
-fn fills<F>(b: &mut Bencher, build: impl Fn() -> F, fill: impl Fn(&mut F)) {
-    b.iter_custom(|iters| {
-        let mut total = Duration::ZERO;
-        for _ in 0..iters {
-            let mut f = build();
-            let t = Instant::now();
-            fill(&mut f);
-            total += t.elapsed();
-        }
-        total
-    })
-}
 
 fn main() {
     let mut c = common::criterion();
@@ -39,15 +24,19 @@ fn main() {
     g.sample_size(10);
     let ours = || CuckooFilter::builder().buckets(BUCKETS).build().unwrap();
     g.bench_function("ours_insert", |b| {
-        fills(b, ours, |f| ks.iter().for_each(|k| f.insert(k).unwrap()))
+        fills(b, false, ours, |f| {
+            ks.iter().for_each(|k| f.insert(k).unwrap())
+        })
     });
     g.bench_function("ours_insert_batch", |b| {
-        fills(b, ours, |f| f.insert_batch(&ks).unwrap())
+        fills(b, false, ours, |f| f.insert_batch(&ks).unwrap())
     });
     // A failed add evicts a victim (the peer's behaviour): timed, not checked.
     let peer = || Peer::with_capacity(BUCKETS * 4);
     g.bench_function("peer_cuckoofilter", |b| {
-        fills(b, peer, |f| ks.iter().for_each(|k| f.add(k).unwrap_or(())))
+        fills(b, false, peer, |f| {
+            ks.iter().for_each(|k| f.add(k).unwrap_or(()))
+        })
     });
     g.finish();
     c.final_summary();

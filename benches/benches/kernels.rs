@@ -1,13 +1,12 @@
 //! How many groups per second can each kernel match?
 //!
-//! For every method and every kernel this CPU supports, one iteration matches a value against
-//! each group of a pre-generated array (so nothing is constant-folded) and folds the masks
-//! together (so nothing is dead). The array stays in L1/L2, so this measures the kernel, not
-//! memory: divide the reported time by `GROUPS` for nanoseconds per group. Each kernel runs its
-//! sweep through `Kernel::run`, one dispatch per sweep, as a table's batch lookup would.
-//! `dynamic` instead calls the run-time choice once per group: what per-call dispatch costs
-//! (for AVX2/AVX-512 a real call per group, as `#[target_feature]` code cannot inline into a
-//! baseline loop).
+//! For every method and every kernel this CPU supports, one iteration matches a value against each
+//! group of a pre-generated array (so nothing is constant-folded) and folds the masks together (so
+//! nothing is dead). The array stays in L1/L2, so this measures the kernel, not memory: divide the
+//! reported time by `GROUPS` for nanoseconds per group. Each kernel runs its sweep through
+//! `Kernel::run`, one dispatch per sweep, as a table's batch lookup would. `dynamic` instead calls
+//! the run-time choice once per group: what per-call dispatch costs (for AVX2/AVX-512 a real call
+//! per group, as `#[target_feature]` code cannot inline into a baseline loop).
 //!
 //! Run: `cargo bench -p cuckoo-nest-bench --bench kernels -- --warm-up-time 1 --measurement-time 2`
 //! Names: `kernels/<method>/<kernel>`.

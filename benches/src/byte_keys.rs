@@ -7,7 +7,6 @@
 //! builds every filter afresh for each width, times its fill and then its lookups (half hits,
 //! shuffled), subjects in a rotated order.
 
-use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
 
 use cuckoo_nest::CuckooFilter as Nest;
@@ -16,7 +15,7 @@ use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples};
 
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{bloom, quotient, timed};
+use crate::subjects::{bloom, quotient, timed, Peer};
 use crate::table::{Format, Table};
 
 /// Key widths in bytes; 0 is the u64 key.
@@ -81,7 +80,7 @@ macro_rules! each_key {
 
 enum Subject {
     Nest(Nest),
-    Cuckoo(cuckoofilter::CuckooFilter<DefaultHasher>),
+    Cuckoo(Peer),
     Bloom(fastbloom::BloomFilter),
     Quotient(qfilter::Filter),
 }
@@ -92,7 +91,7 @@ impl Subject {
             0 => Subject::Nest(Nest::with_capacity(n)),
             1 => Subject::Nest(Nest::with_capacity(n).debug_with_v4_key_hash()),
             // The peers as the single-thread figures build them.
-            2 => Subject::Cuckoo(cuckoofilter::CuckooFilter::with_capacity(n)),
+            2 => Subject::Cuckoo(Peer::with_capacity(n)),
             3 => Subject::Bloom(bloom(n, fpr, seed)),
             _ => Subject::Quotient(quotient(n, fpr)?),
         })
@@ -234,14 +233,10 @@ pub fn part(r: &mut Report) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join("; ")
     ));
-    for &(_, _, _, where_) in &sizes {
-        let csv = where_.replace(' ', "_");
-        rates = rates.measured(
-            &format!("lookups {where_}"),
-            &format!("lookups_{csv}"),
-            RATE,
-        );
-        rates = rates.measured("/ u64", &format!("lookups_{csv}_vs_u64"), RATIO);
+    for size in sizes.chunks(1) {
+        let csv = size[0].3.replace(' ', "_");
+        let t = columns(rates, size, "lookups", RATE);
+        rates = t.measured("/ u64", &format!("lookups_{csv}_vs_u64"), RATIO);
     }
     rates = columns(rates, &sizes, "inserts", RATE);
     let ratio = |a: &Samples, b: &Samples| of_medians(&[a, b], |v| v[0] / v[1]);

@@ -4,6 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use lexopt::Parser;
+
 use crate::plot::Rgb;
 
 /// A cuckoo-nest configuration to measure next to the peers.
@@ -11,13 +13,10 @@ use crate::plot::Rgb;
 pub enum NestConfig {
     /// `CuckooFilter::with_capacity(n)`: the crate's default (4 entries per bucket, 16-bit fingerprints).
     Default,
-    /// `builder().bucket_size(b).fingerprint_bits(f)`.
-    Shape {
-        bucket_size: usize,
-        fingerprint_bits: u32,
-    },
-    /// `builder().bucket_size(4).fingerprint_bits(f).semi_sorted(true)`.
-    SemiSorted { fingerprint_bits: u32 },
+    /// `Shape(b, f)`: `builder().bucket_size(b).fingerprint_bits(f)`.
+    Shape(usize, u32),
+    /// `SemiSorted(f)`: `builder().bucket_size(4).fingerprint_bits(f).semi_sorted(true)`.
+    SemiSorted(u32),
     /// `builder().false_positive_rate(p)`: the crate picks the shape.
     FalsePositiveRate(f64),
 }
@@ -26,15 +25,10 @@ impl NestConfig {
     /// Short label used in table rows and plot legends.
     pub fn label(&self) -> String {
         match self {
-            NestConfig::Default => "cuckoo-nest default (4x16)".to_string(),
-            NestConfig::Shape {
-                bucket_size,
-                fingerprint_bits,
-            } => format!("cuckoo-nest {bucket_size}x{fingerprint_bits}"),
-            NestConfig::SemiSorted { fingerprint_bits } => {
-                format!("cuckoo-nest semi-sorted 4x{fingerprint_bits}")
-            }
-            NestConfig::FalsePositiveRate(p) => format!("cuckoo-nest fpr={p}"),
+            Self::Default => "cuckoo-nest default (4x16)".to_string(),
+            Self::Shape(b, f) => format!("cuckoo-nest {b}x{f}"),
+            Self::SemiSorted(f) => format!("cuckoo-nest semi-sorted 4x{f}"),
+            Self::FalsePositiveRate(p) => format!("cuckoo-nest fpr={p}"),
         }
     }
 
@@ -44,19 +38,14 @@ impl NestConfig {
     /// shape (plot.rs), so the pairs colour-blind readers confuse stay apart.
     pub fn color(&self) -> Rgb {
         match *self {
-            NestConfig::Default => Rgb(0xd6, 0x27, 0x28),
-            NestConfig::Shape {
-                bucket_size: b,
-                fingerprint_bits: f,
-            } => match (b, f) {
-                (4, 8) => Rgb(0x8c, 0x56, 0x4b),
-                (2, 16) => Rgb(0xe6, 0x9f, 0x00),
-                (8, 16) => Rgb(0x99, 0x99, 0x33),
-                (4, 12) => Rgb(0x44, 0xaa, 0x99),
-                _ => Rgb(40 + (b * 53 % 180) as u8, 60 + (f * 29 % 160) as u8, 170),
-            },
-            NestConfig::SemiSorted { .. } => Rgb(0x88, 0x22, 0x55),
-            NestConfig::FalsePositiveRate(_) => Rgb(0x17, 0xbe, 0xcf),
+            Self::Default => Rgb(0xd6, 0x27, 0x28),
+            Self::Shape(4, 8) => Rgb(0x8c, 0x56, 0x4b),
+            Self::Shape(2, 16) => Rgb(0xe6, 0x9f, 0x00),
+            Self::Shape(8, 16) => Rgb(0x99, 0x99, 0x33),
+            Self::Shape(4, 12) => Rgb(0x44, 0xaa, 0x99),
+            Self::Shape(b, f) => Rgb(40 + (b * 53 % 180) as u8, 60 + (f * 29 % 160) as u8, 170),
+            Self::SemiSorted(_) => Rgb(0x88, 0x22, 0x55),
+            Self::FalsePositiveRate(_) => Rgb(0x17, 0xbe, 0xcf),
         }
     }
 }
@@ -187,7 +176,7 @@ where
     I::Item: Into<OsString>,
 {
     use lexopt::prelude::*;
-    let mut parser = lexopt::Parser::from_args(args);
+    let mut parser = Parser::from_args(args);
     let mut mode = Mode::Default;
     let (mut items, mut threads, mut reps) = (None, None, None);
     let mut configs = DEFAULT_CONFIGS.to_string();
@@ -225,19 +214,14 @@ where
     }))
 }
 
-fn text(parser: &mut lexopt::Parser, name: &str) -> Result<String, String> {
+fn text(parser: &mut Parser, name: &str) -> Result<String, String> {
     let v = parser.value().map_err(|e| e.to_string())?;
     v.into_string()
         .map_err(|v| format!("invalid value {v:?} for {name}: not valid UTF-8"))
 }
 
 /// `name`'s value: a whole number from `min` to `max`, `_` separators allowed.
-fn number(
-    parser: &mut lexopt::Parser,
-    name: &str,
-    min: usize,
-    max: usize,
-) -> Result<usize, String> {
+fn number(parser: &mut Parser, name: &str, min: usize, max: usize) -> Result<usize, String> {
     let v = text(parser, name)?;
     let n = v.replace('_', "").parse().ok();
     let n = n.filter(|n| (min..=max).contains(n));
@@ -298,16 +282,11 @@ fn parse_config(token: &str) -> Option<NestConfig> {
         let p = p.parse().ok().filter(|p| *p > 0.0 && *p < 1.0);
         p.map(NestConfig::FalsePositiveRate)
     } else if let Some(f) = token.strip_prefix("ss4x") {
-        let fingerprint_bits = bits(f)?;
-        Some(NestConfig::SemiSorted { fingerprint_bits })
+        Some(NestConfig::SemiSorted(bits(f)?))
     } else {
         let (b, f) = token.split_once('x')?;
-        let bucket_size = b.parse().ok().filter(|b| [2, 4, 8].contains(b))?;
-        let fingerprint_bits = bits(f)?;
-        Some(NestConfig::Shape {
-            bucket_size,
-            fingerprint_bits,
-        })
+        let b = b.parse().ok().filter(|b| [2, 4, 8].contains(b))?;
+        Some(NestConfig::Shape(b, bits(f)?))
     }
 }
 
@@ -326,9 +305,7 @@ mod tests {
             (o.mode, o.items, o.configs.len()),
             (Mode::Default, 1 << 21, 6)
         );
-        assert!(o.configs.contains(&NestConfig::SemiSorted {
-            fingerprint_bits: 13
-        }));
+        assert!(o.configs.contains(&NestConfig::SemiSorted(13)));
         let o = run(&["--tiny", "--items", "30_000", "--threads=3", "--quick"]).unwrap();
         assert_eq!((o.mode, o.items, o.threads), (Mode::Tiny, 30_000, 3));
         let o = run(&["--configs", "default,fpr=0.01,4x8,default"]).unwrap();

@@ -3,14 +3,13 @@
 //! `scalable_cuckoo_filter` (the Rust peer that grows) started at C, all at the builder's 1%
 //! false-positive target, from the same keys.
 //!
-//! Every round fills fresh filters in lockstep: at each size (C, 2C, ... 64C) the growing
-//! filters take the next keys and a fixed filter is built for the size and filled from empty,
-//! each timed from empty (construction and growth included), in a rotated order; then the three
-//! answer the same shuffled lookups (half hits, at 8C also through `contains_batch`), rotated
-//! again, and their memory is counted. False positives: counted in the first round. After the
-//! rounds, one more growable filter is filled from C to 64C, untimed, its memory compared with
-//! a fixed filter's at every 5% more items, since the figure's columns all fall at a
-//! generation's end.
+//! Every round fills fresh filters in lockstep: at each size (C, 2C, ... 64C) the growing filters
+//! take the next keys and a fixed filter is built for the size and filled from empty, each timed
+//! from empty (construction and growth included), in a rotated order; then the three answer the
+//! same shuffled lookups (half hits, at 8C also through `contains_batch`), rotated again, and their
+//! memory is counted. False positives: counted in the first round. After the rounds, one more
+//! growable filter is filled from C to 64C, untimed, its memory compared with a fixed filter's at
+//! every 5% more items, since the figure's columns all fall at a generation's end.
 
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::Keys;
@@ -18,7 +17,7 @@ use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples, Spread};
 use scalable_cuckoo_filter::{ScalableCuckooFilter, ScalableCuckooFilterBuilder};
 
 use crate::cli::NestConfig;
-use crate::figures::{Figure, Line, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
+use crate::figures::{Figure, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
@@ -29,6 +28,7 @@ use crate::table::{Format, Table};
 pub const MULTIPLES: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 /// The false-positive target every filter is built for: the builder's 1% pick.
 pub const RATE: f64 = 0.01;
+const PCT: f64 = RATE * 100.0;
 /// The growth issue's targets at 8C, as the time of the fixed filter's: single lookups, batched
 /// lookups, inserts with growth.
 const TARGET_MULTIPLE: usize = 8;
@@ -42,8 +42,6 @@ const FIXED: usize = 1;
 const SCALABLE: usize = 2;
 const SUBJECTS: usize = 3;
 
-/// The growable cuckoo-nest: the red every figure gives the cuckoo-nest line to find.
-const GROWABLE_COLOR: Rgb = Rgb(0xd6, 0x27, 0x28);
 const SCALABLE_COLOR: Rgb = Rgb(0x94, 0x67, 0xbd);
 
 /// The growable cuckoo-nest filter (it doubles its table when full), started at `capacity` with
@@ -118,14 +116,12 @@ fn show(ratio: Option<Spread>) -> String {
     })
 }
 
-/// The x axis: k for 2^k C, labelled "1x" to "64x".
-fn axis() -> (Vec<f64>, Vec<String>, Vec<String>) {
-    let xs = MULTIPLES
+/// The x axis: k for 2^k C (labelled "1x" to "64x").
+fn axis() -> Vec<f64> {
+    MULTIPLES
         .iter()
         .map(|m| f64::from(m.trailing_zeros()))
-        .collect();
-    let labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
-    (xs, labels.clone(), labels)
+        .collect()
 }
 
 /// Runs the growth measurements: first capacity C `growth_first`, `growth_lookups` per
@@ -144,25 +140,19 @@ pub fn part(r: &mut Report) -> Result<(), String> {
         .map(|(i, m)| keys.queries(lookups, m * first, 0.5, 700 + i as u64))
         .collect();
     let labels = [
-        format!("cuckoo-nest growable from C, {}%", RATE * 100.0),
-        format!("{GROWTH_BASE}, built for the count, {}%", RATE * 100.0),
-        format!("scalable_cuckoo_filter 0.5 from C, {}%", RATE * 100.0),
+        format!("cuckoo-nest growable from C, {PCT}%"),
+        format!("{GROWTH_BASE}, built for the count, {PCT}%"),
+        format!("scalable_cuckoo_filter 0.5 from C, {PCT}%"),
     ];
-    let colors = [
-        GROWABLE_COLOR,
-        NestConfig::FalsePositiveRate(RATE).color(),
-        SCALABLE_COLOR,
-    ];
-    let (xs, x_labels, x_csv) = axis();
+    // The growable cuckoo-nest in the red every figure gives the cuckoo-nest line to find.
+    let colors = [NestConfig::Default, NestConfig::FalsePositiveRate(RATE)].map(|c| c.color());
+    let colors = [colors[0], colors[1], SCALABLE_COLOR];
+    let x_labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
     let mut figs: Vec<Figure> = [&GROWTH_LOOKUPS, &GROWTH_BITS, &GROWTH_INSERTS]
         .into_iter()
         .map(|spec| {
-            let mut f = Figure::new(spec, xs.clone(), (x_labels.clone(), x_csv.clone()));
-            f.lines = labels
-                .iter()
-                .zip(colors)
-                .map(|(l, c)| Line::new(l, c, MULTIPLES.len()))
-                .collect();
+            let mut f = Figure::new(spec, axis(), (x_labels.clone(), x_labels.clone()));
+            labels.iter().zip(colors).for_each(|(l, c)| f.line(l, c));
             f
         })
         .collect();
@@ -242,51 +232,52 @@ pub fn part(r: &mut Report) -> Result<(), String> {
              targets are at other sizes: docs/benchmarks.md, \"Growth\")."
         ),
     ];
-    figs[0].notes = vec![
-        notes[0].clone(),
-        format!(
-            "{lookups} lookups per measurement: hits drawn uniformly from the keys inserted so \
-             far, misses never inserted, shuffled together. `time vs`: the fixed filter's \
-             rate / the row's (1.5 = each lookup takes 1.5 times as long)."
-        ),
-        format!(
-            "Batched at {TARGET_MULTIPLE}x (`contains_batch`, {BATCH} keys a call, the same \
-             queries): growable {:.1} M lookups/s, fixed {:.1}; time vs the fixed filter {}.",
-            batched[GROWABLE].spread().map_or(f64::NAN, |s| s.median),
-            batched[FIXED].spread().map_or(f64::NAN, |s| s.median),
-            show(batch_ratio)
-        ),
-        notes[1].clone(),
+    let middles = [
+        [
+            format!(
+                "{lookups} lookups per measurement: hits drawn uniformly from the keys inserted \
+                 so far, misses never inserted, shuffled together. `time vs`: the fixed \
+                 filter's rate / the row's (1.5 = each lookup takes 1.5 times as long)."
+            ),
+            format!(
+                "Batched at {TARGET_MULTIPLE}x (`contains_batch`, {BATCH} keys a call, the same \
+                 queries): growable {:.1} M lookups/s, fixed {:.1}; time vs the fixed filter {}.",
+                batched[GROWABLE].spread().map_or(f64::NAN, |s| s.median),
+                batched[FIXED].spread().map_or(f64::NAN, |s| s.median),
+                show(batch_ratio)
+            ),
+        ],
+        [
+            "Bits per item = all the filter's memory x 8 / items inserted: cuckoo-nest's tables \
+             (two during a growth step) and their lock stripes; scalable_cuckoo_filter's own \
+             count of its bits."
+                .to_string(),
+            format!(
+                "Through a whole fill from C to {last} items, every 5% more items \
+                 ({memory_points} points, one filter, untimed): the growable filter's memory \
+                 {mean_memory:.2} times the fixed filter's on average, {most_memory:.2} at most. \
+                 Each column above falls at a generation's end, where a small table is at its \
+                 fullest and a table on huge pages also holds the next one, backed from 80% of \
+                 its growth load."
+            ),
+        ],
+        [
+            "Column kx: M inserts/s filling from empty to kx C, construction included: the \
+             growing filters grow on the way, the fixed one is built for kx C. `time vs`: the \
+             fixed filter's rate / the row's."
+                .to_string(),
+            format!(
+                "Built before the rounds, untimed: the process's first growable filter, which \
+                 registers the process for `membarrier` once for all its growable filters \
+                 ({:.1} ms here).",
+                first_build * 1e3
+            ),
+        ],
     ];
-    figs[1].notes = vec![
-        notes[0].clone(),
-        "Bits per item = all the filter's memory x 8 / items inserted: cuckoo-nest's tables \
-         (two during a growth step) and their lock stripes; scalable_cuckoo_filter's own count \
-         of its bits."
-            .to_string(),
-        format!(
-            "Through a whole fill from C to {last} items, every 5% more items ({memory_points} \
-             points, one filter, untimed): the growable filter's memory {mean_memory:.2} times \
-             the fixed filter's on average, {most_memory:.2} at most. Each column above falls \
-             at a generation's end, where a small table is at its fullest and a table on huge \
-             pages also holds the next one, backed from 80% of its growth load."
-        ),
-        notes[1].clone(),
-    ];
-    figs[2].notes = vec![
-        notes[0].clone(),
-        "Column kx: M inserts/s filling from empty to kx C, construction included: the \
-         growing filters grow on the way, the fixed one is built for kx C. `time vs`: the \
-         fixed filter's rate / the row's."
-            .to_string(),
-        format!(
-            "Built before the rounds, untimed: the process's first growable filter, which \
-             registers the process for `membarrier` once for all its growable filters ({:.1} ms \
-             here).",
-            first_build * 1e3
-        ),
-        notes[1].clone(),
-    ];
+    // Each figure's notes: the shared first, its own two, the targets last.
+    for (f, middle) in figs.iter_mut().zip(middles) {
+        f.notes = [&notes[..1], &middle, &notes[1..]].concat();
+    }
     let worst = fpr[GROWABLE].iter().flatten().copied().reduce(f64::max);
     // The growable filter against the fixed one at the issue's size: each figure's first ratio
     // column, and the batches' ratio.
@@ -296,13 +287,12 @@ pub fn part(r: &mut Report) -> Result<(), String> {
          (target {TARGET_LOOKUPS}), batches {} its time (target {TARGET_BATCHES}), {} its bits \
          per item ({mean_memory:.2}x on average through the fill, {most_memory:.2}x at most), \
          inserts {} its time (target {TARGET_INSERTS}); false positives at most {:.3}% \
-         (target {}%)",
+         (target {PCT}%)",
         ratio(&figs[0]),
         show(batch_ratio),
         ratio(&figs[1]),
         ratio(&figs[2]),
         worst.unwrap_or(f64::NAN) * 100.0,
-        RATE * 100.0
     );
     phase.finish(&summary);
     figs.into_iter().for_each(|f| r.figure(f));
@@ -320,17 +310,9 @@ fn fpr_table(
     first: usize,
     probes: usize,
 ) -> Table {
-    let verdict = match worst {
-        Some(w) if w <= RATE => format!(
-            "at or under the {}% target at every size (highest {:.4}%)",
-            RATE * 100.0,
-            w * 100.0
-        ),
-        Some(w) => format!(
-            "OVER the {}% target (highest {:.4}%)",
-            RATE * 100.0,
-            w * 100.0
-        ),
+    let verdict = match worst.map(|w| (w <= RATE, w * 100.0)) {
+        Some((true, w)) => format!("at or under the {PCT}% target at every size (highest {w:.4}%)"),
+        Some((false, w)) => format!("OVER the {PCT}% target (highest {w:.4}%)"),
         None => "not measured".to_string(),
     };
     let mut t = Table::new(
@@ -340,9 +322,8 @@ fn fpr_table(
     )
     .note(format!(
         "Counted once, in the first round, on {probes} keys never inserted; C = {first}. The \
-         growth issue asks the growable filter to stay at or under its {}% target at every \
-         size from 1x to 64x: measured {verdict}.",
-        RATE * 100.0
+         growth issue asks the growable filter to stay at or under its {PCT}% target at every \
+         size from 1x to 64x: measured {verdict}."
     ));
     for m in MULTIPLES {
         t = t.column(
@@ -354,7 +335,7 @@ fn fpr_table(
     t = t.column("target", "fpr_target_pct", Format::Significant);
     for (label, row) in labels.iter().zip(fpr) {
         let mut v: Vec<Option<f64>> = row.iter().map(|r| r.map(|r| r * 100.0)).collect();
-        v.push(Some(RATE * 100.0));
+        v.push(Some(PCT));
         t.row_exact(label.clone(), v);
     }
     t
@@ -375,7 +356,7 @@ mod tests {
                 other => panic!("{}: {other:?}", spec.name),
             };
             assert_eq!(1usize << k as u32, TARGET_MULTIPLE, "{}", spec.name);
-            assert!(axis().0.contains(&k));
+            assert!(axis().contains(&k));
         }
     }
 }

@@ -1,7 +1,6 @@
 //! Lookups the way users feel them: hits and misses shuffled together on one thread (in cache
 //! and out of L3, against the `cuckoofilter` crate), and lookups while another thread writes.
 
-use std::collections::hash_map::DefaultHasher;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -10,13 +9,14 @@ use cuckoo_nest_bench::keys::{mixed_queries, present_key};
 use cuckoo_nest_bench::stats::rotated;
 
 use crate::cli::NestConfig;
-use crate::figures::{percent_axis, Figure, FigureSpec, Line, BESIDE_WRITER};
+use crate::figures::{percent_axis, Figure, FigureSpec, BESIDE_WRITER};
 use crate::figures::{SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
 use crate::memory::fill_parallel;
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{lookup_rate, nest_contains_batched, BATCHED_COLOR, CUCKOOFILTER_COLOR};
+use crate::subjects::{lookup_rate, nest_contains_batched, Peer, Subject};
+use crate::subjects::{BATCHED_COLOR, CUCKOOFILTER_COLOR};
 
 /// Shares of hits of the shuffled-lookup figures.
 const SHUFFLED_SHARES: [f64; 3] = [0.0, 0.5, 1.0];
@@ -25,7 +25,6 @@ const WRITER_LOAD: f64 = 0.9;
 /// The writer removes the key it inserted this many inserts earlier, holding the load steady.
 const WRITER_LAG: usize = 1000;
 
-type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
 type CountHits<'a> = dyn Fn(&[u64]) -> usize + 'a;
 
 /// Shuffled hit/miss lookups (in cache, out of L3) and lookups beside a writer.
@@ -58,9 +57,8 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     Ok(())
 }
 
-/// Single-thread `contains` with hits and misses shuffled together, on a default cuckoo-nest
-/// filter and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits, in
-/// `rounds` rounds.
+/// Single-thread `contains` with hits and misses shuffled together, on a default cuckoo-nest filter
+/// and a `cuckoofilter` filter each holding `items` keys, at `shares` of hits, in `rounds` rounds.
 fn shuffled(
     r: &Report,
     (spec, items, shares, rounds): (&'static FigureSpec, usize, &[f64], usize),
@@ -87,7 +85,7 @@ fn shuffled(
         (
             "cuckoo-nest default (4x16), contains",
             NestConfig::Default.color(),
-            &|q| q.iter().filter(|k| nest.contains(*k)).count(),
+            &|q| nest.count_hits(q),
         ),
         (
             "cuckoo-nest default (4x16), contains_batch",
@@ -109,10 +107,9 @@ fn shuffled(
         nest.memory_usage() as f64 / (1 << 20) as f64,
         peer.memory_usage() as f64 / (1 << 20) as f64,
     ));
-    fig.lines = paths
+    paths
         .iter()
-        .map(|&(label, color, _)| Line::new(label, color, shares.len()))
-        .collect();
+        .for_each(|&(label, color, _)| fig.line(label, color));
     for r in 0..rounds.max(1) {
         phase.message(format!("{}: round {}", spec.name, r + 1));
         for s in rotated(r, paths.len()) {
@@ -142,11 +139,8 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure 
             vec!["alone".into(), "beside_writer".into()],
         ),
     );
-    fig.lines = vec![Line::new(
-        "cuckoo-nest default (4x16), contains, 50% hits",
-        NestConfig::Default.color(),
-        2,
-    )];
+    let label = "cuckoo-nest default (4x16), contains, 50% hits";
+    fig.line(label, NestConfig::Default.color());
     let mut next = 0usize;
     let mut writer_rates = Vec::new();
     for r in 0..rounds.max(1) {
@@ -178,9 +172,7 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure 
 }
 
 fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
-    lookup_rate(queries, |q| {
-        q.iter().filter(|k| filter.contains(*k)).count()
-    })
+    lookup_rate(queries, |q| filter.count_hits(q))
 }
 
 /// Times the lookups while a writer thread runs: the lookup rate, the writer's pairs and

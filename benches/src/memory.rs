@@ -17,7 +17,7 @@ use cuckoo_nest_bench::stats::{median, mops, of_medians, Samples, Spread};
 
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{lookup_rate, nest_contains_batched, timed};
+use crate::subjects::{lookup_rate, nest_contains_batched, timed, Subject};
 use crate::table::{Format, Table};
 use crate::threads::{chunk, timed_threads};
 
@@ -106,9 +106,8 @@ fn median_of(reps: usize, mut f: impl FnMut() -> f64) -> f64 {
     median(&v)
 }
 
-/// The cache-line rates on 2 MiB and 4 KiB pages, then one large default cuckoo-nest filter
-/// (filled with all threads: it is built for that) timed on one core against the bound, and on
-/// all threads.
+/// The cache-line rates on 2 MiB and 4 KiB pages, then one large default cuckoo-nest filter (filled
+/// with all threads: it is built for that) timed on one core against the bound, and on all threads.
 pub fn part(r: &mut Report) -> Result<(), String> {
     let (o, mib, loads) = (r.o, r.sizes.memory_mib, r.sizes.loads);
     let (reps, threads) = (o.reps, o.threads);
@@ -148,7 +147,7 @@ pub fn part(r: &mut Report) -> Result<(), String> {
         .map(|_| present_key(seed, rng.below(target) as u64))
         .collect();
     phase.message("lookups, one core, beside the line rate");
-    let one = |q: &[u64]| q.iter().filter(|k| filter.contains(*k)).count();
+    let one = |q: &[u64]| filter.count_hits(q);
     let batch = |q: &[u64]| nest_contains_batched(&filter, q);
     // The line rate is measured right before and right after each round's lookups, so both
     // see the same competition on a shared machine; the round's bound (two lines a lookup) is

@@ -10,7 +10,7 @@
 use cuckoo_nest_bench::keys::Keys;
 use cuckoo_nest_bench::stats::{mops, rotated, Samples, Spread};
 
-use crate::figures::{percent_axis, Figure, Line, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
+use crate::figures::{percent_axis, Figure, FIG5, FIG6_NEGATIVE, FIG6_POSITIVE, FIG7, FIG8};
 use crate::progress::Phase;
 use crate::report::Report;
 use crate::sizes::FILL_SETS;
@@ -146,17 +146,12 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
         figs.push(Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note));
     }
     for c in contenders {
-        figs[0]
-            .lines
-            .push(Line::new(&c.label, c.color, POSITIVE_SHARES.len()));
+        figs[0].line(&c.label, c.color);
         if c.batched {
-            let line = Line::new(c.batched_label(), BATCHED_COLOR, POSITIVE_SHARES.len());
-            figs[0].lines.push(line);
+            figs[0].line(c.batched_label(), BATCHED_COLOR);
         }
         if c.kind == Kind::Dynamic {
-            for f in &mut figs[1..] {
-                f.lines.push(Line::new(&c.label, c.color, STEPS.len()));
-            }
+            figs[1..].iter_mut().for_each(|f| f.line(&c.label, c.color));
         }
     }
     figs

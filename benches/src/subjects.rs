@@ -48,61 +48,56 @@ impl Contender {
 }
 
 /// Every filter of the single-thread figures: the cuckoo-nest configurations, then the peers.
-/// A configuration that cannot be built is skipped with a warning.
+/// A filter that cannot be built is skipped with a warning.
 pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) -> Vec<Contender> {
-    let mut out = Vec::new();
-    for &config in configs {
-        if let Err(e) = build_nest(config, n) {
-            eprintln!("warning: skipped {e}");
-            continue;
-        }
-        out.push(Contender {
-            label: config.label(),
-            color: config.color(),
-            // Batch lookups are timed for the default configuration only, to keep the run short.
-            batched: config == NestConfig::Default,
-            kind: Kind::Dynamic,
-            build: Box::new(move |_| Ok(Box::new(build_nest(config, n)?))),
-        });
-    }
-    let peer = |label: &str, color, kind, build: Build| Contender {
+    let nests = configs.iter().map(|&config| Contender {
+        label: config.label(),
+        color: config.color(),
+        // Batch lookups are timed for the default configuration only, to keep the run short.
+        batched: config == NestConfig::Default,
+        kind: Kind::Dynamic,
+        build: Box::new(move |_| Ok(Box::new(build_nest(config, n)?))),
+    });
+    let peer = |label: &str, color, build: Build| Contender {
         label: label.to_string(),
         color,
         batched: false,
-        kind,
+        kind: Kind::Dynamic,
         build,
     };
-    out.push(peer(
-        "cuckoofilter 0.5 (4x8)",
-        CUCKOOFILTER_COLOR,
-        Kind::Dynamic,
-        Box::new(move |_| Ok(Box::new(CuckooFilterSubject::new(n)))),
-    ));
-    out.push(peer(
-        "fastbloom 0.17 (Bloom)",
-        BLOOM_COLOR,
-        Kind::Dynamic,
-        Box::new(move |_| Ok(Box::new(bloom(n, fpr, seed)))),
-    ));
-    match quotient(n, fpr) {
-        Ok(_) => out.push(peer(
-            "qfilter 0.3 (quotient)",
-            QUOTIENT_COLOR,
-            Kind::Dynamic,
-            Box::new(move |_| Ok(Box::new(quotient(n, fpr)?))),
-        )),
-        Err(e) => eprintln!("warning: skipped {e}"),
-    }
-    out.push(peer(
-        "xorf 0.13 (BinaryFuse16, static)",
-        XOR_COLOR,
-        Kind::Static,
-        Box::new(|keys| {
-            let filter = xorf::BinaryFuse16::try_from(keys).map_err(|e| format!("xorf: {e}"))?;
-            Ok(Box::new(filter))
+    let xorf = |keys: &[u64]| -> Result<Box<dyn Subject>, String> {
+        Ok(Box::new(
+            xorf::BinaryFuse16::try_from(keys).map_err(|e| format!("xorf: {e}"))?,
+        ))
+    };
+    let peers = [
+        peer("cuckoofilter 0.5 (4x8)", CUCKOOFILTER_COLOR, {
+            Box::new(move |_| Ok(Box::new(CuckooFilterSubject::new(n))))
         }),
-    ));
-    out
+        peer("fastbloom 0.17 (Bloom)", BLOOM_COLOR, {
+            Box::new(move |_| Ok(Box::new(bloom(n, fpr, seed))))
+        }),
+        peer("qfilter 0.3 (quotient)", QUOTIENT_COLOR, {
+            Box::new(move |_| Ok(Box::new(quotient(n, fpr)?)))
+        }),
+        Contender {
+            kind: Kind::Static,
+            ..peer(
+                "xorf 0.13 (BinaryFuse16, static)",
+                XOR_COLOR,
+                Box::new(xorf),
+            )
+        },
+    ];
+    // Each dynamic filter is built once here, so that one that cannot be is left out.
+    let buildable = |c: &Contender| match c.kind {
+        Kind::Static => Ok(()),
+        Kind::Dynamic => (c.build)(&[]).map(drop),
+    };
+    let warn = |e| eprintln!("warning: skipped {e}");
+    (nests.chain(peers))
+        .filter(|c| buildable(c).map_err(warn).is_ok())
+        .collect()
 }
 
 /// One filter driven by one thread.
@@ -206,16 +201,8 @@ pub fn build_nest(config: NestConfig, capacity: usize) -> Result<Nest, String> {
     let builder = Nest::builder().capacity(capacity);
     let builder = match config {
         NestConfig::Default => return Ok(Nest::with_capacity(capacity)),
-        NestConfig::Shape {
-            bucket_size,
-            fingerprint_bits,
-        } => builder
-            .bucket_size(bucket_size)
-            .fingerprint_bits(fingerprint_bits),
-        NestConfig::SemiSorted { fingerprint_bits } => builder
-            .bucket_size(4)
-            .fingerprint_bits(fingerprint_bits)
-            .semi_sorted(true),
+        NestConfig::Shape(b, f) => builder.bucket_size(b).fingerprint_bits(f),
+        NestConfig::SemiSorted(f) => builder.bucket_size(4).fingerprint_bits(f).semi_sorted(true),
         NestConfig::FalsePositiveRate(p) => builder.false_positive_rate(p),
     };
     builder
@@ -267,15 +254,18 @@ pub fn nest_contains_batched(filter: &Nest, keys: &[u64]) -> usize {
 
 // --- cuckoofilter (axiomhq), 4 entries x 8-bit fingerprints, SipHash ------------------------
 
+/// The `cuckoofilter` crate's filter, as every part builds it.
+pub type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
+
 pub struct CuckooFilterSubject {
-    pub filter: cuckoofilter::CuckooFilter<DefaultHasher>,
+    filter: Peer,
     capacity: usize,
 }
 
 impl CuckooFilterSubject {
     pub fn new(capacity: usize) -> Self {
         CuckooFilterSubject {
-            filter: cuckoofilter::CuckooFilter::with_capacity(capacity),
+            filter: Peer::with_capacity(capacity),
             capacity,
         }
     }

@@ -8,7 +8,6 @@
 //! speedup can be read against the machine's. Each round runs every job once for every
 //! contender (rotated), at every thread count back to back (ascending, then descending).
 
-use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Barrier, LockResult, Mutex, PoisonError, RwLock};
@@ -20,13 +19,13 @@ use cuckoo_nest_bench::stats::{mops, rotated};
 
 use crate::cli::NestConfig;
 use crate::figures::{
-    thread_axis, Figure, FigureSpec, Line, Ratio, THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS,
+    thread_axis, Figure, FigureSpec, Ratio, THREADS_FILL, THREADS_INSERTS, THREADS_LOOKUPS,
     THREADS_MIXED_50, THREADS_MIXED_90,
 };
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{BLOOM_COLOR, CUCKOOFILTER_COLOR};
+use crate::subjects::{Peer, BLOOM_COLOR, CUCKOOFILTER_COLOR};
 
 /// Fill levels of the scaling runs, as fractions of n.
 pub const LOOKUP_FILL: f64 = 0.9;
@@ -119,58 +118,38 @@ pub trait Shared: Sync {
     }
 }
 
-impl Shared for Nest {
-    #[inline]
-    fn insert_key(&self, key: &u64) -> bool {
-        self.insert(key).is_ok()
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-}
-
 /// A panicking measurement thread ends the run anyway; the filter inside is still usable.
 #[inline]
 fn unpoisoned<G>(guard: LockResult<G>) -> G {
     guard.unwrap_or_else(PoisonError::into_inner)
 }
 
-impl Shared for Mutex<Peer> {
-    #[inline]
-    fn insert_key(&self, key: &u64) -> bool {
-        unpoisoned(self.lock()).add(key).is_ok()
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        unpoisoned(self.lock()).contains(key)
-    }
+/// `Shared` for each type: its insert, then its lookup, of the key `k` into the filter `f`.
+macro_rules! shared {
+    ($($t:ty: |$f:ident, $k:ident| $insert:expr, $contains:expr;)*) => {$(
+        impl Shared for $t {
+            #[inline]
+            fn insert_key(&self, $k: &u64) -> bool {
+                let $f = self;
+                $insert
+            }
+            #[inline]
+            fn contains_key(&self, $k: &u64) -> bool {
+                let $f = self;
+                $contains
+            }
+        }
+    )*};
 }
 
-impl Shared for RwLock<Peer> {
-    #[inline]
-    fn insert_key(&self, key: &u64) -> bool {
-        unpoisoned(self.write()).add(key).is_ok()
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        unpoisoned(self.read()).contains(key)
-    }
+shared! {
+    Nest: |f, k| f.insert(k).is_ok(), f.contains(k);
+    Mutex<Peer>: |f, k| unpoisoned(f.lock()).add(k).is_ok(), unpoisoned(f.lock()).contains(k);
+    RwLock<Peer>: |f, k| unpoisoned(f.write()).add(k).is_ok(), unpoisoned(f.read()).contains(k);
+    fastbloom::AtomicBloomFilter: |f, k| { f.insert(k); true }, f.contains(k);
+    MachineTraffic: |f, k| f.touch(*k), f.touch(*k);
 }
 
-impl Shared for fastbloom::AtomicBloomFilter {
-    #[inline]
-    fn insert_key(&self, key: &u64) -> bool {
-        self.insert(key);
-        true
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-}
-
-type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
 /// Builds a contender's filter for n items (at a false-positive rate, with a seed, where asked).
 type Build = fn(usize, f64, u64) -> Box<dyn Shared>;
 
@@ -234,17 +213,6 @@ impl MachineTraffic {
     }
 }
 
-impl Shared for MachineTraffic {
-    #[inline]
-    fn insert_key(&self, key: &u64) -> bool {
-        self.touch(*key)
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.touch(*key)
-    }
-}
-
 /// Thread counts measured: every count up to 8, then powers of two, and always `max`.
 fn thread_counts(max: usize) -> Vec<usize> {
     let mut v: Vec<usize> = (1..=max.min(8)).collect();
@@ -294,13 +262,7 @@ pub fn chunk(v: &[u64], parts: usize, i: usize) -> &[u64] {
 
 /// The thread counts of round `round`: ascending on even rounds, descending on odd ones.
 fn alternating(round: usize, counts: usize) -> impl Iterator<Item = usize> {
-    (0..counts).map(move |i| {
-        if round.is_multiple_of(2) {
-            i
-        } else {
-            counts - 1 - i
-        }
-    })
+    (0..counts).map(move |i| [i, counts - 1 - i][round % 2])
 }
 
 /// `keys` inserted `passes` times over into `filter`, split between `t` threads: M inserts/s.
@@ -332,20 +294,16 @@ fn scaling_figure(
              the filter's speedup over the machine's in the same round."
         ));
     let all = contenders();
-    fig.lines = lines
-        .iter()
-        .map(|&c| Line::new(all[c].0, all[c].1, counts.len()))
-        .collect();
+    lines.iter().for_each(|&c| fig.line(all[c].0, all[c].1));
     fig
 }
 
 /// The thread-scaling figures and the large fill.
 pub fn part(r: &mut Report) -> Result<(), String> {
     let o = r.o;
-    // Two-thread cells move most from run to run (the second vCPU of a shared host is the
-    // one most often busy elsewhere): more rounds for the four scaling figures, whose
-    // measurements are short. The large fill builds a fresh filter per measurement and
-    // keeps `reps`.
+    // Two-thread cells move most from run to run (the second vCPU of a shared host is the one most
+    // often busy elsewhere): more rounds for the four scaling figures, whose measurements are
+    // short. The large fill builds a fresh filter per measurement and keeps `reps`.
     let rounds = 2 * o.reps + 1;
     let counts = thread_counts(o.threads);
     let units = rounds * Job::ALL.len() + o.reps;

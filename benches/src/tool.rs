@@ -3,9 +3,8 @@
 
 use cuckoo_nest::{Builder, CuckooFilter};
 
-/// The positional argument `i` (1 for the first), parsed, or `default` when it is absent
-/// (`_` allowed between digits). A bad one prints `usage` and what was wrong, and exits with
-/// status 2.
+/// The positional argument `i` (1 for the first), parsed, or `default` when it is absent (`_`
+/// allowed between digits). A bad one prints `usage` and what was wrong, and exits with status 2.
 pub fn arg<T: std::str::FromStr>(i: usize, default: T, usage: &str) -> T {
     let Some(s) = std::env::args().nth(i) else {
         return default;

@@ -4,10 +4,10 @@
 #![allow(dead_code)]
 
 use std::collections::hash_map::DefaultHasher;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion};
+use criterion::{Bencher, BenchmarkGroup, Criterion};
 use cuckoo_nest::{CuckooFilter, ReadFilter};
 use cuckoo_nest_bench::keys::{mixed_queries, Keys};
 
@@ -33,6 +33,22 @@ pub fn fill(seed: u64, n: usize, filters: &[&CuckooFilter]) -> Vec<u64> {
         f.insert_batch(&keys).expect("sized for the keys");
     }
     keys
+}
+
+/// Times `fill` on a fresh filter from `build`, once per iteration; the build is timed too where
+/// `timed_build` says so (as a filter's first table counts in its fill), untimed otherwise.
+pub fn fills<F>(b: &mut Bencher, timed_build: bool, build: impl Fn() -> F, fill: impl Fn(&mut F)) {
+    b.iter_custom(|iters| {
+        let mut total = Duration::ZERO;
+        for _ in 0..iters {
+            let t = Instant::now();
+            let mut f = build();
+            let t = if timed_build { t } else { Instant::now() };
+            fill(&mut f);
+            total += t.elapsed();
+        }
+        total
+    })
 }
 
 /// `QUERIES` lookups, half of them the first `n` keys of `seed`, shuffled.

@@ -3,15 +3,13 @@
 //! the same keys, in alternating runs.
 //!
 //! `cargo run --release -p cuckoo-nest-bench --bin growth_latency [-- N [C [RUNS [PAGES]]]]`
-//! (default N = 8,000,000, C = 125,000, 2 runs of each; PAGES `huge`, the default, or `4k`:
-//! both filters built with `huge_pages(false)`, so no table is backed ahead by a thread of its
-//! own)
+//! (default N = 8,000,000, C = 125,000, 2 runs of each; PAGES `huge`, the default, or `4k`: both
+//! filters built with `huge_pages(false)`, so no table is backed ahead by a thread of its own)
 //!
 //! Prints, per run, in microseconds: the insert latency's p50, p99, p99.9 and maximum, how many
-//! inserts took over 1 ms, and for the growable filter the slowest insert of each growth step
-//! (from the insert that started it to the next step). The fixed filter's figures are the
-//! machine's own floor: page faults as the table is first touched, the hypervisor, the other
-//! core's load.
+//! inserts took over 1 ms, and for the growable filter the slowest insert of each growth step (from
+//! the insert that started it to the next step). The fixed filter's figures are the machine's own
+//! floor: page faults as the table is first touched, the hypervisor, the other core's load.
 
 use cuckoo_nest::CuckooFilter;
 use cuckoo_nest_bench::keys::stream;

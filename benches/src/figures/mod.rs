@@ -115,16 +115,6 @@ pub struct Line {
     pub cells: Vec<Samples>,
 }
 
-impl Line {
-    pub fn new(label: impl Into<String>, color: Rgb, xs: usize) -> Line {
-        Line {
-            label: label.into(),
-            color,
-            cells: vec![Samples::default(); xs],
-        }
-    }
-}
-
 /// A measured figure.
 pub struct Figure {
     pub spec: &'static FigureSpec,
@@ -181,6 +171,17 @@ impl Figure {
     pub fn note(mut self, note: impl Into<String>) -> Figure {
         self.notes.push(note.into());
         self
+    }
+
+    /// Adds a line, with a cell for each x value.
+    pub fn line(&mut self, label: impl Into<String>, color: Rgb) {
+        let cells = vec![Samples::default(); self.xs.len()];
+        let label = label.into();
+        self.lines.push(Line {
+            label,
+            color,
+            cells,
+        });
     }
 
     /// Index of a line by the start of its label.
@@ -332,8 +333,8 @@ mod tests {
     #[test]
     fn ratio_column_is_the_ratio_of_the_cells_medians() {
         let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
-        let line = |label| Line::new(label, Rgb(0, 0, 0), 1);
-        f.lines = vec![line("mine"), line("base")];
+        f.line("mine", Rgb(0, 0, 0));
+        f.line("base", Rgb(0, 0, 0));
         let rounds = [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)];
         for (round, (x, y)) in rounds.into_iter().enumerate() {
             f.lines[0].cells[0].push(round, Some(x));

@@ -148,8 +148,7 @@ pub static THREADS_FILL: FigureSpec = FigureSpec::new(
     SCALING,
 );
 
-// Growth from C to 64C items, against a fixed filter built for each count and the peer that
-// grows.
+// Growth from C to 64C items, against a fixed filter built for each count and the peer that grows.
 
 /// The fixed filter the growth figures compare with, by the start of its line's label.
 pub const GROWTH_BASE: &str = "cuckoo-nest fixed";
