@@ -62,6 +62,7 @@
 //! ends, so the removed item may still be found meanwhile (a false
 //! positive, never a false negative).
 
+mod any;
 pub(crate) mod barrier;
 mod chains;
 mod gate;
@@ -72,8 +73,11 @@ mod reclaim;
 #[cfg(all(feature = "internals", cuckoo_nest_loom))]
 pub(crate) use reclaim::loom_model as section_models;
 mod regrow;
+mod remove;
 mod step;
 mod write;
+
+pub(crate) use any::{with_growable, AnyGrowable};
 
 use crate::broken;
 use crate::error::{BatchInsertError, BuildError, InsertError};
@@ -441,75 +445,6 @@ impl<const B: usize> Growable<B> {
         let guard = pin();
         let current = self.state.load(&guard).cur.table.longest_path();
         current.max(self.longest_retired.get())
-    }
-}
-
-/// A growable table of any bucket size. Each boxed on its own, not the
-/// enum: the filter then holds which one it is and where, so a caller's
-/// loop of lookups does not load the box's address on every lookup
-/// (callgrind, `g4x10`: 135 instructions a lookup, not 136).
-pub(crate) enum AnyGrowable {
-    B2(Box<Growable<2>>),
-    B4(Box<Growable<4>>),
-    B8(Box<Growable<8>>),
-}
-
-/// Runs `$body` with `$g` bound to the concrete [`Growable`] (`$any`: an
-/// `&AnyGrowable`).
-macro_rules! with_growable {
-    ($any:expr, $g:ident => $body:expr) => {
-        match $any {
-            $crate::grow::AnyGrowable::B2(b) => {
-                let $g = &**b;
-                $body
-            }
-            $crate::grow::AnyGrowable::B4(b) => {
-                let $g = &**b;
-                $body
-            }
-            $crate::grow::AnyGrowable::B8(b) => {
-                let $g = &**b;
-                $body
-            }
-        }
-    };
-}
-pub(crate) use with_growable;
-
-impl AnyGrowable {
-    /// The growable table for a validated configuration with
-    /// [`Config::growth`](crate::config::Config::growth) at depth 0 (the
-    /// builder checked the width and the layout).
-    pub(crate) fn new(config: &crate::config::Config) -> Result<Self, BuildError> {
-        let growth = config.growth.expect("a growable configuration");
-        let (m, n, hp) = (config.buckets, config.capacity, config.huge_pages);
-        let (f, spare, u) = (growth.key_bits, growth.spare, growth.unbounded);
-        Ok(match config.bucket_size {
-            2 => AnyGrowable::B2(Box::new(Growable::new(m, f, spare, n, hp, u)?)),
-            4 => AnyGrowable::B4(Box::new(Growable::new(m, f, spare, n, hp, u)?)),
-            _ => AnyGrowable::B8(Box::new(Growable::new(m, f, spare, n, hp, u)?)),
-        })
-    }
-
-    /// A growable filter loaded from a saved table (see
-    /// [`Growable::from_le_bytes`]).
-    pub(crate) fn from_le_bytes(
-        config: &crate::config::Config,
-        len: usize,
-        parts: &[&[u8]],
-    ) -> Result<Self, BuildError> {
-        let growth = config.growth.expect("a growable header");
-        Ok(match config.bucket_size {
-            2 => AnyGrowable::B2(Box::new(Growable::from_le_bytes(
-                config, growth, len, parts,
-            )?)),
-            4 => AnyGrowable::B4(Box::new(Growable::from_le_bytes(
-                config, growth, len, parts,
-            )?)),
-            _ => AnyGrowable::B8(Box::new(Growable::from_le_bytes(
-                config, growth, len, parts,
-            )?)),
-        })
     }
 }
 

@@ -5,7 +5,7 @@
 //! other threads write.
 
 use cuckoo_nest::{CuckooFilter, FilterView, LoadOptions, MergeError, PreHashed, SaveOptions};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 fn keys(n: usize) -> Vec<Vec<u8>> {
     (0..n).map(|i| format!("key:{i:08}").into_bytes()).collect()
@@ -108,24 +108,39 @@ fn count_follows_inserts_and_removes() {
 fn clone_is_a_consistent_independent_snapshot_under_writers() {
     let filter = CuckooFilter::builder().capacity(200_000).build().unwrap();
     let done = AtomicUsize::new(0);
+    // Set once a clone began with the writer part way: the writer waits for
+    // one halfway, so the test never runs with every clone before the first
+    // insert or after the last (on a loaded host the writer could finish
+    // before the first clone, and the test checked nothing).
+    let cloned_midway = AtomicBool::new(false);
     let total = 150_000u64;
     let clones = std::thread::scope(|s| {
         s.spawn(|| {
             for k in 0..total {
                 filter.insert(&k).unwrap();
                 done.store(k as usize + 1, Ordering::Release);
+                if k == total / 2 {
+                    while !cloned_midway.load(Ordering::Acquire) {
+                        std::thread::yield_now();
+                    }
+                }
             }
         });
         let mut clones = Vec::new();
-        while done.load(Ordering::Acquire) < total as usize {
+        loop {
             let before = done.load(Ordering::Acquire);
             let copy = filter.clone();
             clones.push((before, copy));
+            if before == total as usize {
+                break clones;
+            }
+            if before > 0 {
+                cloned_midway.store(true, Ordering::Release);
+            }
             std::thread::yield_now();
         }
-        clones
     });
-    assert!(!clones.is_empty());
+    assert!(clones.iter().any(|&(before, _)| before > 0 && before < total as usize));
     for (before, copy) in &clones {
         assert!(copy.len() >= *before);
         for k in 0..*before as u64 {
