@@ -63,7 +63,27 @@ impl<const B: usize> State<B> {
             None => cur,
             Some(m) => cur || m.frozen_contains(hash),
         };
-        self.older_read().iter().fold(hit, |hit, g| {
+        // The oldest chain is the first, whose pair takes nothing from the
+        // hash's second mix (`contains_in_first_chain`); a third chain and
+        // later ones (a filter past 2^14 times its first capacity, with
+        // the default 7 spare bits) are read out of line.
+        let Some((first, later)) = self.older_read().split_first() else {
+            return hit;
+        };
+        let hit = hit | with_width!(&first.table, t => t.contains_in_first_chain(hash));
+        if later.is_empty() {
+            hit
+        } else {
+            hit | Self::later_chains_contain(later, hash)
+        }
+    }
+
+    /// [`Self::contains_in_chains`]'s read of the chains after the first
+    /// and before the current one: every one of them, no early exit.
+    #[cold]
+    #[inline(never)]
+    fn later_chains_contain(later: &[Arc<Generation<B>>], hash: u64) -> bool {
+        later.iter().fold(false, |hit, g| {
             hit | with_width!(&g.table, t => t.contains_hash(hash))
         })
     }
