@@ -190,8 +190,8 @@ impl<const B: usize> Growable<B> {
     /// inside the caller's section and gate pass. Inlined, with
     /// [`Self::insert_into`], into both of `insert_item`'s calls: as two
     /// calls a step deep they took an insert at 8x 2.39x a fixed filter's
-    /// time, inlined 2.11x (docs/benchmarks.md, "Growth").
-    /// `room`: what [`Self::room`] answered for `item`.
+    /// time, inlined 2.11x (docs/benchmarks.md, "Growth"). `room` is what
+    /// [`Self::room`] answered for `item`, so no pair is asked twice.
     #[inline(always)]
     pub(super) fn attempt(
         &self,
