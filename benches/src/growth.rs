@@ -21,7 +21,9 @@ use crate::figures::{Figure, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LO
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{batch_rate, build_nest, lookup_rate, timed, Filling, Subject, BATCH};
+use crate::subjects::{
+    batch_rate, build_nest, lookup_rate, subject, timed, Filling, Subject, BATCH,
+};
 use crate::table::{Format, Table};
 
 /// Sizes measured, as multiples of the first capacity C.
@@ -56,25 +58,12 @@ fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, String> 
     Ok(Box::new(filter))
 }
 
-/// The Rust peer that grows: a chain of cuckoo filters, each twice the size of the last at half
-/// its false-positive rate; a lookup asks every filter of the chain.
-impl Subject for ScalableCuckooFilter<u64> {
-    #[inline]
-    fn insert_key(&mut self, key: &u64) -> bool {
-        self.insert(key);
-        true
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-    fn memory_bytes(&self) -> usize {
-        // The crate's own count: its bit-packed buckets and its list of kicked-out items.
-        self.bits().div_ceil(8) as usize
-    }
-    fn expected_fpr(&self, _items: usize) -> f64 {
-        self.false_positive_probability()
-    }
+// The Rust peer that grows: a chain of cuckoo filters, each twice the size of the last at half
+// its false-positive rate; a lookup asks every filter of the chain. Its memory: the crate's own
+// count of its bit-packed buckets and its list of kicked-out items.
+subject! {
+    ScalableCuckooFilter<u64>: |f, k, n| { f.insert(k); true }, f.contains(k), None,
+        f.bits().div_ceil(8) as usize, None, f.false_positive_probability();
 }
 
 /// A filter built with its construction timed, so that it counts in the filter's insert rates.
