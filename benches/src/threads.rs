@@ -36,33 +36,23 @@ pub const LARGE_FILL: f64 = 0.9;
 /// Share of the scaling lookups, and of the mixed runs' reads, that hit.
 const POSITIVE_FRACTION: f64 = 0.5;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Job {
+/// What a scaling figure measures; `Mixed(p)`: lookups, and one insert every `p` operations.
+#[derive(Clone, Copy)]
+enum Job {
     Lookups,
     Inserts,
-    /// Lookups, and one insert every `write_period` operations.
-    Mixed {
-        write_period: usize,
-    },
+    Mixed(usize),
 }
 
+/// The four scaling figures: each job and its figure.
+static JOBS: [(Job, &FigureSpec); 4] = [
+    (Job::Lookups, &THREADS_LOOKUPS),
+    (Job::Inserts, &THREADS_INSERTS),
+    (Job::Mixed(10), &THREADS_MIXED_90),
+    (Job::Mixed(2), &THREADS_MIXED_50),
+];
+
 impl Job {
-    pub const ALL: [Job; 4] = [
-        Job::Lookups,
-        Job::Inserts,
-        Job::Mixed { write_period: 10 },
-        Job::Mixed { write_period: 2 },
-    ];
-
-    fn spec(self) -> &'static FigureSpec {
-        match self {
-            Job::Lookups => &THREADS_LOOKUPS,
-            Job::Inserts => &THREADS_INSERTS,
-            Job::Mixed { write_period: 10 } => &THREADS_MIXED_90,
-            Job::Mixed { .. } => &THREADS_MIXED_50,
-        }
-    }
-
     fn note(self) -> String {
         let pct = |f: f64| f * 100.0;
         match self {
@@ -75,7 +65,7 @@ impl Job {
                 "Empty filter filled to {:.0}% of n, keys split between threads.",
                 pct(INSERT_FILL)
             ),
-            Job::Mixed { write_period } => format!(
+            Job::Mixed(write_period) => format!(
                 "Filter at {:.0}% of n; one operation in {write_period} inserts a new key; {:.0}% of lookups hit.",
                 pct(MIXED_FILL),
                 pct(POSITIVE_FRACTION)
@@ -306,7 +296,7 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     // short. The large fill builds a fresh filter per measurement and keeps `reps`.
     let rounds = 2 * o.reps + 1;
     let counts = thread_counts(o.threads);
-    let units = rounds * Job::ALL.len() + o.reps;
+    let units = rounds * JOBS.len() + o.reps;
     let phase = Phase::start("thread scaling", units as u64);
     let mut figs = run(r, &counts, rounds, &phase);
     let fill = large_fill(r, &phase);
@@ -340,7 +330,7 @@ fn run(r: &Report, counts: &[usize], rounds: usize, phase: &Phase) -> Vec<Figure
             let filter = build(n, fpr, keys.seed);
             fill_rate(&*filter, &keys.present[..insert_total], t, 1)
         }
-        Job::Mixed { write_period } => {
+        Job::Mixed(write_period) => {
             let filter = build(n, fpr, keys.seed);
             filter.insert_all(&keys.present[..mixed_fill]);
             let per_thread = n / t;
@@ -354,8 +344,8 @@ fn run(r: &Report, counts: &[usize], rounds: usize, phase: &Phase) -> Vec<Figure
     };
     let all = contenders();
     let lines: Vec<usize> = (0..all.len()).collect();
-    let mut figs: Vec<Figure> = (Job::ALL.iter())
-        .map(|job| scaling_figure(job.spec(), counts, &lines, job.note(), n))
+    let mut figs: Vec<Figure> = (JOBS.iter())
+        .map(|(job, spec)| scaling_figure(spec, counts, &lines, job.note(), n))
         .collect();
     phase.message("fill the lookup filters");
     let mut prefilled = Vec::new();
@@ -365,8 +355,8 @@ fn run(r: &Report, counts: &[usize], rounds: usize, phase: &Phase) -> Vec<Figure
         prefilled.push(f);
     }
     for r in 0..rounds.max(1) {
-        for (j, job) in Job::ALL.iter().enumerate() {
-            phase.message(format!("round {}: {}", r + 1, job.spec().title));
+        for (j, (job, spec)) in JOBS.iter().enumerate() {
+            phase.message(format!("round {}: {}", r + 1, spec.title));
             for c in rotated(r, all.len()) {
                 for i in alternating(r, counts.len()) {
                     let rate = measure(*job, all[c].2, counts[i], &*prefilled[c]);
