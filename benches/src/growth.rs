@@ -17,7 +17,7 @@ use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples, Spread};
 use scalable_cuckoo_filter::{ScalableCuckooFilter, ScalableCuckooFilterBuilder};
 
 use crate::cli::NestConfig;
-use crate::figures::{Figure, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
+use crate::figures::{Axis, Figure, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
@@ -105,12 +105,11 @@ fn show(ratio: Option<Spread>) -> String {
     })
 }
 
-/// The x axis: k for 2^k C (labelled "1x" to "64x").
-fn axis() -> Vec<f64> {
-    MULTIPLES
-        .iter()
-        .map(|m| f64::from(m.trailing_zeros()))
-        .collect()
+/// The x axis: k for 2^k C, labelled "1x" to "64x".
+fn axis() -> Axis {
+    let labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
+    let xs = MULTIPLES.iter().map(|m| f64::from(m.trailing_zeros()));
+    (xs.collect(), labels.clone(), labels)
 }
 
 /// Runs the growth measurements: first capacity C `growth_first`, `growth_lookups` per
@@ -136,11 +135,10 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     // The growable cuckoo-nest in the red every figure gives the cuckoo-nest line to find.
     let colors = [NestConfig::Default, NestConfig::FalsePositiveRate(RATE)].map(|c| c.color());
     let colors = [colors[0], colors[1], SCALABLE_COLOR];
-    let x_labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
     let mut figs: Vec<Figure> = [&GROWTH_LOOKUPS, &GROWTH_BITS, &GROWTH_INSERTS]
         .into_iter()
         .map(|spec| {
-            let mut f = Figure::new(spec, axis(), (x_labels.clone(), x_labels.clone()));
+            let mut f = Figure::new(spec, axis());
             labels.iter().zip(colors).for_each(|(l, c)| f.line(l, c));
             f
         })
@@ -345,7 +343,7 @@ mod tests {
                 other => panic!("{}: {other:?}", spec.name),
             };
             assert_eq!(1usize << k as u32, TARGET_MULTIPLE, "{}", spec.name);
-            assert!(axis().contains(&k));
+            assert!(axis().0.contains(&k));
         }
     }
 }

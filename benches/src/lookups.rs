@@ -98,7 +98,7 @@ fn shuffled(
             &|q| q.iter().filter(|k| peer.contains(*k)).count(),
         ),
     ];
-    let mut fig = Figure::new(spec, shares.to_vec(), percent_axis(shares)).note(format!(
+    let mut fig = Figure::new(spec, percent_axis(shares)).note(format!(
         "Both filters sized for and holding {items} items (cuckoo-nest {:.0}% of its {:.0} MiB \
          table, cuckoofilter {:.0} MiB, {peer_failed} failed inserts); {lookups} lookups per \
          measurement: hits drawn uniformly from the inserted keys, misses never inserted, \
@@ -133,8 +133,8 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure 
     let queries = mixed_queries(seed, lookups, target, 0.5, 600);
     let mut fig = Figure::new(
         &BESIDE_WRITER,
-        vec![0.0, 1.0],
         (
+            vec![0.0, 1.0],
             vec!["alone".into(), "beside a writer".into()],
             vec!["alone".into(), "beside_writer".into()],
         ),

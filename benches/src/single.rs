@@ -202,11 +202,7 @@ impl Single<'_> {
 /// The empty figures: Figure 5 with every filter (and batch path), the others with the
 /// filters that can be filled.
 fn figures(contenders: &[Contender]) -> Vec<Figure> {
-    let shares = Figure::new(
-        &FIG5,
-        POSITIVE_SHARES.to_vec(),
-        percent_axis(&POSITIVE_SHARES),
-    );
+    let shares = Figure::new(&FIG5, percent_axis(&POSITIVE_SHARES));
     let mut figs = vec![shares.note(format!(
         "Filters at {:.0}% of n (xorf holds all n keys); columns: share of positive lookups, \
          hits and misses shuffled together.",
@@ -232,7 +228,7 @@ fn figures(contenders: &[Contender]) -> Vec<Figure> {
         ),
     ];
     for (spec, note) in by_step {
-        figs.push(Figure::new(spec, STEPS.to_vec(), percent_axis(&STEPS)).note(note));
+        figs.push(Figure::new(spec, percent_axis(&STEPS)).note(note));
     }
     for c in contenders {
         figs[0].line(&c.label, c.color);

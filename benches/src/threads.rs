@@ -275,8 +275,7 @@ fn scaling_figure(
     n: usize,
 ) -> Figure {
     let machine_mib = (MachineTraffic::new(n).words.len() * 8) as f64 / (1 << 20) as f64;
-    let (xs, labels, csv) = thread_axis(counts);
-    let mut fig = Figure::new(spec, xs, (labels, csv))
+    let mut fig = Figure::new(spec, thread_axis(counts))
         .note(note)
         .note(format!(
             "machine: one random atomic fetch_or per key (per operation) into a u64 array of \

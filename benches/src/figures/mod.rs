@@ -128,20 +128,25 @@ pub struct Figure {
     pub lines: Vec<Line>,
 }
 
+/// A figure's x values, with their column headers ("50%", "2 thr", "alone") and their form in
+/// CSV column names ("50pct", "2thr").
+pub type Axis = (Vec<f64>, Vec<String>, Vec<String>);
+
 /// Percent labels for shares and occupancies.
-pub fn percent_axis(xs: &[f64]) -> (Vec<String>, Vec<String>) {
-    let labels = xs.iter().map(|x| format!("{:.0}%", x * 100.0)).collect();
-    let csv = xs.iter().map(|x| format!("{:.0}pct", x * 100.0)).collect();
-    (labels, csv)
+pub fn percent_axis(xs: &[f64]) -> Axis {
+    let label = |unit| {
+        xs.iter()
+            .map(|x| format!("{:.0}{unit}", x * 100.0))
+            .collect()
+    };
+    (xs.to_vec(), label("%"), label("pct"))
 }
 
 /// Thread-count labels.
-pub fn thread_axis(counts: &[usize]) -> (Vec<f64>, Vec<String>, Vec<String>) {
-    (
-        counts.iter().map(|&c| c as f64).collect(),
-        counts.iter().map(|c| format!("{c} thr")).collect(),
-        counts.iter().map(|c| format!("{c}thr")).collect(),
-    )
+pub fn thread_axis(counts: &[usize]) -> Axis {
+    let xs = counts.iter().map(|&c| c as f64).collect();
+    let label = |gap| counts.iter().map(|c| format!("{c}{gap}thr")).collect();
+    (xs, label(" "), label(""))
 }
 
 /// `s` as a CSV name: lower-case words joined by `_`, `%` as "pct" ("50% hits": "50pct_hits").
@@ -153,17 +158,13 @@ fn slug(s: &str) -> String {
 }
 
 impl Figure {
-    pub fn new(
-        spec: &'static FigureSpec,
-        xs: Vec<f64>,
-        labels: (Vec<String>, Vec<String>),
-    ) -> Figure {
+    pub fn new(spec: &'static FigureSpec, (xs, x_labels, x_csv): Axis) -> Figure {
         Figure {
             spec,
             notes: Vec::new(),
             xs,
-            x_labels: labels.0,
-            x_csv: labels.1,
+            x_labels,
+            x_csv,
             lines: Vec::new(),
         }
     }
@@ -332,7 +333,7 @@ mod tests {
     /// 2.25): the column must print the latter, with the rounds' range beside it.
     #[test]
     fn ratio_column_is_the_ratio_of_the_cells_medians() {
-        let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
+        let mut f = Figure::new(&TWO_LINES, (vec![1.0], vec!["x".into()], vec!["x".into()]));
         f.line("mine", Rgb(0, 0, 0));
         f.line("base", Rgb(0, 0, 0));
         let rounds = [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)];
