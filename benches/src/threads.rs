@@ -114,10 +114,17 @@ fn unpoisoned<G>(guard: LockResult<G>) -> G {
     guard.unwrap_or_else(PoisonError::into_inner)
 }
 
-/// `Shared` for each type: its insert, then its lookup, of the key `k` into the filter `f`.
-macro_rules! shared {
-    ($($t:ty: |$f:ident, $k:ident| $insert:expr, $contains:expr;)*) => {$(
-        impl Shared for $t {
+/// Builds a contender's filter for n items (at a false-positive rate, with a seed, where asked).
+type Build = fn(usize, f64, u64) -> Box<dyn Shared>;
+
+/// Every contender, in line order: its line's label and colour, its filter's type, how the filter
+/// is built (from `n`, the false-positive rate and the seed), and `Shared` for the type: its
+/// insert, then its lookup, of the key `k` into the filter `f`. The last, the reference, is the
+/// machine's own scaling for the same random memory traffic.
+macro_rules! contenders {
+    ($($label:literal, $color:expr, $t:ty: |$($arg:pat_param),*| $build:expr,
+        |$f:ident, $k:ident| $insert:expr, $contains:expr;)*) => {
+        $(impl Shared for $t {
             #[inline]
             fn insert_key(&self, $k: &u64) -> bool {
                 let $f = self;
@@ -128,53 +135,30 @@ macro_rules! shared {
                 let $f = self;
                 $contains
             }
+        })*
+
+        fn contenders() -> [(&'static str, Rgb, Build); 5] {
+            [$(($label, $color, |$($arg),*| Box::new($build))),*]
         }
-    )*};
+    };
 }
 
-shared! {
-    Nest: |f, k| f.insert(k).is_ok(), f.contains(k);
-    Mutex<Peer>: |f, k| unpoisoned(f.lock()).add(k).is_ok(), unpoisoned(f.lock()).contains(k);
-    RwLock<Peer>: |f, k| unpoisoned(f.write()).add(k).is_ok(), unpoisoned(f.read()).contains(k);
-    fastbloom::AtomicBloomFilter: |f, k| { f.insert(k); true }, f.contains(k);
-    MachineTraffic: |f, k| f.touch(*k), f.touch(*k);
-}
-
-/// Builds a contender's filter for n items (at a false-positive rate, with a seed, where asked).
-type Build = fn(usize, f64, u64) -> Box<dyn Shared>;
-
-/// Every contender: its line's label and colour, and its filter. The last, the reference, is the
-/// machine's own scaling for the same random memory traffic.
-fn contenders() -> [(&'static str, Rgb, Build); 5] {
-    let nest = NestConfig::Default.color();
-    [
-        (
-            "cuckoo-nest default (4x16), shared by &",
-            nest,
-            |n, _, _| Box::new(Nest::with_capacity(n)),
-        ),
-        ("cuckoofilter in Mutex", CUCKOOFILTER_COLOR, |n, _, _| {
-            Box::new(Mutex::new(Peer::with_capacity(n)))
-        }),
-        (
-            "cuckoofilter in RwLock",
-            Rgb(0x39, 0x3b, 0x79),
-            |n, _, _| Box::new(RwLock::new(Peer::with_capacity(n))),
-        ),
-        (
-            "fastbloom AtomicBloomFilter",
-            BLOOM_COLOR,
-            |n, fpr, seed| {
-                let bloom = fastbloom::AtomicBloomFilter::with_false_pos(fpr);
-                Box::new(bloom.seed(&u128::from(seed)).expected_items(n))
-            },
-        ),
-        (
-            "machine: random atomic fetch_or per key (reference)",
-            Rgb(0x7f, 0x7f, 0x7f),
-            |n, _, _| Box::new(MachineTraffic::new(n)),
-        ),
-    ]
+contenders! {
+    "cuckoo-nest default (4x16), shared by &", NestConfig::Default.color(), Nest:
+        |n, _, _| Nest::with_capacity(n), |f, k| f.insert(k).is_ok(), f.contains(k);
+    "cuckoofilter in Mutex", CUCKOOFILTER_COLOR, Mutex<Peer>:
+        |n, _, _| Mutex::new(Peer::with_capacity(n)),
+        |f, k| unpoisoned(f.lock()).add(k).is_ok(), unpoisoned(f.lock()).contains(k);
+    "cuckoofilter in RwLock", Rgb(0x39, 0x3b, 0x79), RwLock<Peer>:
+        |n, _, _| RwLock::new(Peer::with_capacity(n)),
+        |f, k| unpoisoned(f.write()).add(k).is_ok(), unpoisoned(f.read()).contains(k);
+    "fastbloom AtomicBloomFilter", BLOOM_COLOR, fastbloom::AtomicBloomFilter:
+        |n, fpr, seed| fastbloom::AtomicBloomFilter::with_false_pos(fpr)
+            .seed(&u128::from(seed))
+            .expected_items(n),
+        |f, k| { f.insert(k); true }, f.contains(k);
+    "machine: random atomic fetch_or per key (reference)", Rgb(0x7f, 0x7f, 0x7f), MachineTraffic:
+        |n, _, _| MachineTraffic::new(n), |f, k| f.touch(*k), f.touch(*k);
 }
 
 /// The indices of cuckoo-nest and of the machine in [`contenders`].
