@@ -48,35 +48,36 @@ impl Ratio {
 /// How a ratio combines one round's cells (in the order its cells are listed).
 type RatioOf = fn(&[f64]) -> f64;
 
-/// A plot panel: the figures sharing a `file` are drawn side by side in one SVG.
+/// A spec's texts: names, titles, units, labels.
+type Text = &'static str;
+/// A spec's ratio columns.
+type Ratios = &'static [Ratio];
+
+/// A plot panel: the figures sharing a `file` (the SVG's name without `.svg`) are drawn side by
+/// side in one SVG.
 pub struct PlotSpec {
-    pub file: &'static str,
-    pub title: &'static str,
-    pub panel: &'static str,
-    pub x_label: &'static str,
+    pub file: Text,
+    pub title: Text,
+    pub panel: Text,
+    pub x_label: Text,
 }
 
 /// One figure of the report, as data.
 pub struct FigureSpec {
     /// File stem of the CSV.
-    pub name: &'static str,
-    pub title: &'static str,
+    pub name: Text,
+    pub title: Text,
     /// Unit of the cells, e.g. "M lookups/s".
-    pub unit: &'static str,
+    pub unit: Text,
     /// Header of the label column.
-    pub label: &'static str,
-    pub ratios: &'static [Ratio],
+    pub label: Text,
+    pub ratios: Ratios,
     pub plot: Option<PlotSpec>,
 }
 
 impl FigureSpec {
     /// A figure with one row per filter, not plotted.
-    pub const fn new(
-        name: &'static str,
-        title: &'static str,
-        unit: &'static str,
-        ratios: &'static [Ratio],
-    ) -> FigureSpec {
+    pub const fn new(name: Text, title: Text, unit: Text, ratios: Ratios) -> FigureSpec {
         FigureSpec {
             name,
             title,
@@ -88,13 +89,7 @@ impl FigureSpec {
     }
 
     /// The figure drawn as `panel` of the SVG `file` (titled `title`), x axis `x_label`.
-    pub const fn plotted(
-        self,
-        file: &'static str,
-        title: &'static str,
-        panel: &'static str,
-        x_label: &'static str,
-    ) -> FigureSpec {
+    pub const fn plotted(self, file: Text, title: Text, panel: Text, x_label: Text) -> FigureSpec {
         FigureSpec {
             plot: Some(PlotSpec {
                 file,
