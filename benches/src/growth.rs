@@ -17,11 +17,13 @@ use cuckoo_nest_bench::stats::{mops, of_medians, rotated, Samples, Spread};
 use scalable_cuckoo_filter::{ScalableCuckooFilter, ScalableCuckooFilterBuilder};
 
 use crate::cli::NestConfig;
-use crate::figures::{Figure, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
+use crate::figures::{Axis, Figure, GROWTH_BASE, GROWTH_BITS, GROWTH_INSERTS, GROWTH_LOOKUPS};
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{batch_rate, build_nest, lookup_rate, timed, Filling, Subject, BATCH};
+use crate::subjects::{
+    batch_rate, build_nest, lookup_rate, subject, timed, Filling, Subject, BATCH,
+};
 use crate::table::{Format, Table};
 
 /// Sizes measured, as multiples of the first capacity C.
@@ -56,25 +58,12 @@ fn growable_nest(capacity: usize, fpr: f64) -> Result<Box<dyn Subject>, String> 
     Ok(Box::new(filter))
 }
 
-/// The Rust peer that grows: a chain of cuckoo filters, each twice the size of the last at half
-/// its false-positive rate; a lookup asks every filter of the chain.
-impl Subject for ScalableCuckooFilter<u64> {
-    #[inline]
-    fn insert_key(&mut self, key: &u64) -> bool {
-        self.insert(key);
-        true
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-    fn memory_bytes(&self) -> usize {
-        // The crate's own count: its bit-packed buckets and its list of kicked-out items.
-        self.bits().div_ceil(8) as usize
-    }
-    fn expected_fpr(&self, _items: usize) -> f64 {
-        self.false_positive_probability()
-    }
+// The Rust peer that grows: a chain of cuckoo filters, each twice the size of the last at half
+// its false-positive rate; a lookup asks every filter of the chain. Its memory: the crate's own
+// count of its bit-packed buckets and its list of kicked-out items.
+subject! {
+    ScalableCuckooFilter<u64>: |f, k, n| { f.insert(k); true }, f.contains(k), None,
+        f.bits().div_ceil(8) as usize, None, f.false_positive_probability();
 }
 
 /// A filter built with its construction timed, so that it counts in the filter's insert rates.
@@ -116,12 +105,11 @@ fn show(ratio: Option<Spread>) -> String {
     })
 }
 
-/// The x axis: k for 2^k C (labelled "1x" to "64x").
-fn axis() -> Vec<f64> {
-    MULTIPLES
-        .iter()
-        .map(|m| f64::from(m.trailing_zeros()))
-        .collect()
+/// The x axis: k for 2^k C, labelled "1x" to "64x".
+fn axis() -> Axis {
+    let labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
+    let xs = MULTIPLES.iter().map(|m| f64::from(m.trailing_zeros()));
+    (xs.collect(), labels.clone(), labels)
 }
 
 /// Runs the growth measurements: first capacity C `growth_first`, `growth_lookups` per
@@ -147,11 +135,10 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     // The growable cuckoo-nest in the red every figure gives the cuckoo-nest line to find.
     let colors = [NestConfig::Default, NestConfig::FalsePositiveRate(RATE)].map(|c| c.color());
     let colors = [colors[0], colors[1], SCALABLE_COLOR];
-    let x_labels: Vec<String> = MULTIPLES.iter().map(|m| format!("{m}x")).collect();
     let mut figs: Vec<Figure> = [&GROWTH_LOOKUPS, &GROWTH_BITS, &GROWTH_INSERTS]
         .into_iter()
         .map(|spec| {
-            let mut f = Figure::new(spec, axis(), (x_labels.clone(), x_labels.clone()));
+            let mut f = Figure::new(spec, axis());
             labels.iter().zip(colors).for_each(|(l, c)| f.line(l, c));
             f
         })
@@ -356,7 +343,7 @@ mod tests {
                 other => panic!("{}: {other:?}", spec.name),
             };
             assert_eq!(1usize << k as u32, TARGET_MULTIPLE, "{}", spec.name);
-            assert!(axis().contains(&k));
+            assert!(axis().0.contains(&k));
         }
     }
 }

@@ -98,7 +98,7 @@ fn shuffled(
             &|q| q.iter().filter(|k| peer.contains(*k)).count(),
         ),
     ];
-    let mut fig = Figure::new(spec, shares.to_vec(), percent_axis(shares)).note(format!(
+    let mut fig = Figure::new(spec, percent_axis(shares)).note(format!(
         "Both filters sized for and holding {items} items (cuckoo-nest {:.0}% of its {:.0} MiB \
          table, cuckoofilter {:.0} MiB, {peer_failed} failed inserts); {lookups} lookups per \
          measurement: hits drawn uniformly from the inserted keys, misses never inserted, \
@@ -133,8 +133,8 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure 
     let queries = mixed_queries(seed, lookups, target, 0.5, 600);
     let mut fig = Figure::new(
         &BESIDE_WRITER,
-        vec![0.0, 1.0],
         (
+            vec![0.0, 1.0],
             vec!["alone".into(), "beside a writer".into()],
             vec!["alone".into(), "beside_writer".into()],
         ),
@@ -153,7 +153,7 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure 
                 writer_rates.push(pairs as f64 / secs / 1e6);
                 rate
             } else {
-                timed_lookups(&filter, &queries)
+                lookup_rate(&queries, |q| filter.count_hits(q))
             };
             fig.lines[0].cells[usize::from(with_writer)].push(r, rate);
         }
@@ -169,10 +169,6 @@ fn beside_writer(r: &Report, rounds: usize, seed: u64, phase: &Phase) -> Figure 
         WRITER_LOAD * 100.0,
         cuckoo_nest_bench::stats::median(&writer_rates),
     ))
-}
-
-fn timed_lookups(filter: &Nest, queries: &[u64]) -> Option<f64> {
-    lookup_rate(queries, |q| filter.count_hits(q))
 }
 
 /// Times the lookups while a writer thread runs: the lookup rate, the writer's pairs and
@@ -205,7 +201,7 @@ fn lookups_with_writer(
         while !started.load(Ordering::Acquire) {
             std::hint::spin_loop();
         }
-        let rate = timed_lookups(filter, queries);
+        let rate = lookup_rate(queries, |q| filter.count_hits(q));
         stop.store(true, Ordering::Relaxed);
         let (end, secs) = writer
             .join()

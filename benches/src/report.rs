@@ -28,7 +28,7 @@ pub struct Report<'a> {
     keys: Option<Keys>,
     pub tables: Vec<Table>,
     pub figures: Vec<Figure>,
-    /// Plots drawn from data that is not a timed figure: (file, title, panel).
+    /// Plots drawn from data that is not a timed figure: (file without `.svg`, title, panel).
     pub extra_plots: Vec<(&'static str, &'static str, Panel)>,
 }
 
@@ -104,7 +104,7 @@ pub fn header(r: &Report, before: &Busy) -> String {
         format!("- before the run: {}", before.describe()),
     ];
     if o.parts != Part::ALL {
-        let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
+        let parts: Vec<String> = o.parts.iter().map(|p| p.name()).collect();
         h.push(format!("- parts run (`--only`): {}", parts.join(", ")));
     }
     // n, the peers' target and the single-thread rounds are those parts' settings; the growth
@@ -159,7 +159,8 @@ pub fn write_outputs(out: &Report, header: &str, footer: &str) -> Result<(), Str
     let plots: Vec<_> = figures.chain(extra).collect();
     report.push_str("### Plots\n\nError bars: the slowest and the fastest round.\n\n");
     for &(file, title, panels) in &plots {
-        let path = o.out.join(file);
+        let file = format!("{file}.svg");
+        let path = o.out.join(&file);
         plot::draw(&path, title, panels).map_err(|e| format!("plot {}: {e}", path.display()))?;
         let _ = writeln!(report, "![{file}]({file})\n");
     }

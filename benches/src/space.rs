@@ -60,8 +60,7 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     let (table, panel) = bits_per_item(&r.keys().present[..r.o.items], r.o.seed);
     r.tables.push(table);
     let title = "Bits per item against the false-positive rate";
-    r.extra_plots
-        .push(("space_bits_per_item.svg", title, panel));
+    r.extra_plots.push(("space_bits_per_item", title, panel));
     phase.finish("sizes of every filter at six rates");
     Ok(())
 }

@@ -21,13 +21,6 @@ pub const XOR_COLOR: Rgb = Rgb(0xcc, 0x79, 0xa7);
 /// cuckoo-nest's `contains_batch`: near black, apart from the red default.
 pub const BATCHED_COLOR: Rgb = Rgb(0x22, 0x22, 0x22);
 
-/// Whether a filter is filled key by key or built once from all its keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Dynamic,
-    Static,
-}
-
 type Build = Box<dyn Fn(&[u64]) -> Result<Box<dyn Subject>, String>>;
 
 /// One filter of the single-thread figures, as data: its label, its colour, and how to build it.
@@ -36,7 +29,8 @@ pub struct Contender {
     pub color: Rgb,
     /// Whether its batch lookups are measured too (a line of their own in Figure 5).
     pub batched: bool,
-    pub kind: Kind,
+    /// Built once from all its keys (`build` takes them), not filled key by key.
+    pub is_static: bool,
     /// Builds a fresh filter; a static filter is built from the keys, a dynamic one ignores them.
     pub build: Build,
 }
@@ -50,53 +44,51 @@ impl Contender {
 /// Every filter of the single-thread figures: the cuckoo-nest configurations, then the peers.
 /// A filter that cannot be built is skipped with a warning.
 pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) -> Vec<Contender> {
-    let nests = configs.iter().map(|&config| Contender {
-        label: config.label(),
-        color: config.color(),
-        // Batch lookups are timed for the default configuration only, to keep the run short.
-        batched: config == NestConfig::Default,
-        kind: Kind::Dynamic,
-        build: Box::new(move |_| Ok(Box::new(build_nest(config, n)?))),
-    });
-    let peer = |label: &str, color, build: Build| Contender {
+    let contender = |label: &str, color, batched, build| Contender {
         label: label.to_string(),
         color,
-        batched: false,
-        kind: Kind::Dynamic,
+        batched,
+        is_static: false,
         build,
     };
-    let xorf = |keys: &[u64]| -> Result<Box<dyn Subject>, String> {
-        Ok(Box::new(
-            xorf::BinaryFuse16::try_from(keys).map_err(|e| format!("xorf: {e}"))?,
-        ))
-    };
-    let peers = [
-        peer("cuckoofilter 0.5 (4x8)", CUCKOOFILTER_COLOR, {
-            Box::new(move |_| Ok(Box::new(CuckooFilterSubject::new(n))))
+    // Batch lookups are timed for the default configuration only, to keep the run short.
+    let nests = configs.iter().map(|&c| {
+        let build: Build = Box::new(move |_| Ok(Box::new(build_nest(c, n)?)));
+        contender(&c.label(), c.color(), c == NestConfig::Default, build)
+    });
+    let peers: [(&str, Rgb, Build); 3] = [
+        ("cuckoofilter 0.5 (4x8)", CUCKOOFILTER_COLOR, {
+            Box::new(move |_| Ok(Box::new(PeerSubject(Peer::with_capacity(n), n))))
         }),
-        peer("fastbloom 0.17 (Bloom)", BLOOM_COLOR, {
+        ("fastbloom 0.17 (Bloom)", BLOOM_COLOR, {
             Box::new(move |_| Ok(Box::new(bloom(n, fpr, seed))))
         }),
-        peer("qfilter 0.3 (quotient)", QUOTIENT_COLOR, {
+        ("qfilter 0.3 (quotient)", QUOTIENT_COLOR, {
             Box::new(move |_| Ok(Box::new(quotient(n, fpr)?)))
         }),
-        Contender {
-            kind: Kind::Static,
-            ..peer(
-                "xorf 0.13 (BinaryFuse16, static)",
-                XOR_COLOR,
-                Box::new(xorf),
-            )
-        },
     ];
-    // Each dynamic filter is built once here, so that one that cannot be is left out.
-    let buildable = |c: &Contender| match c.kind {
-        Kind::Static => Ok(()),
-        Kind::Dynamic => (c.build)(&[]).map(drop),
+    let peers = peers.map(|(label, color, build)| contender(label, color, false, build));
+    let xorf = Contender {
+        is_static: true,
+        ..contender("xorf 0.13 (BinaryFuse16, static)", XOR_COLOR, false, {
+            Box::new(|keys| {
+                let filter =
+                    xorf::BinaryFuse16::try_from(keys).map_err(|e| format!("xorf: {e}"))?;
+                Ok(Box::new(filter))
+            })
+        })
     };
-    let warn = |e| eprintln!("warning: skipped {e}");
-    (nests.chain(peers))
-        .filter(|c| buildable(c).map_err(warn).is_ok())
+    // Each dynamic filter is built once here, so that one that cannot be is left out.
+    let buildable = |c: &Contender| match c.is_static {
+        true => Ok(()),
+        false => (c.build)(&[]).map(drop),
+    };
+    (nests.chain(peers).chain([xorf]))
+        .filter(|c| {
+            buildable(c)
+                .map_err(|e| eprintln!("warning: skipped {e}"))
+                .is_ok()
+        })
         .collect()
 }
 
@@ -104,15 +96,11 @@ pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) 
 pub trait Subject {
     fn insert_key(&mut self, key: &u64) -> bool;
     fn contains_key(&self, key: &u64) -> bool;
-    /// `None`: the filter cannot delete (a Bloom filter), the default.
-    fn remove_key(&mut self, _key: &u64) -> Option<bool> {
-        None
-    }
+    /// `None`: the filter cannot delete (a Bloom filter).
+    fn remove_key(&mut self, key: &u64) -> Option<bool>;
     fn memory_bytes(&self) -> usize;
     /// Table slots, for filters that have them (cuckoo filters).
-    fn slots(&self) -> Option<usize> {
-        None
-    }
+    fn slots(&self) -> Option<usize>;
     fn expected_fpr(&self, items: usize) -> f64;
     /// Inserts `keys` in order; returns how many went in before the first failure.
     fn insert_all(&mut self, keys: &[u64]) -> usize {
@@ -210,33 +198,6 @@ pub fn build_nest(config: NestConfig, capacity: usize) -> Result<Nest, String> {
         .map_err(|e| format!("{}: {e}", config.label()))
 }
 
-impl Subject for Nest {
-    #[inline]
-    fn insert_key(&mut self, key: &u64) -> bool {
-        self.insert(key).is_ok()
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-    #[inline]
-    fn remove_key(&mut self, key: &u64) -> Option<bool> {
-        Some(self.remove(key))
-    }
-    fn memory_bytes(&self) -> usize {
-        self.memory_usage()
-    }
-    fn slots(&self) -> Option<usize> {
-        Some(self.shape().slots)
-    }
-    fn expected_fpr(&self, _items: usize) -> f64 {
-        self.expected_false_positive_rate()
-    }
-    fn count_hits_batched(&self, keys: &[u64]) -> Option<usize> {
-        Some(nest_contains_batched(self, keys))
-    }
-}
-
 /// Keys per `contains_batch` call: enough to amortise the call, few enough to stay in L1.
 pub const BATCH: usize = 1024;
 
@@ -252,122 +213,85 @@ pub fn nest_contains_batched(filter: &Nest, keys: &[u64]) -> usize {
         .sum()
 }
 
-// --- cuckoofilter (axiomhq), 4 entries x 8-bit fingerprints, SipHash ------------------------
+/// `Subject` for each type, with `f` the filter, `k` the key (or keys) and `n` the items it
+/// holds: its insert, lookup and remove (`None`: it cannot remove), its memory in bytes, its
+/// table slots (`None`: it has none), its expected false-positive rate, and where it has a batch
+/// API its batch lookups of the keys `k`.
+macro_rules! subject {
+    ($($t:ty: |$f:ident, $k:ident, $n:ident| $insert:expr, $contains:expr, $remove:expr,
+        $bytes:expr, $slots:expr, $fpr:expr $(, $batched:expr)?;)*) => {$(
+        #[allow(unused_variables)]
+        impl Subject for $t {
+            #[inline]
+            fn insert_key(&mut self, $k: &u64) -> bool {
+                let $f = self;
+                $insert
+            }
+            #[inline]
+            fn contains_key(&self, $k: &u64) -> bool {
+                let $f = self;
+                $contains
+            }
+            #[inline]
+            fn remove_key(&mut self, $k: &u64) -> Option<bool> {
+                let $f = self;
+                $remove
+            }
+            fn memory_bytes(&self) -> usize {
+                let $f = self;
+                $bytes
+            }
+            fn slots(&self) -> Option<usize> {
+                let $f = self;
+                $slots
+            }
+            fn expected_fpr(&self, $n: usize) -> f64 {
+                let $f = self;
+                $fpr
+            }
+            $(fn count_hits_batched(&self, $k: &[u64]) -> Option<usize> {
+                let $f = self;
+                $batched
+            })?
+        }
+    )*};
+}
+pub(crate) use subject;
 
 /// The `cuckoofilter` crate's filter, as every part builds it.
 pub type Peer = cuckoofilter::CuckooFilter<DefaultHasher>;
 
-pub struct CuckooFilterSubject {
-    filter: Peer,
-    capacity: usize,
-}
+/// The `cuckoofilter` filter (axiomhq: 4 entries x 8-bit fingerprints, SipHash) and the capacity
+/// it was built for.
+pub struct PeerSubject(Peer, usize);
 
-impl CuckooFilterSubject {
-    pub fn new(capacity: usize) -> Self {
-        CuckooFilterSubject {
-            filter: Peer::with_capacity(capacity),
-            capacity,
-        }
-    }
-}
-
-impl Subject for CuckooFilterSubject {
-    #[inline]
-    fn insert_key(&mut self, key: &u64) -> bool {
-        self.filter.add(key).is_ok()
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.filter.contains(key)
-    }
-    #[inline]
-    fn remove_key(&mut self, key: &u64) -> Option<bool> {
-        Some(self.filter.delete(key))
-    }
-    fn memory_bytes(&self) -> usize {
-        self.filter.memory_usage()
-    }
-    fn slots(&self) -> Option<usize> {
-        // The crate rounds the slot count up to a power of two (`with_capacity`).
-        Some(self.capacity.next_power_of_two().max(4))
-    }
-    fn expected_fpr(&self, _items: usize) -> f64 {
-        // 2b / 2^f with b = 4 entries per bucket and f = 8 fingerprint bits.
-        8.0 / 256.0
-    }
-}
-
-// --- fastbloom: a classic Bloom filter (k probes over one bit array) sized for a target rate -
-
-/// A Bloom filter sized for `capacity` items at false-positive rate `fpr`.
+/// A Bloom filter (fastbloom: k probes over one bit array) sized for `capacity` items at
+/// false-positive rate `fpr`.
 pub fn bloom(capacity: usize, fpr: f64, seed: u64) -> fastbloom::BloomFilter {
     fastbloom::BloomFilter::with_false_pos(fpr)
         .seed(&u128::from(seed))
         .expected_items(capacity)
 }
 
-impl Subject for fastbloom::BloomFilter {
-    #[inline]
-    fn insert_key(&mut self, key: &u64) -> bool {
-        self.insert(key);
-        true
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-    fn memory_bytes(&self) -> usize {
-        self.num_bits() / 8
-    }
-    fn expected_fpr(&self, items: usize) -> f64 {
-        self.expected_false_pos(items)
-    }
-}
-
-// --- qfilter: rank-select quotient filter ----------------------------------------------------
-
-/// A quotient filter sized for `capacity` items at false-positive rate `fpr`.
+/// A rank-select quotient filter (qfilter) sized for `capacity` items at false-positive rate `fpr`.
 pub fn quotient(capacity: usize, fpr: f64) -> Result<qfilter::Filter, String> {
     qfilter::Filter::new(capacity as u64, fpr).map_err(|e| format!("qfilter: {e}"))
 }
 
-impl Subject for qfilter::Filter {
-    #[inline]
-    fn insert_key(&mut self, key: &u64) -> bool {
-        // Duplicates allowed, as in a cuckoo filter's plain insert.
-        self.insert_duplicated(key).is_ok()
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        self.contains(key)
-    }
-    #[inline]
-    fn remove_key(&mut self, key: &u64) -> Option<bool> {
-        Some(self.remove(key))
-    }
-    fn memory_bytes(&self) -> usize {
-        self.memory_usage()
-    }
-    fn expected_fpr(&self, _items: usize) -> f64 {
-        self.max_error_ratio()
-    }
-}
-
-// --- xorf: a static binary fuse filter, built once from all keys -----------------------------
-
-/// Built from a key slice; lookups only. Its native key type is `u64`, which it mixes itself.
-impl Subject for xorf::BinaryFuse16 {
-    fn insert_key(&mut self, _key: &u64) -> bool {
-        false
-    }
-    #[inline]
-    fn contains_key(&self, key: &u64) -> bool {
-        xorf::Filter::contains(self, key)
-    }
-    fn memory_bytes(&self) -> usize {
-        std::mem::size_of_val(&*self.fingerprints) + std::mem::size_of::<xorf::BinaryFuse16>()
-    }
-    fn expected_fpr(&self, _items: usize) -> f64 {
-        1.0 / 65536.0
-    }
+// cuckoofilter: the crate rounds the slot count up to a power of two (`with_capacity`); its
+// rate is 2b / 2^f with b = 4 entries per bucket and f = 8 fingerprint bits. fastbloom cannot
+// remove. qfilter: duplicates allowed, as in a cuckoo filter's plain insert. xorf: a static binary
+// fuse filter, built from a key slice (its native key type is `u64`, which it mixes itself):
+// lookups only.
+subject! {
+    Nest: |f, k, n| f.insert(k).is_ok(), f.contains(k), Some(f.remove(k)), f.memory_usage(),
+        Some(f.shape().slots), f.expected_false_positive_rate(), Some(nest_contains_batched(f, k));
+    PeerSubject: |f, k, n| f.0.add(k).is_ok(), f.0.contains(k), Some(f.0.delete(k)),
+        f.0.memory_usage(), Some(f.1.next_power_of_two().max(4)), 8.0 / 256.0;
+    fastbloom::BloomFilter: |f, k, n| { f.insert(k); true }, f.contains(k), None,
+        f.num_bits() / 8, None, f.expected_false_pos(n);
+    qfilter::Filter: |f, k, n| f.insert_duplicated(k).is_ok(), f.contains(k), Some(f.remove(k)),
+        f.memory_usage(), None, f.max_error_ratio();
+    xorf::BinaryFuse16: |f, k, n| false, xorf::Filter::contains(f, k), None,
+        size_of_val(&*f.fingerprints) + size_of::<xorf::BinaryFuse16>(), None, 1.0 / 65536.0;
 }

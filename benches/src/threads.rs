@@ -36,33 +36,23 @@ pub const LARGE_FILL: f64 = 0.9;
 /// Share of the scaling lookups, and of the mixed runs' reads, that hit.
 const POSITIVE_FRACTION: f64 = 0.5;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Job {
+/// What a scaling figure measures; `Mixed(p)`: lookups, and one insert every `p` operations.
+#[derive(Clone, Copy)]
+enum Job {
     Lookups,
     Inserts,
-    /// Lookups, and one insert every `write_period` operations.
-    Mixed {
-        write_period: usize,
-    },
+    Mixed(usize),
 }
 
+/// The four scaling figures: each job and its figure.
+static JOBS: [(Job, &FigureSpec); 4] = [
+    (Job::Lookups, &THREADS_LOOKUPS),
+    (Job::Inserts, &THREADS_INSERTS),
+    (Job::Mixed(10), &THREADS_MIXED_90),
+    (Job::Mixed(2), &THREADS_MIXED_50),
+];
+
 impl Job {
-    pub const ALL: [Job; 4] = [
-        Job::Lookups,
-        Job::Inserts,
-        Job::Mixed { write_period: 10 },
-        Job::Mixed { write_period: 2 },
-    ];
-
-    fn spec(self) -> &'static FigureSpec {
-        match self {
-            Job::Lookups => &THREADS_LOOKUPS,
-            Job::Inserts => &THREADS_INSERTS,
-            Job::Mixed { write_period: 10 } => &THREADS_MIXED_90,
-            Job::Mixed { .. } => &THREADS_MIXED_50,
-        }
-    }
-
     fn note(self) -> String {
         let pct = |f: f64| f * 100.0;
         match self {
@@ -75,7 +65,7 @@ impl Job {
                 "Empty filter filled to {:.0}% of n, keys split between threads.",
                 pct(INSERT_FILL)
             ),
-            Job::Mixed { write_period } => format!(
+            Job::Mixed(write_period) => format!(
                 "Filter at {:.0}% of n; one operation in {write_period} inserts a new key; {:.0}% of lookups hit.",
                 pct(MIXED_FILL),
                 pct(POSITIVE_FRACTION)
@@ -124,10 +114,17 @@ fn unpoisoned<G>(guard: LockResult<G>) -> G {
     guard.unwrap_or_else(PoisonError::into_inner)
 }
 
-/// `Shared` for each type: its insert, then its lookup, of the key `k` into the filter `f`.
-macro_rules! shared {
-    ($($t:ty: |$f:ident, $k:ident| $insert:expr, $contains:expr;)*) => {$(
-        impl Shared for $t {
+/// Builds a contender's filter for n items (at a false-positive rate, with a seed, where asked).
+type Build = fn(usize, f64, u64) -> Box<dyn Shared>;
+
+/// Every contender, in line order: its line's label and colour, its filter's type, how the filter
+/// is built (from `n`, the false-positive rate and the seed), and `Shared` for the type: its
+/// insert, then its lookup, of the key `k` into the filter `f`. The last, the reference, is the
+/// machine's own scaling for the same random memory traffic.
+macro_rules! contenders {
+    ($($label:literal, $color:expr, $t:ty: |$($arg:pat_param),*| $build:expr,
+        |$f:ident, $k:ident| $insert:expr, $contains:expr;)*) => {
+        $(impl Shared for $t {
             #[inline]
             fn insert_key(&self, $k: &u64) -> bool {
                 let $f = self;
@@ -138,53 +135,30 @@ macro_rules! shared {
                 let $f = self;
                 $contains
             }
+        })*
+
+        fn contenders() -> [(&'static str, Rgb, Build); 5] {
+            [$(($label, $color, |$($arg),*| Box::new($build))),*]
         }
-    )*};
+    };
 }
 
-shared! {
-    Nest: |f, k| f.insert(k).is_ok(), f.contains(k);
-    Mutex<Peer>: |f, k| unpoisoned(f.lock()).add(k).is_ok(), unpoisoned(f.lock()).contains(k);
-    RwLock<Peer>: |f, k| unpoisoned(f.write()).add(k).is_ok(), unpoisoned(f.read()).contains(k);
-    fastbloom::AtomicBloomFilter: |f, k| { f.insert(k); true }, f.contains(k);
-    MachineTraffic: |f, k| f.touch(*k), f.touch(*k);
-}
-
-/// Builds a contender's filter for n items (at a false-positive rate, with a seed, where asked).
-type Build = fn(usize, f64, u64) -> Box<dyn Shared>;
-
-/// Every contender: its line's label and colour, and its filter. The last, the reference, is the
-/// machine's own scaling for the same random memory traffic.
-fn contenders() -> [(&'static str, Rgb, Build); 5] {
-    let nest = NestConfig::Default.color();
-    [
-        (
-            "cuckoo-nest default (4x16), shared by &",
-            nest,
-            |n, _, _| Box::new(Nest::with_capacity(n)),
-        ),
-        ("cuckoofilter in Mutex", CUCKOOFILTER_COLOR, |n, _, _| {
-            Box::new(Mutex::new(Peer::with_capacity(n)))
-        }),
-        (
-            "cuckoofilter in RwLock",
-            Rgb(0x39, 0x3b, 0x79),
-            |n, _, _| Box::new(RwLock::new(Peer::with_capacity(n))),
-        ),
-        (
-            "fastbloom AtomicBloomFilter",
-            BLOOM_COLOR,
-            |n, fpr, seed| {
-                let bloom = fastbloom::AtomicBloomFilter::with_false_pos(fpr);
-                Box::new(bloom.seed(&u128::from(seed)).expected_items(n))
-            },
-        ),
-        (
-            "machine: random atomic fetch_or per key (reference)",
-            Rgb(0x7f, 0x7f, 0x7f),
-            |n, _, _| Box::new(MachineTraffic::new(n)),
-        ),
-    ]
+contenders! {
+    "cuckoo-nest default (4x16), shared by &", NestConfig::Default.color(), Nest:
+        |n, _, _| Nest::with_capacity(n), |f, k| f.insert(k).is_ok(), f.contains(k);
+    "cuckoofilter in Mutex", CUCKOOFILTER_COLOR, Mutex<Peer>:
+        |n, _, _| Mutex::new(Peer::with_capacity(n)),
+        |f, k| unpoisoned(f.lock()).add(k).is_ok(), unpoisoned(f.lock()).contains(k);
+    "cuckoofilter in RwLock", Rgb(0x39, 0x3b, 0x79), RwLock<Peer>:
+        |n, _, _| RwLock::new(Peer::with_capacity(n)),
+        |f, k| unpoisoned(f.write()).add(k).is_ok(), unpoisoned(f.read()).contains(k);
+    "fastbloom AtomicBloomFilter", BLOOM_COLOR, fastbloom::AtomicBloomFilter:
+        |n, fpr, seed| fastbloom::AtomicBloomFilter::with_false_pos(fpr)
+            .seed(&u128::from(seed))
+            .expected_items(n),
+        |f, k| { f.insert(k); true }, f.contains(k);
+    "machine: random atomic fetch_or per key (reference)", Rgb(0x7f, 0x7f, 0x7f), MachineTraffic:
+        |n, _, _| MachineTraffic::new(n), |f, k| f.touch(*k), f.touch(*k);
 }
 
 /// The indices of cuckoo-nest and of the machine in [`contenders`].
@@ -285,8 +259,7 @@ fn scaling_figure(
     n: usize,
 ) -> Figure {
     let machine_mib = (MachineTraffic::new(n).words.len() * 8) as f64 / (1 << 20) as f64;
-    let (xs, labels, csv) = thread_axis(counts);
-    let mut fig = Figure::new(spec, xs, (labels, csv))
+    let mut fig = Figure::new(spec, thread_axis(counts))
         .note(note)
         .note(format!(
             "machine: one random atomic fetch_or per key (per operation) into a u64 array of \
@@ -306,7 +279,7 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     // short. The large fill builds a fresh filter per measurement and keeps `reps`.
     let rounds = 2 * o.reps + 1;
     let counts = thread_counts(o.threads);
-    let units = rounds * Job::ALL.len() + o.reps;
+    let units = rounds * JOBS.len() + o.reps;
     let phase = Phase::start("thread scaling", units as u64);
     let mut figs = run(r, &counts, rounds, &phase);
     let fill = large_fill(r, &phase);
@@ -340,7 +313,7 @@ fn run(r: &Report, counts: &[usize], rounds: usize, phase: &Phase) -> Vec<Figure
             let filter = build(n, fpr, keys.seed);
             fill_rate(&*filter, &keys.present[..insert_total], t, 1)
         }
-        Job::Mixed { write_period } => {
+        Job::Mixed(write_period) => {
             let filter = build(n, fpr, keys.seed);
             filter.insert_all(&keys.present[..mixed_fill]);
             let per_thread = n / t;
@@ -354,8 +327,8 @@ fn run(r: &Report, counts: &[usize], rounds: usize, phase: &Phase) -> Vec<Figure
     };
     let all = contenders();
     let lines: Vec<usize> = (0..all.len()).collect();
-    let mut figs: Vec<Figure> = (Job::ALL.iter())
-        .map(|job| scaling_figure(job.spec(), counts, &lines, job.note(), n))
+    let mut figs: Vec<Figure> = (JOBS.iter())
+        .map(|(job, spec)| scaling_figure(spec, counts, &lines, job.note(), n))
         .collect();
     phase.message("fill the lookup filters");
     let mut prefilled = Vec::new();
@@ -365,8 +338,8 @@ fn run(r: &Report, counts: &[usize], rounds: usize, phase: &Phase) -> Vec<Figure
         prefilled.push(f);
     }
     for r in 0..rounds.max(1) {
-        for (j, job) in Job::ALL.iter().enumerate() {
-            phase.message(format!("round {}: {}", r + 1, job.spec().title));
+        for (j, (job, spec)) in JOBS.iter().enumerate() {
+            phase.message(format!("round {}: {}", r + 1, spec.title));
             for c in rotated(r, all.len()) {
                 for i in alternating(r, counts.len()) {
                     let rate = measure(*job, all[c].2, counts[i], &*prefilled[c]);

@@ -48,35 +48,36 @@ impl Ratio {
 /// How a ratio combines one round's cells (in the order its cells are listed).
 type RatioOf = fn(&[f64]) -> f64;
 
-/// A plot panel: the figures sharing a `file` are drawn side by side in one SVG.
+/// A spec's texts: names, titles, units, labels.
+type Text = &'static str;
+/// A spec's ratio columns.
+type Ratios = &'static [Ratio];
+
+/// A plot panel: the figures sharing a `file` (the SVG's name without `.svg`) are drawn side by
+/// side in one SVG.
 pub struct PlotSpec {
-    pub file: &'static str,
-    pub title: &'static str,
-    pub panel: &'static str,
-    pub x_label: &'static str,
+    pub file: Text,
+    pub title: Text,
+    pub panel: Text,
+    pub x_label: Text,
 }
 
 /// One figure of the report, as data.
 pub struct FigureSpec {
     /// File stem of the CSV.
-    pub name: &'static str,
-    pub title: &'static str,
+    pub name: Text,
+    pub title: Text,
     /// Unit of the cells, e.g. "M lookups/s".
-    pub unit: &'static str,
+    pub unit: Text,
     /// Header of the label column.
-    pub label: &'static str,
-    pub ratios: &'static [Ratio],
+    pub label: Text,
+    pub ratios: Ratios,
     pub plot: Option<PlotSpec>,
 }
 
 impl FigureSpec {
     /// A figure with one row per filter, not plotted.
-    pub const fn new(
-        name: &'static str,
-        title: &'static str,
-        unit: &'static str,
-        ratios: &'static [Ratio],
-    ) -> FigureSpec {
+    pub const fn new(name: Text, title: Text, unit: Text, ratios: Ratios) -> FigureSpec {
         FigureSpec {
             name,
             title,
@@ -88,13 +89,7 @@ impl FigureSpec {
     }
 
     /// The figure drawn as `panel` of the SVG `file` (titled `title`), x axis `x_label`.
-    pub const fn plotted(
-        self,
-        file: &'static str,
-        title: &'static str,
-        panel: &'static str,
-        x_label: &'static str,
-    ) -> FigureSpec {
+    pub const fn plotted(self, file: Text, title: Text, panel: Text, x_label: Text) -> FigureSpec {
         FigureSpec {
             plot: Some(PlotSpec {
                 file,
@@ -128,20 +123,25 @@ pub struct Figure {
     pub lines: Vec<Line>,
 }
 
+/// A figure's x values, with their column headers ("50%", "2 thr", "alone") and their form in
+/// CSV column names ("50pct", "2thr").
+pub type Axis = (Vec<f64>, Vec<String>, Vec<String>);
+
 /// Percent labels for shares and occupancies.
-pub fn percent_axis(xs: &[f64]) -> (Vec<String>, Vec<String>) {
-    let labels = xs.iter().map(|x| format!("{:.0}%", x * 100.0)).collect();
-    let csv = xs.iter().map(|x| format!("{:.0}pct", x * 100.0)).collect();
-    (labels, csv)
+pub fn percent_axis(xs: &[f64]) -> Axis {
+    let label = |unit| {
+        xs.iter()
+            .map(|x| format!("{:.0}{unit}", x * 100.0))
+            .collect()
+    };
+    (xs.to_vec(), label("%"), label("pct"))
 }
 
 /// Thread-count labels.
-pub fn thread_axis(counts: &[usize]) -> (Vec<f64>, Vec<String>, Vec<String>) {
-    (
-        counts.iter().map(|&c| c as f64).collect(),
-        counts.iter().map(|c| format!("{c} thr")).collect(),
-        counts.iter().map(|c| format!("{c}thr")).collect(),
-    )
+pub fn thread_axis(counts: &[usize]) -> Axis {
+    let xs = counts.iter().map(|&c| c as f64).collect();
+    let label = |gap| counts.iter().map(|c| format!("{c}{gap}thr")).collect();
+    (xs, label(" "), label(""))
 }
 
 /// `s` as a CSV name: lower-case words joined by `_`, `%` as "pct" ("50% hits": "50pct_hits").
@@ -153,17 +153,13 @@ fn slug(s: &str) -> String {
 }
 
 impl Figure {
-    pub fn new(
-        spec: &'static FigureSpec,
-        xs: Vec<f64>,
-        labels: (Vec<String>, Vec<String>),
-    ) -> Figure {
+    pub fn new(spec: &'static FigureSpec, (xs, x_labels, x_csv): Axis) -> Figure {
         Figure {
             spec,
             notes: Vec::new(),
             xs,
-            x_labels: labels.0,
-            x_csv: labels.1,
+            x_labels,
+            x_csv,
             lines: Vec::new(),
         }
     }
@@ -332,7 +328,7 @@ mod tests {
     /// 2.25): the column must print the latter, with the rounds' range beside it.
     #[test]
     fn ratio_column_is_the_ratio_of_the_cells_medians() {
-        let mut f = Figure::new(&TWO_LINES, vec![1.0], (vec!["x".into()], vec!["x".into()]));
+        let mut f = Figure::new(&TWO_LINES, (vec![1.0], vec!["x".into()], vec!["x".into()]));
         f.line("mine", Rgb(0, 0, 0));
         f.line("base", Rgb(0, 0, 0));
         let rounds = [(10.0, 5.0), (4.0, 4.0), (9.0, 3.0)];

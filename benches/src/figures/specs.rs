@@ -1,29 +1,32 @@
 //! Every timed figure's spec, as data: the paper's single-thread Figures 5 to 8, the lookups
 //! beyond the paper's, thread scaling and growth.
 
-use super::{At, FigureSpec, Ratio};
+use super::{At, FigureSpec, Ratio, Ratios, Text};
 
 // Fan et al.'s single-thread figures.
 
 const OCCUPANCY: &str = "occupancy (% of n)";
 
-pub static FIG5: FigureSpec = FigureSpec::new(
-    "fig5_lookup_vs_positive_share",
-    "Figure 5: lookups (M lookups/s, one thread) by share of queries that hit",
-    "M lookups/s",
-    &[Ratio::vs("cuckoofilter", 0.5)],
-)
-.plotted(
-    "fig5_lookup_vs_positive_share.svg",
-    "Figure 5: lookup throughput vs share of positive queries",
-    "one thread",
-    "positive lookups (%)",
-);
+/// One of the paper's figures, drawn alone in the SVG of its own name.
+const fn paper(name: Text, title: Text, unit: Text, plot: Text, x_label: Text) -> FigureSpec {
+    FigureSpec::new(name, title, unit, &[]).plotted(name, plot, "one thread", x_label)
+}
+
+pub static FIG5: FigureSpec = FigureSpec {
+    ratios: &[Ratio::vs("cuckoofilter", 0.5)],
+    ..paper(
+        "fig5_lookup_vs_positive_share",
+        "Figure 5: lookups (M lookups/s, one thread) by share of queries that hit",
+        "M lookups/s",
+        "Figure 5: lookup throughput vs share of positive queries",
+        "positive lookups (%)",
+    )
+};
 
 /// The two panels of Figure 6.
-const fn fig6(name: &'static str, title: &'static str, panel: &'static str) -> FigureSpec {
+const fn fig6(name: Text, title: Text, panel: Text) -> FigureSpec {
     FigureSpec::new(name, title, "M lookups/s", &[]).plotted(
-        "fig6_lookup_vs_occupancy.svg",
+        "fig6_lookup_vs_occupancy",
         "Figure 6: lookup throughput vs occupancy",
         panel,
         OCCUPANCY,
@@ -42,29 +45,19 @@ pub static FIG6_NEGATIVE: FigureSpec = fig6(
     "negative lookups",
 );
 
-pub static FIG7: FigureSpec = FigureSpec::new(
+pub static FIG7: FigureSpec = paper(
     "fig7_insert_vs_occupancy",
     "Figure 7: inserts (M inserts/s, one thread) by occupancy",
     "M inserts/s",
-    &[],
-)
-.plotted(
-    "fig7_insert_vs_occupancy.svg",
     "Figure 7: insert throughput vs occupancy",
-    "one thread",
     OCCUPANCY,
 );
 
-pub static FIG8: FigureSpec = FigureSpec::new(
+pub static FIG8: FigureSpec = paper(
     "fig8_delete_vs_occupancy",
     "Figure 8: delete until empty (M deletes/s, one thread) by occupancy",
     "M deletes/s",
-    &[],
-)
-.plotted(
-    "fig8_delete_vs_occupancy.svg",
     "Figure 8: delete-until-empty throughput vs occupancy",
-    "one thread",
     OCCUPANCY,
 );
 
@@ -108,9 +101,9 @@ const SCALING: &[Ratio] = &[
 ];
 
 /// A thread-scaling figure, drawn as `panel` of threads_scaling.svg.
-const fn scaling(name: &'static str, title: &'static str, panel: &'static str) -> FigureSpec {
+const fn scaling(name: Text, title: Text, panel: Text) -> FigureSpec {
     FigureSpec::new(name, title, "M ops/s", SCALING).plotted(
-        "threads_scaling.svg",
+        "threads_scaling",
         "Thread scaling: aggregate throughput",
         panel,
         "threads",
@@ -165,15 +158,9 @@ const GROWTH_SPACE: &[Ratio] = &[
 ];
 
 /// A growth figure, drawn as `panel` of growth.svg.
-const fn growth(
-    name: &'static str,
-    title: &'static str,
-    unit: &'static str,
-    ratios: &'static [Ratio],
-    panel: &'static str,
-) -> FigureSpec {
+const fn growth(name: Text, title: Text, unit: Text, ratios: Ratios, panel: Text) -> FigureSpec {
     FigureSpec::new(name, title, unit, ratios).plotted(
-        "growth.svg",
+        "growth",
         "Growth: from C to 64C items, against a filter built for the count",
         panel,
         "k (items = 2^k C)",
