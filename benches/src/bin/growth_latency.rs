@@ -56,9 +56,10 @@ fn us(ns: u32) -> f64 {
     ns as f64 / 1e3
 }
 
-/// Prints `label` and the items, comma-separated, on a line of the growable filter's.
-fn list(label: &str, items: impl Iterator<Item = String>) {
-    let items: Vec<String> = items.collect();
+/// Prints `label` and the `items`, each as `show` writes it, comma-separated, on a line of the
+/// growable filter's.
+fn list<T>(label: &str, items: &[T], show: impl Fn(&T) -> String) {
+    let items: Vec<String> = items.iter().map(show).collect();
     println!("  growable: {label}: {}", items.join(", "));
 }
 
@@ -92,20 +93,14 @@ fn main() {
         // Each filter is dropped before the next is built.
         fill("fixed", &build(n, false), &keys);
         let (ns, steps) = fill("growable", &build(c, true), &keys);
-        list(
-            "slowest insert of each step (items at the step: us)",
-            steps.iter().map(|&(at, t)| format!("{at}: {:.1}", us(t))),
-        );
-        list(
-            "the insert starting each step",
-            steps.iter().map(|&(at, _)| format!("{:.1}", us(ns[at]))),
-        );
+        let each_step = "slowest insert of each step (items at the step: us)";
+        list(each_step, &steps, |&(at, t)| format!("{at}: {:.1}", us(t)));
+        let starts = "the insert starting each step";
+        list(starts, &steps, |&(at, _)| format!("{:.1}", us(ns[at])));
         let mut slowest: Vec<(u32, usize)> = ns.iter().enumerate().map(|(k, &t)| (t, k)).collect();
         slowest.sort_unstable_by(|a, b| b.cmp(a));
-        let top = slowest[..12].iter();
-        list(
-            "slowest inserts",
-            top.map(|&(t, k)| format!("#{k}: {:.1}", us(t))),
-        );
+        list("slowest inserts", &slowest[..12], |&(t, k)| {
+            format!("#{k}: {:.1}", us(t))
+        });
     }
 }
