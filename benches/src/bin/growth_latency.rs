@@ -41,13 +41,10 @@ fn fill(name: &str, filter: &CuckooFilter, keys: &[u64]) -> (Vec<u32>, Vec<(usiz
     let mut sorted = ns.clone();
     sorted.sort_unstable();
     let at = |q: f64| us(sorted[((sorted.len() - 1) as f64 * q) as usize]);
+    let [p50, p99, p999, max] = [0.5, 0.99, 0.999, 1.0].map(at);
     let over_1ms = ns.iter().filter(|&&t| t > 1_000_000).count();
     println!(
-        "  {name:<9} p50 {:>6.2}  p99 {:>6.2}  p99.9 {:>7.2}  max {:>9.1}  over 1 ms: {over_1ms:>3}   ({all:.1} ns an insert in all)",
-        at(0.5),
-        at(0.99),
-        at(0.999),
-        at(1.0),
+        "  {name:<9} p50 {p50:>6.2}  p99 {p99:>6.2}  p99.9 {p999:>7.2}  max {max:>9.1}  over 1 ms: {over_1ms:>3}   ({all:.1} ns an insert in all)",
     );
     (ns, steps)
 }
@@ -79,14 +76,9 @@ fn main() {
         if huge { "huge" } else { "4 KiB" }
     );
     let build = |capacity, growable| {
-        let builder = CuckooFilter::builder()
-            .capacity(capacity)
-            .false_positive_rate(RATE);
-        builder
-            .growable(growable)
-            .huge_pages(huge)
-            .build()
-            .expect("filter")
+        let builder = CuckooFilter::builder().capacity(capacity);
+        let builder = builder.false_positive_rate(RATE).growable(growable);
+        builder.huge_pages(huge).build().expect("filter")
     };
     for r in 1..=runs {
         println!("run {r}:");
