@@ -184,6 +184,13 @@ impl Csv {
             assert!(lo <= got && got <= hi, "{what}: {got} outside {lo}-{hi}");
         }
     }
+
+    /// [`check_ratio`](Csv::check_ratio): `ratio` is the row's `column` over the `base` row's,
+    /// to the `power` (-1 for a ratio of times from rates: the base's rate over the row's).
+    fn check_against(&self, ratio: &str, base: &str, column: &str, power: i32) {
+        let theirs = self.cell(self.row(base), column);
+        self.check_ratio(ratio, |row| (self.cell(row, column) / theirs).powi(power));
+    }
 }
 
 fn read(path: &Path) -> String {
@@ -237,12 +244,10 @@ fn check_table(out: &Path, name: &str, kind: Kind) {
         }
     }
     assert!(numbers > 0, "{name} has no figures");
+    let ranges = h.iter().any(|c| c.contains("_round_min"));
     match kind {
         Counted => {}
-        Ratios => assert!(
-            h.iter().any(|c| c.contains("_round_min")),
-            "{name}: no ranges"
-        ),
+        Ratios => assert!(ranges, "{name}: no ranges"),
         Spread | Scaling => assert!(!spread.is_empty(), "{name} has no min/max columns"),
     }
     if kind == Scaling {
@@ -258,30 +263,20 @@ fn check_table(out: &Path, name: &str, kind: Kind) {
     }
 }
 
-/// The growth figures' ratios against the fixed filter at 8x and 64x: of times (its rate over
-/// the row's) for lookups and inserts, of bits per item for memory; and the 1% target.
+/// The growth figures' ratios against the fixed filter at 8x and 64x: of times for lookups and
+/// inserts, of bits per item for memory; and the 1% target.
 fn check_growth_ratios(out: &Path) {
-    for (name, unit, time) in [
-        ("growth_lookups", "m_lookups_s", true),
-        ("growth_inserts", "m_inserts_s", true),
-        ("growth_bits_per_item", "bits_item", false),
+    for (name, unit, of, power) in [
+        ("growth_lookups", "m_lookups_s", "time_", -1),
+        ("growth_inserts", "m_inserts_s", "time_", -1),
+        ("growth_bits_per_item", "bits_item", "", 1),
     ] {
         let csv = Csv::read(out, name);
         let rows = csv.rows.len();
         assert_eq!(rows, 3, "{name}: growable, fixed and scalable rows");
-        let base = csv.row("cuckoo-nest fixed");
         for at in ["8x", "64x"] {
-            let column = format!("{at}_{unit}");
-            let theirs = csv.cell(base, &column);
-            let of = if time { "time_" } else { "" };
-            csv.check_ratio(&format!("ratio_{of}vs_cuckoo_nest_fixed_at_{at}"), |row| {
-                let mine = csv.cell(row, &column);
-                if time {
-                    theirs / mine
-                } else {
-                    mine / theirs
-                }
-            });
+            let ratio = format!("ratio_{of}vs_cuckoo_nest_fixed_at_{at}");
+            csv.check_against(&ratio, "cuckoo-nest fixed", &format!("{at}_{unit}"), power);
         }
     }
     let csv = Csv::read(out, "growth_false_positive_rate");
@@ -313,10 +308,8 @@ fn tiny_report_writes_every_table_and_plot() {
     let out = &run.out;
     // Ratio columns print the ratio of the medians in the row's cells.
     let fig5 = Csv::read(out, "fig5_lookup_vs_positive_share");
-    let base = fig5.cell(fig5.row("cuckoofilter"), "50pct_m_lookups_s");
-    fig5.check_ratio("ratio_vs_cuckoofilter_at_50pct", |row| {
-        fig5.cell(row, "50pct_m_lookups_s") / base
-    });
+    let (ratio, column) = ("ratio_vs_cuckoofilter_at_50pct", "50pct_m_lookups_s");
+    fig5.check_against(ratio, "cuckoofilter", column, 1);
     let lines = Csv::read(out, "cache_line_rate_and_out_of_cache");
     let bound = lines.cell(lines.row("lookup bound"), "value");
     for row in lines.rows.iter().filter(|r| !r[3].is_empty()) {
