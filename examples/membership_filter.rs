@@ -65,34 +65,24 @@ impl Store {
     pub fn open(dir: &Path, capacity: usize) -> Result<(Store, Startup), Error> {
         let db = Database::create(dir.join("store.redb"))?;
         let commit = commit_id(&db)?;
-        let loaded = match std::fs::File::open(dir.join("store.filter")) {
-            Err(_) => Err("missing"),
-            Ok(file) => {
-                match CuckooFilter::load(std::io::BufReader::new(file), &LoadOptions::default()) {
-                    Err(DecodeError::Io(_) | DecodeError::Truncated { .. }) => Err("torn"),
-                    Err(_) => Err("damaged"),
-                    Ok((_, meta)) if meta != commit.to_le_bytes() => Err("stale"),
-                    Ok((filter, _)) => Ok(filter),
-                }
-            }
+        let file = std::fs::File::open(dir.join("store.filter")).map(std::io::BufReader::new);
+        let why = match file.map(|file| CuckooFilter::load(file, &LoadOptions::default())) {
+            Err(_) => "missing",
+            Ok(Err(DecodeError::Io(_) | DecodeError::Truncated { .. })) => "torn",
+            Ok(Err(_)) => "damaged",
+            Ok(Ok((_, meta))) if meta != commit.to_le_bytes() => "stale",
+            Ok(Ok((filter, _))) => return Ok((Store { db, filter }, Startup::Loaded)),
         };
-        let (filter, how) = match loaded {
-            Ok(filter) => (filter, Startup::Loaded),
-            Err(why) => {
-                let filter = CuckooFilter::builder()
-                    .capacity(capacity)
-                    .false_positive_rate(0.001)
-                    .build()?;
-                let txn = db.begin_read()?;
-                if let Ok(t) = txn.open_table(DATA) {
-                    for entry in t.iter()? {
-                        filter.insert(&entry?.0.value().to_le_bytes())?;
-                    }
-                }
-                (filter, Startup::Rebuilt(why))
+        let filter = CuckooFilter::builder()
+            .capacity(capacity)
+            .false_positive_rate(0.001)
+            .build()?;
+        if let Ok(t) = db.begin_read()?.open_table(DATA) {
+            for entry in t.iter()? {
+                filter.insert(&entry?.0.value().to_le_bytes())?;
             }
-        };
-        Ok((Store { db, filter }, how))
+        }
+        Ok((Store { db, filter }, Startup::Rebuilt(why)))
     }
 
     /// Stores `keys` in one commit. A key goes into the filter only when the store does not
@@ -230,20 +220,15 @@ pub fn run(dir: &Path, n: u64) -> Result<(), Error> {
 
     // Even keys stored, odd ones absent: a wrong answer is a wiring bug. Every stored key reads
     // the store; an absent one only on a false positive (0.1%).
-    let mut store_reads = 0;
-    for k in 0..2 * n {
+    let (lookups, mut store_reads) = (2 * n, 0);
+    for k in 0..lookups {
         let (found, read) = store.get(k)?;
         assert_eq!(found, k % 2 == 0, "key {k}");
         store_reads += read as usize;
     }
-    println!(
-        "{} lookups, half of stored keys: {store_reads} store reads",
-        2 * n
-    );
-    assert!(
-        store_reads < (n + n / 100) as usize,
-        "{store_reads} store reads"
-    );
+    println!("{lookups} lookups, half of stored keys: {store_reads} store reads");
+    let few = store_reads < (n + n / 100) as usize;
+    assert!(few, "{store_reads} store reads");
     Ok(())
 }
 

@@ -47,10 +47,8 @@ fn main() {
     // Removes are shared the same way: one copy out per key inserted.
     assert!(filter.remove(&7u64));
     assert_eq!(filter.len(), total as usize - 1);
-    println!(
-        "{WRITERS} writers and 2 readers shared one filter: {} items, every one found",
-        filter.len()
-    );
+    let items = filter.len();
+    println!("{WRITERS} writers and 2 readers shared one filter: {items} items, every one found");
 }
 
 #[test]

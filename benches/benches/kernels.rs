@@ -92,11 +92,8 @@ macro_rules! methods {
 
         fn kernels(c: &mut Criterion) {
             let best = Dynamic::detect();
-            eprintln!(
-                "kernels on this CPU: {:?}; dynamic picks {}",
-                available().iter().map(|k| k.name()).collect::<Vec<_>>(),
-                best.name()
-            );
+            let names: Vec<_> = available().iter().map(|k| k.name()).collect();
+            eprintln!("kernels on this CPU: {names:?}; dynamic picks {}", best.name());
             $(bench(c, stringify!($method), &Data::new($width), best, $sweep);)*
         }
     };

@@ -41,13 +41,10 @@ fn fill(name: &str, filter: &CuckooFilter, keys: &[u64]) -> (Vec<u32>, Vec<(usiz
     let mut sorted = ns.clone();
     sorted.sort_unstable();
     let at = |q: f64| us(sorted[((sorted.len() - 1) as f64 * q) as usize]);
+    let [p50, p99, p999, max] = [0.5, 0.99, 0.999, 1.0].map(at);
     let over_1ms = ns.iter().filter(|&&t| t > 1_000_000).count();
     println!(
-        "  {name:<9} p50 {:>6.2}  p99 {:>6.2}  p99.9 {:>7.2}  max {:>9.1}  over 1 ms: {over_1ms:>3}   ({all:.1} ns an insert in all)",
-        at(0.5),
-        at(0.99),
-        at(0.999),
-        at(1.0),
+        "  {name:<9} p50 {p50:>6.2}  p99 {p99:>6.2}  p99.9 {p999:>7.2}  max {max:>9.1}  over 1 ms: {over_1ms:>3}   ({all:.1} ns an insert in all)",
     );
     (ns, steps)
 }
@@ -56,9 +53,10 @@ fn us(ns: u32) -> f64 {
     ns as f64 / 1e3
 }
 
-/// Prints `label` and the items, comma-separated, on a line of the growable filter's.
-fn list(label: &str, items: impl Iterator<Item = String>) {
-    let items: Vec<String> = items.collect();
+/// Prints `label` and the `items`, each as `show` writes it, comma-separated, on a line of the
+/// growable filter's.
+fn list<T>(label: &str, items: &[T], show: impl Fn(&T) -> String) {
+    let items: Vec<String> = items.iter().map(show).collect();
     println!("  growable: {label}: {}", items.join(", "));
 }
 
@@ -78,34 +76,23 @@ fn main() {
         if huge { "huge" } else { "4 KiB" }
     );
     let build = |capacity, growable| {
-        let builder = CuckooFilter::builder()
-            .capacity(capacity)
-            .false_positive_rate(RATE);
-        builder
-            .growable(growable)
-            .huge_pages(huge)
-            .build()
-            .expect("filter")
+        let builder = CuckooFilter::builder().capacity(capacity);
+        let builder = builder.false_positive_rate(RATE).growable(growable);
+        builder.huge_pages(huge).build().expect("filter")
     };
     for r in 1..=runs {
         println!("run {r}:");
         // Each filter is dropped before the next is built.
         fill("fixed", &build(n, false), &keys);
         let (ns, steps) = fill("growable", &build(c, true), &keys);
-        list(
-            "slowest insert of each step (items at the step: us)",
-            steps.iter().map(|&(at, t)| format!("{at}: {:.1}", us(t))),
-        );
-        list(
-            "the insert starting each step",
-            steps.iter().map(|&(at, _)| format!("{:.1}", us(ns[at]))),
-        );
+        let each_step = "slowest insert of each step (items at the step: us)";
+        list(each_step, &steps, |&(at, t)| format!("{at}: {:.1}", us(t)));
+        let starts = "the insert starting each step";
+        list(starts, &steps, |&(at, _)| format!("{:.1}", us(ns[at])));
         let mut slowest: Vec<(u32, usize)> = ns.iter().enumerate().map(|(k, &t)| (t, k)).collect();
         slowest.sort_unstable_by(|a, b| b.cmp(a));
-        let top = slowest[..12].iter();
-        list(
-            "slowest inserts",
-            top.map(|&(t, k)| format!("#{k}: {:.1}", us(t))),
-        );
+        list("slowest inserts", &slowest[..12], |&(t, k)| {
+            format!("#{k}: {:.1}", us(t))
+        });
     }
 }

@@ -63,14 +63,10 @@ fn measured_batch(filter: &CuckooFilter, queries: &[u64], out: &mut [bool]) -> u
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let arg = std::env::args().nth(1).unwrap_or_else(|| "4x16".into());
     let (shape, multiple) = arg.split_once('@').unwrap_or((&arg, "8"));
-    let multiple: usize = multiple
-        .parse()
-        .ok()
-        .filter(|&m| m > 0)
-        .ok_or_else(|| format!("{arg}: want @M with M > 0"))?;
-    let (growable, rest) = shape
-        .strip_prefix('g')
-        .map_or((false, shape), |rest| (true, rest));
+    let multiple = multiple.parse().ok().filter(|&m: &usize| m > 0);
+    let multiple = multiple.ok_or_else(|| format!("{arg}: want @M with M > 0"))?;
+    let rest = shape.strip_prefix('g');
+    let (growable, rest) = (rest.is_some(), rest.unwrap_or(shape));
     let roomy = match std::env::args().nth(2).as_deref() {
         None => false,
         Some("roomy") => true,
@@ -85,11 +81,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     measured_insert(&filter, &items)?;
     // Half present, half absent, shuffled (a sorted stream of hits then misses would flatter a
     // branchy path).
-    let mut queries: Vec<u64> = items
-        .iter()
-        .step_by(ITEMS / (LOOKUPS / 2))
-        .copied()
-        .collect();
+    let step = ITEMS / (LOOKUPS / 2);
+    let mut queries: Vec<u64> = items.iter().step_by(step).copied().collect();
     queries.truncate(LOOKUPS / 2);
     queries.extend(stream(2, LOOKUPS - queries.len()));
     SplitMix64::new(3).shuffle(&mut queries);
