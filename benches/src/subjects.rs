@@ -79,9 +79,12 @@ pub fn single_contenders(configs: &[NestConfig], n: usize, fpr: f64, seed: u64) 
         })
     };
     // Each dynamic filter is built once here, so that one that cannot be is left out.
-    let buildable = |c: &Contender| match c.is_static {
-        true => Ok(()),
-        false => (c.build)(&[]).map(drop),
+    let buildable = |c: &Contender| {
+        if c.is_static {
+            Ok(())
+        } else {
+            (c.build)(&[]).map(drop)
+        }
     };
     (nests.chain(peers).chain([xorf]))
         .filter(|c| {
