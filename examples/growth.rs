@@ -36,8 +36,3 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("capacity {first} -> {capacity} in {steps} growth steps; false positives {rate}");
     Ok(())
 }
-
-#[test]
-fn runs() {
-    main().unwrap();
-}

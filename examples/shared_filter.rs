@@ -50,8 +50,3 @@ fn main() {
     let items = filter.len();
     println!("{WRITERS} writers and 2 readers shared one filter: {items} items, every one found");
 }
-
-#[test]
-fn runs() {
-    main();
-}

@@ -70,8 +70,3 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
-
-#[test]
-fn runs() {
-    main().unwrap();
-}
