@@ -53,8 +53,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let reads: usize = absent
         .map(|k| views.iter().filter(|v| v.contains(&k)).count())
         .sum();
-    let few = reads < misses / 100;
-    assert!(few, "{reads} SST reads for {misses} absent keys");
+    assert!(
+        reads < misses / 100,
+        "{reads} SST reads for {misses} absent keys"
+    );
 
     // A flipped bit in a saved table: the view refuses the file (rebuild it from the SST).
     let mut bytes = std::fs::read(dir.join("0.filter"))?;

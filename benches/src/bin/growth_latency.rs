@@ -76,9 +76,13 @@ fn main() {
         if huge { "huge" } else { "4 KiB" }
     );
     let build = |capacity, growable| {
-        let builder = CuckooFilter::builder().capacity(capacity);
-        let builder = builder.false_positive_rate(RATE).growable(growable);
-        builder.huge_pages(huge).build().expect("filter")
+        CuckooFilter::builder()
+            .capacity(capacity)
+            .false_positive_rate(RATE)
+            .growable(growable)
+            .huge_pages(huge)
+            .build()
+            .expect("filter")
     };
     for r in 1..=runs {
         println!("run {r}:");
