@@ -72,11 +72,16 @@ impl Part {
         [Single, Space, Lookups, Threads, Growth, Memory, ByteKeys]
     };
 
-    /// The name `--only` takes: the variant's in lower case, "byte-keys" for `ByteKeys`.
-    pub fn name(self) -> String {
+    /// The name `--only` takes.
+    pub fn name(self) -> &'static str {
         match self {
-            Part::ByteKeys => "byte-keys".to_string(),
-            _ => format!("{self:?}").to_lowercase(),
+            Part::Single => "single",
+            Part::Space => "space",
+            Part::Lookups => "lookups",
+            Part::Threads => "threads",
+            Part::Growth => "growth",
+            Part::Memory => "memory",
+            Part::ByteKeys => "byte-keys",
         }
     }
 }

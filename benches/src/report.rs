@@ -104,7 +104,7 @@ pub fn header(r: &Report, before: &Busy) -> String {
         format!("- before the run: {}", before.describe()),
     ];
     if o.parts != Part::ALL {
-        let parts: Vec<String> = o.parts.iter().map(|p| p.name()).collect();
+        let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
         h.push(format!("- parts run (`--only`): {}", parts.join(", ")));
     }
     // n, the peers' target and the single-thread rounds are those parts' settings; the growth
