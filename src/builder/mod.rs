@@ -181,10 +181,13 @@ impl Builder {
     /// that load), an insert allocates a table twice as
     /// large and the filter moves into it while every other thread keeps
     /// using it: lookups never wait (they look in both tables meanwhile).
-    /// No insert pays for the copy: a larger table of 4 MiB or more on huge
-    /// pages is allocated before the step and backed by a short-lived
-    /// thread (`cuckoo-nest-back`; a smaller one is backed by the writes
-    /// that touch it), and after the step each write copies the 8-bucket
+    /// No insert pays for the copy: the writes back the larger table's
+    /// pages as they touch them, 4 KiB at a time, and a table of 4 MiB or
+    /// more on huge pages is moved onto them by a short-lived thread once
+    /// the copy is done (`cuckoo-nest-huge`; on Linux before 6.1 and other
+    /// systems, where the kernel cannot collapse it, it is allocated before
+    /// the step and backed by a short-lived thread, `cuckoo-nest-back`),
+    /// and after the step each write copies the 8-bucket
     /// chunks of the old table its item lies in, or one more if those are
     /// copied already, until the writes have copied it all. Below
     /// [`max_capacity`](Self::max_capacity) an insert is refused only for

@@ -116,6 +116,8 @@ const CHUNK_BUCKETS: usize = crate::sync::model_size(8, 1);
 /// find a full bucket pair prepare the next generation
 /// ([`Growable::prepare_next`]): from 80% to 100% a generation takes about
 /// a fifth of its items, thousands of inserts for each piece to back.
+/// (Only where the kernel cannot collapse a table onto huge pages after
+/// its step: `table::collapses`.)
 const PREPARE_AT: f64 = 0.8;
 
 /// Chunks each insert copies while a growth step is under way, if it copied

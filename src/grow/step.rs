@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::sync::TryLockError;
-use crate::table::{takes_huge_pages, with_width};
+use crate::table::{collapses, takes_huge_pages, with_width};
 use std::mem::MaybeUninit;
 
 impl<const B: usize> Growable<B> {
@@ -44,12 +44,18 @@ impl<const B: usize> Growable<B> {
     /// `memory_usage` reports) for the last fifth of each generation: 4.5
     /// to 6.2 times a fixed filter's memory at the checkpoints where it was
     /// held, from 10,000 to 1.2M items. Heap memory (`huge_pages(false)`,
-    /// other systems) is not backed ahead either.
+    /// other systems) is not backed ahead either, nor is any table where
+    /// the kernel collapses ranges on request ([`collapses`]): there a
+    /// huge table too is allocated by the step, filled on 4 KiB pages and
+    /// moved onto huge ones after it ([`collapse_in_background`]).
     #[cold]
     pub(super) fn prepare_next(&self, g: &Generation<B>) {
         // A new chain's first table is a quarter of the last one's: the
         // step allocates it, and the writes back it.
-        if !PREPARES || !self.huge_pages || g.addr.depth == g.addr.spare {
+        // Where the kernel collapses ranges on request, the next table
+        // waits on 4 KiB pages and is moved to huge ones after its step
+        // ([`collapse_in_background`]): nothing is held ahead.
+        if !PREPARES || !self.huge_pages || g.addr.depth == g.addr.spare || collapses() {
             return;
         }
         // `next_done`'s mark for the next generation: its order, plus 1
@@ -292,6 +298,7 @@ impl<const B: usize> Growable<B> {
             m.from.retire();
             self.state
                 .replace(state.then(Arc::clone(&state.cur), None), guard);
+            collapse_in_background(&state.cur);
         }
     }
 
@@ -476,6 +483,36 @@ pub(super) fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> b
         let _ = next;
         false
     }
+}
+
+/// Starts a thread that moves `g`'s table onto huge pages a piece at a
+/// time, if it waits on 4 KiB pages for that (`Table::collapses_later`: a
+/// huge table of a growth step, where the kernel collapses ranges on
+/// request): called once nothing more is copied into it, so every piece
+/// holds what the step moved there. Its writes faulted in 4 KiB pages,
+/// never the kernel's huge-page fault, and nothing was held ahead of the
+/// step; the lookups read it on huge pages again once the thread is
+/// through. The thread stops early once the generation is retired or the
+/// filter dropped (its reference is then the last). One that cannot start
+/// leaves the table on 4 KiB pages: slower lookups, nothing lost.
+pub(super) fn collapse_in_background<const B: usize>(g: &Arc<Generation<B>>) {
+    #[cfg(not(any(cuckoo_nest_loom, miri)))]
+    if g.table.collapses_later() {
+        let g = Arc::clone(g);
+        let _ = std::thread::Builder::new()
+            .name("cuckoo-nest-huge".into())
+            .spawn(move || {
+                let mut k = 0;
+                while Arc::strong_count(&g) > 1
+                    && !g.retired.load(crate::sync::process::Ordering::Relaxed)
+                    && g.table.collapse_part(k)
+                {
+                    k += 1;
+                }
+            });
+    }
+    #[cfg(any(cuckoo_nest_loom, miri))]
+    let _ = g;
 }
 
 /// Where a chunk's copy is counted done ([`Growable::count_done_when`]).

@@ -38,7 +38,7 @@ pub(crate) use at_width::with_width;
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
 pub(crate) use nested::{Nested, NestedItem, CHAIN_SMALLER};
 pub(crate) use view::ViewTable;
-pub(crate) use words::takes_huge_pages;
+pub(crate) use words::{collapses, takes_huge_pages};
 
 use crate::broken;
 use crate::error::{BuildError, DecodeError, InsertError};
@@ -246,6 +246,22 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     #[cfg_attr(any(cuckoo_nest_loom, miri), allow(dead_code))]
     pub(crate) fn populates(&self) -> bool {
         self.words.populates()
+    }
+
+    /// True if this table waits on 4 KiB pages for
+    /// [`Self::collapse_part`] to give it huge pages (see
+    /// `Words::zeroed_lazily`).
+    #[cfg_attr(any(cuckoo_nest_loom, miri), allow(dead_code))]
+    pub(crate) fn collapses_later(&self) -> bool {
+        self.words.collapses_later()
+    }
+
+    /// Moves piece `k` of a table that [`Self::collapses_later`] onto a
+    /// huge page (see `Words::collapse_part`); false once there is nothing
+    /// more to move.
+    #[cfg_attr(any(cuckoo_nest_loom, miri), allow(dead_code))]
+    pub(crate) fn collapse_part(&self, k: usize) -> bool {
+        self.words.collapse_part(k)
     }
 
     /// The occupied slots of a table loaded from saved bytes, or the first

@@ -16,7 +16,10 @@
 //! alignment, advised with `MADV_HUGEPAGE`, and only then populated
 //! (`MADV_POPULATE_WRITE`, or one write per page on kernels before 5.14), so
 //! the table is backed when `build` returns, as it was with `alloc_zeroed`.
-//! Only a tail shorter than 2 MiB stays on 4 KiB pages. Smaller tables,
+//! Only a tail shorter than 2 MiB stays on 4 KiB pages. A growth step's
+//! table is the exception where the kernel collapses ranges on request
+//! (`MADV_COLLAPSE`, Linux 6.1): mapped unadvised, filled on 4 KiB pages,
+//! then collapsed ([`Words::zeroed_lazily`]). Smaller tables,
 //! `huge_pages(false)`, other platforms, miri, and a failed `mmap` use
 //! `alloc_zeroed`.
 //!
@@ -41,9 +44,11 @@ enum Source {
         offset: usize,
     },
     /// An anonymous mapping of `len` bytes starting at `Words::ptr`, backed
-    /// by huge pages if `huge`.
+    /// by huge pages if `huge`: advised for them before its first touch,
+    /// or, if `later`, left on 4 KiB pages until [`Words::collapse_part`]
+    /// collapses it.
     #[cfg(all(target_os = "linux", not(miri)))]
-    Mapped { len: usize, huge: bool },
+    Mapped { len: usize, huge: bool, later: bool },
 }
 
 // SAFETY: `Words` owns its allocation exclusively and only hands out shared
@@ -59,6 +64,66 @@ const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 /// asks for them (`huge_pages`): one at least [`HUGE_PAGE_THRESHOLD`] long.
 pub(crate) fn takes_huge_pages(bytes: usize, huge_pages: bool) -> bool {
     huge_pages && bytes >= HUGE_PAGE_THRESHOLD
+}
+
+/// True if this kernel moves a range onto huge pages when asked
+/// (`MADV_COLLAPSE`, Linux 6.1 and later), asked once per process: the
+/// advice on an empty range, which a kernel that does not know it refuses
+/// (`EINVAL`) before it looks at the range, and one that does accepts.
+/// Elsewhere false: a growth step's huge table is then advised and backed
+/// ahead of its step (`grow/step.rs`, `prepare_next`).
+pub(crate) fn collapses() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+    {
+        static ANSWER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *ANSWER.get_or_init(|| {
+            // SAFETY: a length of 0 advises no memory at all; the address
+            // (2 MiB) is page-aligned, as madvise requires even then.
+            unsafe { libc::madvise(HUGE_PAGE as *mut libc::c_void, 0, libc::MADV_COLLAPSE) == 0 }
+        })
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu", not(miri))))]
+    false
+}
+
+/// Backs a huge page in a scratch mapping and frees it again, just before
+/// [`Words::collapse_part`] asks the kernel for one: the kernel copies a
+/// piece into its new huge page while every access to the piece waits, and
+/// a page the host has not backed yet (this project's VM reclaims a guest's
+/// free memory after some idle seconds) made that copy 5.5-6 ms, not 0.4;
+/// the page just freed is the one the next huge-page allocation on this CPU
+/// most likely takes (docs/benchmarks.md, "The next table collapsed after
+/// its step"). Only the collapsing thread waits for this backing.
+#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+fn back_a_spare_huge_page() {
+    let over = 2 * HUGE_PAGE;
+    // SAFETY: a fresh private anonymous mapping at an address of the
+    // kernel's choosing (no MAP_FIXED), aliasing nothing; checked against
+    // MAP_FAILED.
+    let raw = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            over,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if raw == libc::MAP_FAILED || raw.is_null() {
+        return;
+    }
+    let head = (raw as usize).next_multiple_of(HUGE_PAGE) - raw as usize;
+    // SAFETY: [raw + head, raw + head + 2 MiB) lies in that mapping of 4 MiB
+    // (`head < 2 MiB`) and is 2 MiB-aligned; the advice and the populate
+    // change only how it is backed, and the unmap ends the mapping, which
+    // nothing refers to. A failure of any of them only makes this useless.
+    unsafe {
+        let page = raw.cast::<u8>().add(head).cast();
+        libc::madvise(page, HUGE_PAGE, libc::MADV_HUGEPAGE);
+        libc::madvise(page, HUGE_PAGE, libc::MADV_POPULATE_WRITE);
+        libc::munmap(raw, over);
+    }
 }
 
 const HUGE_PAGE: usize = 2 << 20;
@@ -80,7 +145,14 @@ impl Words {
     /// As [`Words::zeroed`], but the memory is backed as it is first
     /// touched, not before this returns: a growth step's next table, which
     /// the writes after the step fill piecemeal (populating a 64 MiB table
-    /// at once took the insert that started the step milliseconds).
+    /// at once took the insert that started the step milliseconds). Where
+    /// the kernel collapses ranges on request ([`collapses`]), a table that
+    /// takes huge pages is not advised for them: its writes fault in 4 KiB
+    /// pages, and [`Words::collapse_part`] gives it huge pages afterwards.
+    /// Advised, the first write to each 2 MiB took the kernel's huge-page
+    /// fault, which compacts memory when no huge page is free: inserts of
+    /// 5 to 10 ms through a growth to 8M items (docs/benchmarks.md,
+    /// "Preparing the next table later").
     pub(crate) fn zeroed_lazily(len: usize, huge_pages: bool) -> Result<Self, BuildError> {
         Self::allocate(len, huge_pages, true, false)
     }
@@ -210,7 +282,8 @@ impl Words {
             // past the table; nothing refers to it.
             unsafe { libc::munmap(base.wrapping_add(bytes).cast(), tail) };
         }
-        if huge {
+        let later = huge && !populate && collapses();
+        if huge && !later {
             // SAFETY: [base, base + bytes) is our own mapping, not yet
             // touched; madvise changes only how the kernel backs it, never
             // its contents. A failure (THP disabled or absent) is harmless:
@@ -235,7 +308,11 @@ impl Words {
         Some(Words {
             ptr: std::ptr::NonNull::new(base.cast::<AtomicU64>())?,
             len,
-            source: Source::Mapped { len: bytes, huge },
+            source: Source::Mapped {
+                len: bytes,
+                huge,
+                later,
+            },
         })
     }
 
@@ -257,7 +334,7 @@ impl Words {
     /// platforms).
     pub(crate) fn populate_part(&self, k: usize) -> bool {
         #[cfg(all(target_os = "linux", not(miri)))]
-        if let Source::Mapped { len, huge } = self.source {
+        if let Source::Mapped { len, huge, .. } = self.source {
             let piece = if huge { HUGE_PAGE } else { 256 << 10 };
             let Some(start) = k.checked_mul(piece).filter(|&s| s < len) else {
                 return false;
@@ -277,6 +354,67 @@ impl Words {
                     libc::MADV_POPULATE_WRITE,
                 )
             };
+            return true;
+        }
+        let _ = k;
+        false
+    }
+
+    /// True if this table waits on 4 KiB pages for
+    /// [`Words::collapse_part`] to give it huge pages (see
+    /// [`Words::zeroed_lazily`]).
+    pub(crate) fn collapses_later(&self) -> bool {
+        #[cfg(all(target_os = "linux", not(miri)))]
+        if let Source::Mapped { later, .. } = self.source {
+            return later;
+        }
+        false
+    }
+
+    /// Moves piece `k` (2 MiB) of a table that [`Words::collapses_later`]
+    /// onto a huge page (`MADV_COLLAPSE`); once past the last piece, advises
+    /// the whole table for huge pages, so that khugepaged merges any piece
+    /// the kernel could not collapse then (no free huge page). The kernel
+    /// copies the piece's 4 KiB pages into the huge page while every access
+    /// to that piece waits in a page fault: 0.4-1.0 ms on this project's
+    /// host (docs/benchmarks.md, "The next table collapsed after its step").
+    /// False once `k` is past the end, or for any other table. A tail
+    /// shorter than 2 MiB stays on 4 KiB pages.
+    pub(crate) fn collapse_part(&self, k: usize) -> bool {
+        #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+        if let Source::Mapped {
+            len, later: true, ..
+        } = self.source
+        {
+            let base = self.ptr.as_ptr().cast::<u8>();
+            let Some(start) = k.checked_mul(HUGE_PAGE).filter(|&s| s < len) else {
+                if k.checked_mul(HUGE_PAGE) == Some(len.next_multiple_of(HUGE_PAGE)) {
+                    // SAFETY: [base, base + len) is exactly our own mapping;
+                    // the advice changes how the kernel backs it, never its
+                    // contents. A failure leaves it as it is.
+                    unsafe { libc::madvise(base.cast(), len, libc::MADV_HUGEPAGE) };
+                }
+                return false;
+            };
+            if len - start >= HUGE_PAGE {
+                // SAFETY: [base + start, base + start + 2 MiB) lies in our
+                // own mapping (`len - start >= 2 MiB`), and `start` is a
+                // multiple of 2 MiB from a 2 MiB-aligned base. Populating
+                // one page of it (a length of 1 is rounded up to a page)
+                // backs it without changing its contents, and collapsing
+                // moves its contents to a huge page unchanged, whoever
+                // reads or writes them meanwhile (the kernel holds their
+                // accesses in a page fault while it copies). A piece no
+                // write has reached has no page table, which the collapse
+                // needs: hence the populate. A failure of either leaves the
+                // piece on 4 KiB pages, as it was.
+                unsafe {
+                    let piece = base.add(start).cast();
+                    libc::madvise(piece, 1, libc::MADV_POPULATE_WRITE);
+                    back_a_spare_huge_page();
+                    libc::madvise(piece, HUGE_PAGE, libc::MADV_COLLAPSE);
+                }
+            }
             return true;
         }
         let _ = k;
@@ -409,5 +547,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A table moved onto huge pages piece by piece keeps every word, and
+    /// the moving ends past its last piece (a tail shorter than 2 MiB
+    /// included). Whether the pages are huge afterwards is the kernel's
+    /// answer: tests/it/huge_pages.rs reads it.
+    #[test]
+    #[cfg_attr(miri, ignore = "no mappings under Miri")]
+    fn collapsing_keeps_every_word() {
+        let len = (5 << 20) / 8 + 3;
+        let words = Words::zeroed_lazily(len, true).expect("allocated");
+        assert_eq!(words.collapses_later(), collapses());
+        for (k, w) in words.iter().enumerate().step_by(97) {
+            w.store(k as u64 ^ 0x5a5a, Ordering::Relaxed);
+        }
+        let mut pieces = 0;
+        while words.collapse_part(pieces) {
+            pieces += 1;
+        }
+        assert_eq!(pieces, if collapses() { 3 } else { 0 });
+        for (k, w) in words.iter().enumerate() {
+            let want = if k % 97 == 0 { k as u64 ^ 0x5a5a } else { 0 };
+            assert_eq!(w.load(Ordering::Relaxed), want, "word {k}");
+        }
+        assert!(!Words::zeroed(len, true)
+            .expect("allocated")
+            .collapses_later());
     }
 }

@@ -12,6 +12,11 @@ pub(crate) fn takes_huge_pages(_bytes: usize, _huge_pages: bool) -> bool {
     false
 }
 
+/// Never: loom's tables are heap memory.
+pub(crate) fn collapses() -> bool {
+    false
+}
+
 pub(crate) struct Words(Box<[AtomicU64]>);
 
 impl Words {
@@ -29,6 +34,16 @@ impl Words {
 
     #[allow(dead_code)] // no background backing under loom
     pub(crate) fn populates(&self) -> bool {
+        false
+    }
+
+    #[allow(dead_code)] // no background collapse under loom
+    pub(crate) fn collapses_later(&self) -> bool {
+        false
+    }
+
+    #[allow(dead_code)] // no background collapse under loom
+    pub(crate) fn collapse_part(&self, _k: usize) -> bool {
         false
     }
 }

@@ -105,6 +105,62 @@ fn huge_pages_back_the_table_right_after_build() {
     assert!((0..10_000u64).all(|k| filter.contains(&k)));
 }
 
+/// A growable filter's table after a growth step ends on huge pages too:
+/// prepared ahead of the step on them, or (where the kernel collapses ranges
+/// on request, Linux 6.1 on) filled by the step on 4 KiB pages and moved
+/// onto huge ones by a thread of the filter's once the copy is done.
+#[test]
+fn a_grown_table_ends_on_huge_pages() {
+    let mode = match thp_mode() {
+        Ok(mode) => mode,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let filter = CuckooFilter::builder()
+        .capacity(1_000_000)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .huge_pages(true)
+        .build()
+        .expect("a growable filter");
+    let first = filter.capacity();
+    let mut k = 0u64;
+    while filter.capacity() == first {
+        filter.insert(&k).expect("insert");
+        k += 1;
+    }
+    filter.finish_growth();
+    let (start, len) = filter.debug_table_ptr();
+    assert!(len >= 4 * MIB, "the grown table is {len} bytes, meant to be 4 MiB or more");
+    // The whole 2 MiB pieces: a shorter tail stays on 4 KiB pages. Moved
+    // by the filter's thread, they take milliseconds; khugepaged alone
+    // (what a table advised but never collapsed would wait for) scans 16
+    // MiB every 10 s by default, so a wait of 3 s catches most runs of a
+    // collapse that does nothing.
+    let whole = len / (2 * MIB) * (2 * MIB);
+    let waited = std::time::Instant::now();
+    let mut huge = anon_huge_bytes(start, len);
+    while huge < whole && waited.elapsed() < std::time::Duration::from_secs(3) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        huge = anon_huge_bytes(start, len);
+    }
+    eprintln!(
+        "THP {mode}: grown table {:.1} MiB, AnonHugePages {:.1} MiB after {:?}",
+        len as f64 / MIB as f64,
+        huge as f64 / MIB as f64,
+        waited.elapsed()
+    );
+    assert!(
+        huge * 10 >= whole * 9,
+        "only {} of the grown table's {} MiB are on huge pages",
+        huge / MIB,
+        len / MIB
+    );
+    assert!((0..k).all(|k| filter.contains(&k)), "a false negative");
+}
+
 #[test]
 fn small_pages_still_work() {
     let filter = filter_256_mib(false);
