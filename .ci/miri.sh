@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Miri over the tests that exercise unsafe code: the table's aligned
-# allocation and raw-pointer slice (src/words.rs), every fingerprint kernel
+# allocation and raw-pointer slice (src/table/words/), every fingerprint kernel
 # (simd/), and the filter end to end in every configuration. Sizes shrink
 # under cfg(miri) inside the tests themselves.
 #

@@ -172,13 +172,15 @@ impl<const B: usize> Growable<B> {
         older.push(Arc::clone(&state.cur));
         self.state.replace(
             State {
-                cur: next,
+                cur: Arc::clone(&next),
                 migration: None,
                 older,
             },
             guard,
         );
         self.gate.open();
+        // Nothing to copy: onto huge pages at once, where it waits for that.
+        super::pages::collapse_in_background(&next);
         Ok(())
     }
 }

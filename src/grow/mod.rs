@@ -72,6 +72,7 @@ mod read;
 mod reclaim;
 #[cfg(all(feature = "internals", cuckoo_nest_loom))]
 pub(crate) use reclaim::loom_model as section_models;
+mod pages;
 mod regrow;
 mod remove;
 mod step;

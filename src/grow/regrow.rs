@@ -126,7 +126,7 @@ impl<const B: usize> Growable<B> {
                 let next = Arc::new(next);
                 self.state
                     .replace(state.then(Arc::clone(&next), None), guard);
-                super::step::collapse_in_background(&next);
+                super::pages::collapse_in_background(&next);
                 // A generation prepared for a depth passed is no use.
                 let mut prepared = self.next.lock().unwrap_or_else(|e| e.into_inner());
                 if prepared.as_ref().is_some_and(|(n, _)| n.addr.order() <= at) {

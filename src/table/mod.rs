@@ -235,33 +235,10 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         })
     }
 
-    /// Backs piece `k` of a table built [`Backing::OnFirstTouch`] (see
-    /// `Words::populate_part`); false once there is nothing more to back.
-    pub(crate) fn populate_part(&self, k: usize) -> bool {
-        self.words.populate_part(k)
-    }
-
-    /// True if [`Self::populate_part`] has anything to back.
-    // Only growth's background backing asks, which loom and Miri leave out.
-    #[cfg_attr(any(cuckoo_nest_loom, miri), allow(dead_code))]
-    pub(crate) fn populates(&self) -> bool {
-        self.words.populates()
-    }
-
-    /// True if this table waits on 4 KiB pages for
-    /// [`Self::collapse_part`] to give it huge pages (see
-    /// `Words::zeroed_lazily`).
-    #[cfg_attr(any(cuckoo_nest_loom, miri), allow(dead_code))]
-    pub(crate) fn collapses_later(&self) -> bool {
-        self.words.collapses_later()
-    }
-
-    /// Moves piece `k` of a table that [`Self::collapses_later`] onto a
-    /// huge page (see `Words::collapse_part`); false once there is nothing
-    /// more to move.
-    #[cfg_attr(any(cuckoo_nest_loom, miri), allow(dead_code))]
-    pub(crate) fn collapse_part(&self, k: usize) -> bool {
-        self.words.collapse_part(k)
+    /// The table's words, for the threads that back or move their pages
+    /// while the table is in use (a growth step's, `grow/pages.rs`).
+    pub(crate) fn words(&self) -> &Words {
+        &self.words
     }
 
     /// The occupied slots of a table loaded from saved bytes, or the first

@@ -1,7 +1,7 @@
-//! The table's memory under loom, in place of `words.rs`: loom atomics in a
+//! The table's memory under loom, in place of `words/`: loom atomics in a
 //! plain `Box`, since loom's atomics cannot be conjured from zeroed memory.
 //! No huge pages, no mappings, nothing backed in the background; the same
-//! functions as `words.rs`, so the table's code is one code under both builds.
+//! functions as `words/`, so the table's code is one code under both builds.
 
 use crate::error::BuildError;
 use crate::sync::AtomicU64;

@@ -18,7 +18,7 @@
 //! the table is backed when `build` returns, as it was with `alloc_zeroed`.
 //! Only a tail shorter than 2 MiB stays on 4 KiB pages. A growth step's
 //! table is the exception where the kernel collapses ranges on request
-//! (`MADV_COLLAPSE`, Linux 6.1): mapped unadvised, filled on 4 KiB pages,
+//! (`MADV_COLLAPSE`, Linux 6.1): kept off huge pages, filled on 4 KiB pages,
 //! then collapsed ([`Words::zeroed_lazily`]). Smaller tables,
 //! `huge_pages(false)`, other platforms, miri, and a failed `mmap` use
 //! `alloc_zeroed`.
@@ -28,6 +28,9 @@
 use crate::error::BuildError;
 use crate::sync::AtomicU64;
 use std::ops::Deref;
+
+mod later;
+pub(crate) use later::collapses;
 
 pub(crate) struct Words {
     ptr: std::ptr::NonNull<AtomicU64>,
@@ -66,66 +69,6 @@ pub(crate) fn takes_huge_pages(bytes: usize, huge_pages: bool) -> bool {
     huge_pages && bytes >= HUGE_PAGE_THRESHOLD
 }
 
-/// True if this kernel moves a range onto huge pages when asked
-/// (`MADV_COLLAPSE`, Linux 6.1 and later), asked once per process: the
-/// advice on an empty range, which a kernel that does not know it refuses
-/// (`EINVAL`) before it looks at the range, and one that does accepts.
-/// Elsewhere false: a growth step's huge table is then advised and backed
-/// ahead of its step (`grow/step.rs`, `prepare_next`).
-pub(crate) fn collapses() -> bool {
-    #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
-    {
-        static ANSWER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *ANSWER.get_or_init(|| {
-            // SAFETY: a length of 0 advises no memory at all; the address
-            // (2 MiB) is page-aligned, as madvise requires even then.
-            unsafe { libc::madvise(HUGE_PAGE as *mut libc::c_void, 0, libc::MADV_COLLAPSE) == 0 }
-        })
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu", not(miri))))]
-    false
-}
-
-/// Backs a huge page in a scratch mapping and frees it again, just before
-/// [`Words::collapse_part`] asks the kernel for one: the kernel copies a
-/// piece into its new huge page while every access to the piece waits, and
-/// a page the host has not backed yet (this project's VM reclaims a guest's
-/// free memory after some idle seconds) made that copy 5.5-6 ms, not 0.4;
-/// the page just freed is the one the next huge-page allocation on this CPU
-/// most likely takes (docs/benchmarks.md, "The next table collapsed after
-/// its step"). Only the collapsing thread waits for this backing.
-#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
-fn back_a_spare_huge_page() {
-    let over = 2 * HUGE_PAGE;
-    // SAFETY: a fresh private anonymous mapping at an address of the
-    // kernel's choosing (no MAP_FIXED), aliasing nothing; checked against
-    // MAP_FAILED.
-    let raw = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            over,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if raw == libc::MAP_FAILED || raw.is_null() {
-        return;
-    }
-    let head = (raw as usize).next_multiple_of(HUGE_PAGE) - raw as usize;
-    // SAFETY: [raw + head, raw + head + 2 MiB) lies in that mapping of 4 MiB
-    // (`head < 2 MiB`) and is 2 MiB-aligned; the advice and the populate
-    // change only how it is backed, and the unmap ends the mapping, which
-    // nothing refers to. A failure of any of them only makes this useless.
-    unsafe {
-        let page = raw.cast::<u8>().add(head).cast();
-        libc::madvise(page, HUGE_PAGE, libc::MADV_HUGEPAGE);
-        libc::madvise(page, HUGE_PAGE, libc::MADV_POPULATE_WRITE);
-        libc::munmap(raw, over);
-    }
-}
-
 const HUGE_PAGE: usize = 2 << 20;
 /// The alignment up to which the global allocator's `alloc_zeroed` is
 /// `calloc` (the standard library's `MIN_ALIGN` on 64-bit targets).
@@ -147,8 +90,9 @@ impl Words {
     /// the writes after the step fill piecemeal (populating a 64 MiB table
     /// at once took the insert that started the step milliseconds). Where
     /// the kernel collapses ranges on request ([`collapses`]), a table that
-    /// takes huge pages is not advised for them: its writes fault in 4 KiB
-    /// pages, and [`Words::collapse_part`] gives it huge pages afterwards.
+    /// takes huge pages is kept off them (`MADV_NOHUGEPAGE`): its writes
+    /// fault in 4 KiB pages, and [`Words::collapse_part`] gives it huge
+    /// pages afterwards.
     /// Advised, the first write to each 2 MiB took the kernel's huge-page
     /// fault, which compacts memory when no huge page is free: inserts of
     /// 5 to 10 ms through a growth to 8M items (docs/benchmarks.md,
@@ -283,12 +227,22 @@ impl Words {
             unsafe { libc::munmap(base.wrapping_add(bytes).cast(), tail) };
         }
         let later = huge && !populate && collapses();
-        if huge && !later {
+        if huge {
+            // A table to collapse later is kept off huge pages until then:
+            // in THP's `always` mode its writes would otherwise each zero a
+            // whole huge page on first touch (and with `defrag` set to
+            // `always`, compact memory for it).
+            let advice = if later {
+                libc::MADV_NOHUGEPAGE
+            } else {
+                libc::MADV_HUGEPAGE
+            };
             // SAFETY: [base, base + bytes) is our own mapping, not yet
             // touched; madvise changes only how the kernel backs it, never
             // its contents. A failure (THP disabled or absent) is harmless:
-            // the table then gets 4 KiB pages.
-            unsafe { libc::madvise(base.cast(), bytes, libc::MADV_HUGEPAGE) };
+            // the table then gets 4 KiB pages (or, not kept off them, huge
+            // pages in `always` mode).
+            unsafe { libc::madvise(base.cast(), bytes, advice) };
         }
         // Back the table now, as `alloc_zeroed` would have, so the first
         // lookups do not pay the page faults.
@@ -314,111 +268,6 @@ impl Words {
                 later,
             },
         })
-    }
-
-    /// True if [`Words::populate_part`] has pieces to back: memory of its
-    /// own mapping, not the heap's.
-    #[cfg_attr(miri, allow(dead_code))]
-    pub(crate) fn populates(&self) -> bool {
-        #[cfg(all(target_os = "linux", not(miri)))]
-        if let Source::Mapped { .. } = self.source {
-            return true;
-        }
-        false
-    }
-
-    /// Backs piece `k` of a table allocated [`Words::zeroed_lazily`]: 2 MiB
-    /// (one huge page) or 256 KiB, so whoever prepares the table ahead of
-    /// use pays one short page-fault burst at a time. False once `k` is past
-    /// the end, or for memory that has no pieces to back (heap memory, other
-    /// platforms).
-    pub(crate) fn populate_part(&self, k: usize) -> bool {
-        #[cfg(all(target_os = "linux", not(miri)))]
-        if let Source::Mapped { len, huge, .. } = self.source {
-            let piece = if huge { HUGE_PAGE } else { 256 << 10 };
-            let Some(start) = k.checked_mul(piece).filter(|&s| s < len) else {
-                return false;
-            };
-            let bytes = piece.min(len - start);
-            // SAFETY: [ptr + start, ptr + start + bytes) lies in our own
-            // mapping (`start < len`, `bytes <= len - start`), and `start` is
-            // a multiple of the page size (`piece` is). Populating backs the
-            // pages without changing their contents (zero, or words written
-            // through atomics), whoever else reads or writes them meanwhile.
-            // A failure (kernels before 5.14) leaves them to be backed on
-            // first touch, as without this call.
-            unsafe {
-                libc::madvise(
-                    self.ptr.as_ptr().cast::<u8>().add(start).cast(),
-                    bytes,
-                    libc::MADV_POPULATE_WRITE,
-                )
-            };
-            return true;
-        }
-        let _ = k;
-        false
-    }
-
-    /// True if this table waits on 4 KiB pages for
-    /// [`Words::collapse_part`] to give it huge pages (see
-    /// [`Words::zeroed_lazily`]).
-    pub(crate) fn collapses_later(&self) -> bool {
-        #[cfg(all(target_os = "linux", not(miri)))]
-        if let Source::Mapped { later, .. } = self.source {
-            return later;
-        }
-        false
-    }
-
-    /// Moves piece `k` (2 MiB) of a table that [`Words::collapses_later`]
-    /// onto a huge page (`MADV_COLLAPSE`); once past the last piece, advises
-    /// the whole table for huge pages, so that khugepaged merges any piece
-    /// the kernel could not collapse then (no free huge page). The kernel
-    /// copies the piece's 4 KiB pages into the huge page while every access
-    /// to that piece waits in a page fault: 0.4-1.0 ms on this project's
-    /// host (docs/benchmarks.md, "The next table collapsed after its step").
-    /// False once `k` is past the end, or for any other table. A tail
-    /// shorter than 2 MiB stays on 4 KiB pages.
-    pub(crate) fn collapse_part(&self, k: usize) -> bool {
-        #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
-        if let Source::Mapped {
-            len, later: true, ..
-        } = self.source
-        {
-            let base = self.ptr.as_ptr().cast::<u8>();
-            let Some(start) = k.checked_mul(HUGE_PAGE).filter(|&s| s < len) else {
-                if k.checked_mul(HUGE_PAGE) == Some(len.next_multiple_of(HUGE_PAGE)) {
-                    // SAFETY: [base, base + len) is exactly our own mapping;
-                    // the advice changes how the kernel backs it, never its
-                    // contents. A failure leaves it as it is.
-                    unsafe { libc::madvise(base.cast(), len, libc::MADV_HUGEPAGE) };
-                }
-                return false;
-            };
-            if len - start >= HUGE_PAGE {
-                // SAFETY: [base + start, base + start + 2 MiB) lies in our
-                // own mapping (`len - start >= 2 MiB`), and `start` is a
-                // multiple of 2 MiB from a 2 MiB-aligned base. Populating
-                // one page of it (a length of 1 is rounded up to a page)
-                // backs it without changing its contents, and collapsing
-                // moves its contents to a huge page unchanged, whoever
-                // reads or writes them meanwhile (the kernel holds their
-                // accesses in a page fault while it copies). A piece no
-                // write has reached has no page table, which the collapse
-                // needs: hence the populate. A failure of either leaves the
-                // piece on 4 KiB pages, as it was.
-                unsafe {
-                    let piece = base.add(start).cast();
-                    libc::madvise(piece, 1, libc::MADV_POPULATE_WRITE);
-                    back_a_spare_huge_page();
-                    libc::madvise(piece, HUGE_PAGE, libc::MADV_COLLAPSE);
-                }
-            }
-            return true;
-        }
-        let _ = k;
-        false
     }
 
     /// Words holding `parts` one after another (little-endian, a multiple
