@@ -187,7 +187,10 @@ impl<const B: usize> Growable<B> {
     pub(crate) fn depth(&self) -> u32 {
         let guard = pin();
         let addr = self.state.load(&guard).cur.addr;
-        addr.depth + addr.chain() * (addr.spare - crate::table::CHAIN_SMALLER + 1)
+        // A later chain's spare bits are at least `CHAIN_SMALLER + 1`; the
+        // first chain's may be fewer (one, for a maximum of twice the first
+        // capacity), where the product is 0 anyway: add before subtracting.
+        addr.depth + addr.chain() * (addr.spare + 1 - crate::table::CHAIN_SMALLER)
     }
 
     /// Chains, the current one included: the tables a lookup reads.

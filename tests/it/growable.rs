@@ -622,6 +622,21 @@ fn statistics_count_growth_steps_and_refused_inserts() {
     assert_eq!(filter.clone().statistics().refused_inserts, 0);
     let fixed = CuckooFilter::with_capacity(100);
     assert_eq!(fixed.statistics().growth_steps, 0);
+    // A maximum of twice the first capacity is one spare bit, fewer than a
+    // later chain's: the count once subtracted past zero there (a panic in
+    // a debug build, before any step).
+    let once = CuckooFilter::builder()
+        .capacity(1_000)
+        .growable(true)
+        .max_capacity(2_000)
+        .build()
+        .unwrap();
+    assert_eq!(once.statistics().growth_steps, 0);
+    for k in 0..1_500u64 {
+        once.insert(&k).unwrap();
+    }
+    once.finish_growth();
+    assert_eq!(once.statistics().growth_steps, 1);
 }
 
 /// `statistics().longest_displacement`: a filter filled into displacements
