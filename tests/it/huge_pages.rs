@@ -56,6 +56,23 @@ fn anon_huge_bytes(start: usize, len: usize) -> usize {
     total
 }
 
+/// Bytes of AnonHugePages over `[start, start + len)` once its whole 2 MiB
+/// pieces are all on huge pages (a shorter tail stays on 4 KiB pages), or
+/// after 3 s, and how long that took. Moved by the filter's thread, they
+/// take milliseconds; khugepaged alone (what a table advised but never
+/// collapsed would wait for) scans 16 MiB every 10 s by default, so 3 s
+/// catches most runs of a collapse that does nothing.
+fn wait_for_huge_pages(start: usize, len: usize) -> (usize, std::time::Duration) {
+    let whole = len / (2 * MIB) * (2 * MIB);
+    let waited = std::time::Instant::now();
+    let mut huge = anon_huge_bytes(start, len);
+    while huge < whole && waited.elapsed() < std::time::Duration::from_secs(3) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        huge = anon_huge_bytes(start, len);
+    }
+    (huge, waited.elapsed())
+}
+
 /// A default (4 x 16-bit) filter whose table is about 256 MiB: the table is
 /// 2 bytes per slot, with slots for a little more than the capacity.
 fn filter_256_mib(huge_pages: bool) -> CuckooFilter {
@@ -134,27 +151,64 @@ fn a_grown_table_ends_on_huge_pages() {
     filter.finish_growth();
     let (start, len) = filter.debug_table_ptr();
     assert!(len >= 4 * MIB, "the grown table is {len} bytes, meant to be 4 MiB or more");
-    // The whole 2 MiB pieces: a shorter tail stays on 4 KiB pages. Moved
-    // by the filter's thread, they take milliseconds; khugepaged alone
-    // (what a table advised but never collapsed would wait for) scans 16
-    // MiB every 10 s by default, so a wait of 3 s catches most runs of a
-    // collapse that does nothing.
-    let whole = len / (2 * MIB) * (2 * MIB);
-    let waited = std::time::Instant::now();
-    let mut huge = anon_huge_bytes(start, len);
-    while huge < whole && waited.elapsed() < std::time::Duration::from_secs(3) {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        huge = anon_huge_bytes(start, len);
-    }
+    let (huge, waited) = wait_for_huge_pages(start, len);
     eprintln!(
-        "THP {mode}: grown table {:.1} MiB, AnonHugePages {:.1} MiB after {:?}",
+        "THP {mode}: grown table {:.1} MiB, AnonHugePages {:.1} MiB after {waited:?}",
         len as f64 / MIB as f64,
         huge as f64 / MIB as f64,
-        waited.elapsed()
     );
+    let whole = len / (2 * MIB) * (2 * MIB);
     assert!(
         huge * 10 >= whole * 9,
         "only {} of the grown table's {} MiB are on huge pages",
+        huge / MIB,
+        len / MIB
+    );
+    assert!((0..k).all(|k| filter.contains(&k)), "a false negative");
+}
+
+/// The same for the first table of a new chain (a growable filter past its
+/// spare bits), which no step copies into: moved onto huge pages as soon as
+/// it is published.
+#[test]
+fn a_new_chains_table_ends_on_huge_pages() {
+    let mode = match thp_mode() {
+        Ok(mode) => mode,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    // Three spare bits: the second chain starts after three doublings, its
+    // first table one level up from the first chain's first (with two, it
+    // is at level 0, which is built backed, as a filter's first table is).
+    let filter = CuckooFilter::builder()
+        .capacity(1_000_000)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .spare_bits(3)
+        .huge_pages(true)
+        .build()
+        .expect("a growable filter");
+    let mut k = 0u64;
+    while filter.statistics().tables == 1 {
+        for _ in 0..1024 {
+            filter.insert(&k).expect("insert");
+            k += 1;
+        }
+    }
+    let (start, len) = filter.debug_table_ptr();
+    assert!(len >= 4 * MIB, "the new chain's table is {len} bytes, meant to be 4 MiB or more");
+    let (huge, waited) = wait_for_huge_pages(start, len);
+    eprintln!(
+        "THP {mode}: new chain's table {:.1} MiB, AnonHugePages {:.1} MiB after {waited:?}",
+        len as f64 / MIB as f64,
+        huge as f64 / MIB as f64,
+    );
+    let whole = len / (2 * MIB) * (2 * MIB);
+    assert!(
+        huge * 10 >= whole * 9,
+        "only {} of the new chain's table's {} MiB are on huge pages",
         huge / MIB,
         len / MIB
     );
