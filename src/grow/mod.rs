@@ -93,7 +93,7 @@ use reclaim::{pin, Current, Guard};
 /// capacity says otherwise: doublings it can take (128x its first
 /// capacity) with the false-positive rate held, before (with no maximum
 /// capacity) it starts its next chain; each later chain has as many, and
-/// [`CHAIN_SMALLER`](crate::table::CHAIN_SMALLER) more.
+/// `CHAIN_SMALLER` (`table/nested/chain.rs`) more.
 pub(crate) const SPARE_BITS: u32 = 7;
 
 /// Times a growth step looks (yielding between) for the sections that

@@ -187,10 +187,8 @@ impl<const B: usize> Growable<B> {
     pub(crate) fn depth(&self) -> u32 {
         let guard = pin();
         let addr = self.state.load(&guard).cur.addr;
-        // A later chain's spare bits are at least `CHAIN_SMALLER + 1`; the
-        // first chain's may be fewer (one, for a maximum of twice the first
-        // capacity), where the product is 0 anyway: add before subtracting.
-        addr.depth + addr.chain() * (addr.spare + 1 - crate::table::CHAIN_SMALLER)
+        // Each earlier chain's final generation is as deep as it doubled.
+        (addr.earlier_chains().iter()).fold(addr.depth, |steps, a| steps + a.depth + 1)
     }
 
     /// Chains, the current one included: the tables a lookup reads.

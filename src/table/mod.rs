@@ -36,7 +36,7 @@ mod words;
 
 pub(crate) use at_width::with_width;
 pub(crate) use batch::{check_lengths, DEFAULT_DISTANCE};
-pub(crate) use nested::{Nested, NestedItem, CHAIN_SMALLER};
+pub(crate) use nested::{Nested, NestedItem};
 pub(crate) use view::ViewTable;
 pub(crate) use words::{collapses, takes_huge_pages};
 

@@ -12,7 +12,6 @@ use crate::hash::{alt_index, fast_range, spread};
 use crate::layout::{Bucket, Layout};
 
 mod chain;
-pub(crate) use chain::CHAIN_SMALLER;
 
 /// A growable filter's generation `depth`: `2^depth` blocks of `local`
 /// buckets, bucket `block * local + l` being local bucket `l` of `block`.
@@ -176,7 +175,7 @@ impl Nested {
     ///
     /// For a later chain (`growth.chain > 0`), `growth` gives that chain's
     /// key and spare bits: the first chain's are [`CHAIN_KEY_BITS`](chain::CHAIN_KEY_BITS) fewer
-    /// key bits per chain and [`CHAIN_SMALLER`] fewer spare bits, each
+    /// key bits per chain and [`CHAIN_SMALLER`](chain::CHAIN_SMALLER) fewer spare bits, each
     /// chain started from the last one's final generation. A header's
     /// growth is checked first ([`Nested::chain_fits`]).
     pub(crate) fn of(growth: crate::config::Growth, buckets: usize) -> Self {

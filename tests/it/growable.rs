@@ -637,6 +637,21 @@ fn statistics_count_growth_steps_and_refused_inserts() {
     }
     once.finish_growth();
     assert_eq!(once.statistics().growth_steps, 1);
+    // Past its spare bits: two spare bits are two doublings and a step to
+    // the second chain, whose four (two more spare bits) and a step lead to
+    // the third.
+    let chained = CuckooFilter::builder()
+        .capacity(10)
+        .growable(true)
+        .spare_bits(2)
+        .build()
+        .unwrap();
+    let mut k = 0u64;
+    while chained.statistics().tables < 3 {
+        chained.insert(&k).unwrap();
+        k += 1;
+    }
+    assert_eq!(chained.statistics().growth_steps, 2 + 1 + 4 + 1);
 }
 
 /// `statistics().longest_displacement`: a filter filled into displacements
