@@ -67,6 +67,11 @@ fn back_a_spare_huge_page() {
     }
 }
 
+/// Tries of a piece's collapse that the kernel refuses as transient
+/// ([`Words::collapse_part`]).
+#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+const COLLAPSE_TRIES: u32 = 5;
+
 impl Words {
     /// True if [`Words::populate_part`] has pieces to back: memory of its
     /// own mapping, not the heap's.
@@ -153,26 +158,44 @@ impl Words {
                 return false;
             };
             if len - start >= HUGE_PAGE {
-                // SAFETY: [base + start, base + start + 2 MiB) lies in our
-                // own mapping (`len - start >= 2 MiB`), and `start` is a
-                // multiple of 2 MiB from a 2 MiB-aligned base. Populating
-                // one page of it (a length of 1 is rounded up to a page)
-                // backs it without changing its contents, and collapsing
-                // moves its contents to a huge page unchanged, whoever
-                // reads or writes them meanwhile (the kernel holds their
-                // accesses in a page fault while it copies). A piece no
-                // write has reached has no page table, which the collapse
-                // needs: hence the populate; and the kernel collapses no
-                // range kept off huge pages: hence the advice first, once
-                // the piece has a page table (so a later first touch in it
-                // takes a 4 KiB page, not a huge one). A failure of any
-                // leaves the piece on 4 KiB pages, as it was.
+                // A piece no write has reached has no page table, which the
+                // collapse needs: hence the populate of one page (a length
+                // of 1 is rounded up to a page). And the kernel collapses
+                // no range kept off huge pages: hence the advice first,
+                // once the piece has a page table (so a later first touch
+                // in it takes a 4 KiB page, not a huge one). A failure of
+                // any leaves the piece on 4 KiB pages, as it was.
+                let piece = base.wrapping_add(start).cast();
+                // SAFETY: [piece, piece + 2 MiB) lies in our own mapping
+                // (`len - start >= 2 MiB`), 2 MiB-aligned (a multiple of 2
+                // MiB from a 2 MiB-aligned base). Populating backs a page
+                // without changing its contents, and the advice changes
+                // only how the kernel backs the range, whoever reads or
+                // writes it meanwhile.
                 unsafe {
-                    let piece = base.add(start).cast();
                     libc::madvise(piece, 1, libc::MADV_POPULATE_WRITE);
                     libc::madvise(piece, HUGE_PAGE, libc::MADV_HUGEPAGE);
+                }
+                // The kernel refuses with EAGAIN what it calls transient
+                // (pages just faulted in, not yet on its LRU lists; a page
+                // another thread holds): a table its writes are filling
+                // met it (a new chain's, while the tests ran beside it), so
+                // a few more tries, a millisecond apart.
+                for attempt in 0..COLLAPSE_TRIES {
+                    if attempt > 0 {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
                     back_a_spare_huge_page();
-                    libc::madvise(piece, HUGE_PAGE, libc::MADV_COLLAPSE);
+                    // SAFETY: the same range. Collapsing moves its contents
+                    // to a huge page unchanged, whoever reads or writes them
+                    // meanwhile (the kernel holds their accesses in a page
+                    // fault while it copies).
+                    let done = unsafe { libc::madvise(piece, HUGE_PAGE, libc::MADV_COLLAPSE) } == 0;
+                    let transient = !done
+                        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN);
+                    if !transient {
+                        break;
+                    }
                 }
             }
             return true;
