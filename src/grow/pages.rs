@@ -29,11 +29,10 @@ impl<const B: usize> Growable<B> {
     /// moved onto huge ones after it ([`collapse_in_background`]).
     #[cold]
     pub(super) fn prepare_next(&self, g: &Generation<B>) {
-        // A new chain's first table is a quarter of the last one's: the
-        // step allocates it, and the writes back it.
-        // Where the kernel collapses ranges on request, the next table
-        // waits on 4 KiB pages and is moved to huge ones after its step
-        // ([`collapse_in_background`]): nothing is held ahead.
+        // Nothing is held ahead of a new chain's first table (a quarter of
+        // the last one's: the step allocates it, and the writes back it),
+        // nor where the kernel collapses ranges on request (the next table
+        // is moved onto huge pages after its step).
         if !PREPARES || !self.huge_pages || g.addr.depth == g.addr.spare || collapses() {
             return;
         }
