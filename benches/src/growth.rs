@@ -243,9 +243,10 @@ pub fn part(r: &mut Report) -> Result<(), String> {
                 "Through a whole fill from C to {last} items, every 5% more items \
                  ({memory_points} points, one filter, untimed): the growable filter's memory \
                  {mean_memory:.2} times the fixed filter's on average, {most_memory:.2} at most. \
-                 Each column above falls at a generation's end, where a small table is at its \
-                 fullest and a table on huge pages also holds the next one, backed from 80% of \
-                 its growth load."
+                 Each column above falls at a generation's end, where its table is at its \
+                 fullest (and where the kernel cannot collapse a table onto huge pages after \
+                 its step, before Linux 6.1, a table on huge pages also holds the next one from \
+                 80% of its growth load)."
             ),
         ],
         [
