@@ -56,13 +56,15 @@ fn anon_huge_bytes(start: usize, len: usize) -> usize {
     total
 }
 
-/// Bytes of AnonHugePages over `[start, start + len)` once its whole 2 MiB
-/// pieces are all on huge pages (a shorter tail stays on 4 KiB pages), or
-/// after 3 s, and how long that took. Moved by the filter's thread, they
-/// take milliseconds; khugepaged alone (what a table advised but never
-/// collapsed would wait for) scans 16 MiB every 10 s by default, so 3 s
-/// catches most runs of a collapse that does nothing.
-fn wait_for_huge_pages(start: usize, len: usize) -> (usize, std::time::Duration) {
+/// Asserts that the current table of `filter` (a growable filter's
+/// `what`), 4 MiB or more, is on huge pages within 3 s, but for a tail
+/// shorter than 2 MiB, which stays on 4 KiB pages. Moved by the filter's
+/// thread, its pieces take milliseconds; khugepaged alone (what a table
+/// advised but never collapsed would wait for) scans 16 MiB every 10 s by
+/// default, so 3 s catches most runs of a collapse that does nothing.
+fn assert_current_table_on_huge_pages(filter: &CuckooFilter, what: &str, mode: &str) {
+    let (start, len) = filter.debug_table_ptr();
+    assert!(len >= 4 * MIB, "the {what} is {len} bytes, meant to be 4 MiB or more");
     let whole = len / (2 * MIB) * (2 * MIB);
     let waited = std::time::Instant::now();
     let mut huge = anon_huge_bytes(start, len);
@@ -70,7 +72,18 @@ fn wait_for_huge_pages(start: usize, len: usize) -> (usize, std::time::Duration)
         std::thread::sleep(std::time::Duration::from_millis(20));
         huge = anon_huge_bytes(start, len);
     }
-    (huge, waited.elapsed())
+    eprintln!(
+        "THP {mode}: {what} {:.1} MiB, AnonHugePages {:.1} MiB after {:?}",
+        len as f64 / MIB as f64,
+        huge as f64 / MIB as f64,
+        waited.elapsed()
+    );
+    assert!(
+        huge * 10 >= whole * 9,
+        "only {} of the {what}'s {} MiB are on huge pages",
+        huge / MIB,
+        len / MIB
+    );
 }
 
 /// A default (4 x 16-bit) filter whose table is about 256 MiB: the table is
@@ -149,21 +162,7 @@ fn a_grown_table_ends_on_huge_pages() {
         k += 1;
     }
     filter.finish_growth();
-    let (start, len) = filter.debug_table_ptr();
-    assert!(len >= 4 * MIB, "the grown table is {len} bytes, meant to be 4 MiB or more");
-    let (huge, waited) = wait_for_huge_pages(start, len);
-    eprintln!(
-        "THP {mode}: grown table {:.1} MiB, AnonHugePages {:.1} MiB after {waited:?}",
-        len as f64 / MIB as f64,
-        huge as f64 / MIB as f64,
-    );
-    let whole = len / (2 * MIB) * (2 * MIB);
-    assert!(
-        huge * 10 >= whole * 9,
-        "only {} of the grown table's {} MiB are on huge pages",
-        huge / MIB,
-        len / MIB
-    );
+    assert_current_table_on_huge_pages(&filter, "grown table", &mode);
     assert!((0..k).all(|k| filter.contains(&k)), "a false negative");
 }
 
@@ -197,21 +196,7 @@ fn a_new_chains_table_ends_on_huge_pages() {
             k += 1;
         }
     }
-    let (start, len) = filter.debug_table_ptr();
-    assert!(len >= 4 * MIB, "the new chain's table is {len} bytes, meant to be 4 MiB or more");
-    let (huge, waited) = wait_for_huge_pages(start, len);
-    eprintln!(
-        "THP {mode}: new chain's table {:.1} MiB, AnonHugePages {:.1} MiB after {waited:?}",
-        len as f64 / MIB as f64,
-        huge as f64 / MIB as f64,
-    );
-    let whole = len / (2 * MIB) * (2 * MIB);
-    assert!(
-        huge * 10 >= whole * 9,
-        "only {} of the new chain's table's {} MiB are on huge pages",
-        huge / MIB,
-        len / MIB
-    );
+    assert_current_table_on_huge_pages(&filter, "new chain's table", &mode);
     assert!((0..k).all(|k| filter.contains(&k)), "a false negative");
 }
 

@@ -37,33 +37,18 @@ pub(crate) fn collapses() -> bool {
 /// its step"). Only the collapsing thread waits for this backing.
 #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
 fn back_a_spare_huge_page() {
-    let over = 2 * HUGE_PAGE;
-    // SAFETY: a fresh private anonymous mapping at an address of the
-    // kernel's choosing (no MAP_FIXED), aliasing nothing; checked against
-    // MAP_FAILED.
-    let raw = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            over,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if raw == libc::MAP_FAILED || raw.is_null() {
+    let Some(page) = super::map_aligned(HUGE_PAGE) else {
         return;
-    }
-    let head = (raw as usize).next_multiple_of(HUGE_PAGE) - raw as usize;
-    // SAFETY: [raw + head, raw + head + 2 MiB) lies in that mapping of 4 MiB
-    // (`head < 2 MiB`) and is 2 MiB-aligned; the advice and the populate
-    // change only how it is backed, and the unmap ends the mapping, which
-    // nothing refers to. A failure of any of them only makes this useless.
+    };
+    let page = page.cast();
+    // SAFETY: [page, page + 2 MiB) is exactly the fresh 2 MiB-aligned
+    // mapping made above, which nothing refers to; the advice and the
+    // populate change only how it is backed, and the unmap ends it. A
+    // failure of any of them only makes this useless.
     unsafe {
-        let page = raw.cast::<u8>().add(head).cast();
         libc::madvise(page, HUGE_PAGE, libc::MADV_HUGEPAGE);
         libc::madvise(page, HUGE_PAGE, libc::MADV_POPULATE_WRITE);
-        libc::munmap(raw, over);
+        libc::munmap(page, HUGE_PAGE);
     }
 }
 

@@ -192,40 +192,7 @@ impl Words {
             .ok()
             .filter(|&p| p.is_power_of_two() && p >= 8 && HUGE_PAGE.is_multiple_of(p))?;
         let bytes = len.checked_mul(8)?.checked_next_multiple_of(page)?;
-        // Over-map by one huge page so a 2 MiB-aligned start lies inside.
-        let over = bytes.checked_add(HUGE_PAGE)?;
-        // SAFETY: a fresh private anonymous mapping at an address of the
-        // kernel's choosing (no MAP_FIXED): it cannot alias any existing
-        // memory. The result is checked against MAP_FAILED below.
-        let raw = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                over,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if raw == libc::MAP_FAILED || raw.is_null() {
-            return None;
-        }
-        let head = (raw as usize).next_multiple_of(HUGE_PAGE) - raw as usize;
-        let tail = over - head - bytes;
-        let base = raw.cast::<u8>().wrapping_add(head);
-        // `raw`, `base` and `base + bytes` are all multiples of the page size
-        // (mmap returns page-aligned memory; `HUGE_PAGE` and `bytes` are
-        // multiples of `page`), as munmap and madvise require.
-        if head > 0 {
-            // SAFETY: [raw, base) is the head of the mapping made above and
-            // nothing refers to it. A failure would only leak it.
-            unsafe { libc::munmap(raw, head) };
-        }
-        if tail > 0 {
-            // SAFETY: [base + bytes, raw + over) is the rest of that mapping,
-            // past the table; nothing refers to it.
-            unsafe { libc::munmap(base.wrapping_add(bytes).cast(), tail) };
-        }
+        let base = map_aligned(bytes)?;
         let later = huge && !populate && collapses();
         if huge {
             // A table to collapse later is kept off huge pages until then:
@@ -321,6 +288,49 @@ impl Words {
             Ok(words)
         }
     }
+}
+
+/// A fresh anonymous mapping of `bytes` bytes (a multiple of the page
+/// size, which divides 2 MiB) starting at a 2 MiB boundary, zero and not
+/// yet touched; `None` if the kernel will not map it. The caller owns it:
+/// nothing else refers to it, and it is freed with `munmap(base, bytes)`.
+#[cfg(all(target_os = "linux", not(miri)))]
+fn map_aligned(bytes: usize) -> Option<*mut u8> {
+    // Over-map by one huge page so a 2 MiB-aligned start lies inside.
+    let over = bytes.checked_add(HUGE_PAGE)?;
+    // SAFETY: a fresh private anonymous mapping at an address of the
+    // kernel's choosing (no MAP_FIXED): it cannot alias any existing
+    // memory. The result is checked against MAP_FAILED below.
+    let raw = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            over,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if raw == libc::MAP_FAILED || raw.is_null() {
+        return None;
+    }
+    let head = (raw as usize).next_multiple_of(HUGE_PAGE) - raw as usize;
+    let tail = over - head - bytes;
+    let base = raw.cast::<u8>().wrapping_add(head);
+    // `raw`, `base` and `base + bytes` are all multiples of the page size
+    // (mmap returns page-aligned memory; `HUGE_PAGE` and `bytes` are
+    // multiples of it), as munmap requires.
+    if head > 0 {
+        // SAFETY: [raw, base) is the head of the mapping made above and
+        // nothing refers to it. A failure would only leak it.
+        unsafe { libc::munmap(raw, head) };
+    }
+    if tail > 0 {
+        // SAFETY: [base + bytes, raw + over) is the rest of that mapping,
+        // past what is kept; nothing refers to it.
+        unsafe { libc::munmap(base.wrapping_add(bytes).cast(), tail) };
+    }
+    Some(base)
 }
 
 impl Deref for Words {
