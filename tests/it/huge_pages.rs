@@ -26,6 +26,13 @@ fn thp_mode() -> Result<String, String> {
     }
 }
 
+/// [`thp_mode`], or `None` after saying why the test is skipped.
+fn thp_mode_or_skip() -> Option<String> {
+    thp_mode()
+        .map_err(|why| eprintln!("skipped: {why}"))
+        .ok()
+}
+
 /// Bytes of AnonHugePages in the mappings of /proc/self/smaps that overlap
 /// `[start, start + len)`, each counted at most up to its overlap with that
 /// range (so huge pages elsewhere in a larger mapping cannot pass the test).
@@ -105,12 +112,8 @@ fn filter_256_mib(huge_pages: bool) -> CuckooFilter {
 
 #[test]
 fn huge_pages_back_the_table_right_after_build() {
-    let mode = match thp_mode() {
-        Ok(mode) => mode,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
+    let Some(mode) = thp_mode_or_skip() else {
+        return;
     };
     let filter = filter_256_mib(true);
     let (start, len) = filter.debug_table_ptr();
@@ -141,12 +144,8 @@ fn huge_pages_back_the_table_right_after_build() {
 /// onto huge ones by a thread of the filter's once the copy is done.
 #[test]
 fn a_grown_table_ends_on_huge_pages() {
-    let mode = match thp_mode() {
-        Ok(mode) => mode,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
+    let Some(mode) = thp_mode_or_skip() else {
+        return;
     };
     let filter = CuckooFilter::builder()
         .capacity(1_000_000)
@@ -171,12 +170,8 @@ fn a_grown_table_ends_on_huge_pages() {
 /// it is published.
 #[test]
 fn a_new_chains_table_ends_on_huge_pages() {
-    let mode = match thp_mode() {
-        Ok(mode) => mode,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
+    let Some(mode) = thp_mode_or_skip() else {
+        return;
     };
     // Three spare bits: the second chain starts after three doublings, its
     // first table one level up from the first chain's first (with two, it
