@@ -31,7 +31,7 @@ mod threads;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use cli::Options;
+use cli::{Options, Part};
 use env::Busy;
 use report::{header, write_outputs, Report};
 
@@ -66,7 +66,17 @@ fn run(o: &Options) -> Result<(), String> {
     let header = header(&report, &before);
     println!("{header}");
     for &part in &o.parts {
-        report.run(part)?;
+        report.keys_for(part);
+        let r = &mut report;
+        match part {
+            Part::Single => single::part(r),
+            Part::Space => space::part(r),
+            Part::Lookups => lookups::part(r),
+            Part::Threads => threads::part(r),
+            Part::Growth => growth::part(r),
+            Part::Memory => memory::part(r),
+            Part::ByteKeys => byte_keys::part(r),
+        }?;
     }
     let after = Busy::now();
     let busy = format!("{}; {}", after.describe(), before.steal_since(&after));

@@ -1,6 +1,6 @@
-//! The run: what the parts read (options, sizes, shared keys) and the tables and figures they
-//! produce, in report order; the report's header, and its markdown on stdout, CSV files, SVG
-//! plots and report.md.
+//! What the parts read (options, sizes, shared keys) and the tables and figures they produce,
+//! in report order; the report's header, and its markdown on stdout, CSV files, SVG plots and
+//! report.md. The parts take a [`Report`] and main.rs runs them, so no part is imported here.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -14,7 +14,6 @@ use crate::plot::{self, Panel};
 use crate::progress::Phase;
 use crate::sizes::{Sizes, FILL_SETS};
 use crate::table::{self, Format, Table};
-use crate::{byte_keys, growth, lookups, memory, single, space, threads};
 
 pub struct Report<'a> {
     pub o: &'a Options,
@@ -58,8 +57,9 @@ impl Report<'_> {
         self.figures.push(f);
     }
 
-    /// Runs `part`, making the shared keys first where it needs them.
-    pub fn run(&mut self, part: Part) -> Result<(), String> {
+    /// Makes the keys `part` shares with the other parts before it runs, or drops them once
+    /// no part after it needs them.
+    pub fn keys_for(&mut self, part: Part) {
         if part > Part::Threads {
             self.keys = None;
         } else if self.keys.is_none() {
@@ -70,15 +70,6 @@ impl Report<'_> {
             let (present, absent) = (keys.present.len(), keys.absent.len());
             phase.finish(&format!("{present} keys to insert, {absent} absent keys"));
             self.keys = Some(keys);
-        }
-        match part {
-            Part::Single => single::part(self),
-            Part::Space => space::part(self),
-            Part::Lookups => lookups::part(self),
-            Part::Threads => threads::part(self),
-            Part::Growth => growth::part(self),
-            Part::Memory => memory::part(self),
-            Part::ByteKeys => byte_keys::part(self),
         }
     }
 
