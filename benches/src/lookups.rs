@@ -11,11 +11,10 @@ use cuckoo_nest_bench::stats::rotated;
 use crate::cli::NestConfig;
 use crate::figures::{percent_axis, Figure, FigureSpec, BESIDE_WRITER};
 use crate::figures::{SHUFFLED_IN_CACHE, SHUFFLED_OUT_OF_L3};
-use crate::memory::fill_parallel;
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{lookup_rate, nest_contains_batched, Peer, Subject};
+use crate::subjects::{fill_parallel, lookup_rate, nest_contains_batched, Peer, Subject};
 use crate::subjects::{BATCHED_COLOR, CUCKOOFILTER_COLOR};
 
 /// Shares of hits of the shuffled-lookup figures.

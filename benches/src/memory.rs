@@ -7,7 +7,6 @@
 //! pointer chase over it gives the load latency for reference.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
@@ -17,13 +16,12 @@ use cuckoo_nest_bench::stats::{median, mops, of_medians, Samples, Spread};
 
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{lookup_rate, nest_contains_batched, timed, Subject};
+use crate::subjects::{
+    chunk, fill_parallel, lookup_rate, nest_contains_batched, timed, timed_threads, Subject,
+};
 use crate::table::{Format, Table};
-use crate::threads::{chunk, timed_threads};
 
 const LINE: usize = 64;
-/// Keys a filling thread claims and inserts with one `insert_batch` call.
-const FILL_CHUNK: usize = 1 << 12;
 
 /// Writes a single random cycle through all lines (Sattolo's algorithm) into the first word of
 /// each line of a zeroed buffer.
@@ -245,28 +243,4 @@ pub fn part(r: &mut Report) -> Result<(), String> {
     row(fill, fill_mops, None);
     r.tables.push(t);
     Ok(())
-}
-
-/// Inserts `present_key(seed, 0..target)` into `filter` from `threads` threads, chunk by chunk
-/// with `insert_batch` (which overlaps the inserts' cache misses): sets up large filters.
-pub fn fill_parallel(filter: &Nest, seed: u64, target: usize, threads: usize) {
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| {
-                let mut chunk = Vec::with_capacity(FILL_CHUNK);
-                loop {
-                    let start = next.fetch_add(FILL_CHUNK, Ordering::Relaxed);
-                    if start >= target {
-                        break;
-                    }
-                    chunk.clear();
-                    let end = (start + FILL_CHUNK).min(target);
-                    chunk.extend((start..end).map(|i| present_key(seed, i as u64)));
-                    // At these fills nothing fails; a failure would leave it a little emptier.
-                    let _ = filter.insert_batch(&chunk);
-                }
-            });
-        }
-    });
 }

@@ -1,13 +1,17 @@
 //! The filters under measurement, each behind a small adapter that takes the keys through the
-//! filter's own `&T: Hash` API, and the timers of the timed loops. The loops over a slice of keys
+//! filter's own `&T: Hash` API; the timers of the timed loops, on one thread or many; and the
+//! parallel fill that sets up the large filters. The loops over a slice of keys
 //! are the trait's provided methods, compiled once per filter type: dynamic dispatch happens once
 //! per slice, not once per key.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Barrier;
 use std::time::Instant;
 
 use cuckoo_nest::CuckooFilter as Nest;
+use cuckoo_nest_bench::keys::present_key;
 use cuckoo_nest_bench::stats::mops;
 
 use crate::cli::NestConfig;
@@ -297,4 +301,68 @@ subject! {
         f.memory_usage(), None, f.max_error_ratio();
     xorf::BinaryFuse16: |f, k, n| false, xorf::Filter::contains(f, k), None,
         size_of_val(&*f.fingerprints) + size_of::<xorf::BinaryFuse16>(), None, 1.0 / 65536.0;
+}
+
+/// Runs `work(t)` on `threads` threads released together: the seconds from the first thread's
+/// start to the last one's end, each read by its thread (the spawner may be descheduled).
+pub fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 {
+    let barrier = Barrier::new(threads);
+    let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let barrier = &barrier;
+                s.spawn(move || {
+                    barrier.wait();
+                    let start = Instant::now();
+                    black_box(work(t));
+                    (start, Instant::now())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let start = spans.iter().map(|s| s.0).min();
+    let end = spans.iter().map(|s| s.1).max();
+    start
+        .zip(end)
+        .map_or(1e-9, |(a, b)| (b - a).as_secs_f64().max(1e-9))
+}
+
+/// Part `i` of `v` cut into `parts` equal parts (the rest left out).
+pub fn chunk(v: &[u64], parts: usize, i: usize) -> &[u64] {
+    let len = v.len() / parts;
+    &v[i * len..(i + 1) * len]
+}
+
+/// Keys a filling thread claims and inserts with one `insert_batch` call.
+const FILL_CHUNK: usize = 1 << 12;
+
+/// Inserts `present_key(seed, 0..target)` into `filter` from `threads` threads, chunk by chunk
+/// with `insert_batch` (which overlaps the inserts' cache misses): sets up large filters.
+pub fn fill_parallel(filter: &Nest, seed: u64, target: usize, threads: usize) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| {
+                let mut chunk = Vec::with_capacity(FILL_CHUNK);
+                loop {
+                    let start = next.fetch_add(FILL_CHUNK, Ordering::Relaxed);
+                    if start >= target {
+                        break;
+                    }
+                    chunk.clear();
+                    let end = (start + FILL_CHUNK).min(target);
+                    chunk.extend((start..end).map(|i| present_key(seed, i as u64)));
+                    // At these fills nothing fails; a failure would leave it a little emptier.
+                    let _ = filter.insert_batch(&chunk);
+                }
+            });
+        }
+    });
 }

@@ -8,10 +8,8 @@
 //! speedup can be read against the machine's. Each round runs every job once for every
 //! contender (rotated), at every thread count back to back (ascending, then descending).
 
-use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Barrier, LockResult, Mutex, PoisonError, RwLock};
-use std::time::Instant;
+use std::sync::{LockResult, Mutex, PoisonError, RwLock};
 
 use cuckoo_nest::CuckooFilter as Nest;
 use cuckoo_nest_bench::keys::{mix64, present_key};
@@ -25,7 +23,7 @@ use crate::figures::{
 use crate::plot::Rgb;
 use crate::progress::Phase;
 use crate::report::Report;
-use crate::subjects::{Peer, BLOOM_COLOR, CUCKOOFILTER_COLOR};
+use crate::subjects::{chunk, timed_threads, Peer, BLOOM_COLOR, CUCKOOFILTER_COLOR};
 
 /// Fill levels of the scaling runs, as fractions of n.
 pub const LOOKUP_FILL: f64 = 0.9;
@@ -195,43 +193,6 @@ fn thread_counts(max: usize) -> Vec<usize> {
         v.push(max);
     }
     v
-}
-
-/// Runs `work(t)` on `threads` threads released together: the seconds from the first thread's
-/// start to the last one's end, each read by its thread (the spawner may be descheduled).
-pub fn timed_threads(threads: usize, work: &(dyn Fn(usize) -> usize + Sync)) -> f64 {
-    let barrier = Barrier::new(threads);
-    let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let barrier = &barrier;
-                s.spawn(move || {
-                    barrier.wait();
-                    let start = Instant::now();
-                    black_box(work(t));
-                    (start, Instant::now())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
-    let start = spans.iter().map(|s| s.0).min();
-    let end = spans.iter().map(|s| s.1).max();
-    start
-        .zip(end)
-        .map_or(1e-9, |(a, b)| (b - a).as_secs_f64().max(1e-9))
-}
-
-/// Part `i` of `v` cut into `parts` equal parts (the rest left out).
-pub fn chunk(v: &[u64], parts: usize, i: usize) -> &[u64] {
-    let len = v.len() / parts;
-    &v[i * len..(i + 1) * len]
 }
 
 /// The thread counts of round `round`: ascending on even rounds, descending on odd ones.
