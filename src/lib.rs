@@ -163,7 +163,7 @@ pub use hash::StableHasher;
 #[cfg(all(feature = "internals", not(cuckoo_nest_loom)))]
 pub use internals::debug_fail_barriers;
 #[cfg(feature = "internals")]
-pub use internals::{debug_table_memory, TableMemory};
+pub use internals::{debug_refuse_thread_starts, debug_table_memory, TableMemory};
 pub use key::{ByHash, Key, PreHashed};
 pub use persist::{FilterView, LoadOptions, SaveOptions, MAX_METADATA};
 

@@ -98,15 +98,12 @@ pub(super) fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> b
             return true;
         }
         let next = Arc::clone(next);
-        std::thread::Builder::new()
-            .name("cuckoo-nest-back".into())
-            .spawn(move || {
-                let mut k = 0;
-                while next.table.words().populate_part(k) {
-                    k += 1;
-                }
-            })
-            .is_ok()
+        start_thread("cuckoo-nest-back", move || {
+            let mut k = 0;
+            while next.table.words().populate_part(k) {
+                k += 1;
+            }
+        })
     }
     #[cfg(any(cuckoo_nest_loom, miri))]
     {
@@ -123,24 +120,44 @@ pub(super) fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> b
 /// never the kernel's huge-page fault, and nothing was held ahead of the
 /// step; the lookups read it on huge pages again once the thread is
 /// through. The thread stops early once the generation is retired or the
-/// filter dropped (its reference is then the last). One that cannot start
-/// leaves the table on 4 KiB pages: slower lookups, nothing lost.
+/// filter dropped (its reference is then the last). Where no thread can
+/// start, the whole table is advised for huge pages at once, and
+/// khugepaged merges it in its own time (until then, slower lookups;
+/// nothing lost).
 pub(super) fn collapse_in_background<const B: usize>(g: &Arc<Generation<B>>) {
     #[cfg(not(any(cuckoo_nest_loom, miri)))]
     if g.table.words().collapses_later() {
-        let g = Arc::clone(g);
-        let _ = std::thread::Builder::new()
-            .name("cuckoo-nest-huge".into())
-            .spawn(move || {
-                let mut k = 0;
-                while Arc::strong_count(&g) > 1
-                    && !g.retired.load(crate::sync::process::Ordering::Relaxed)
-                    && g.table.words().collapse_part(k)
-                {
-                    k += 1;
-                }
-            });
+        let moving = Arc::clone(g);
+        let started = start_thread("cuckoo-nest-huge", move || {
+            let g = moving;
+            let mut k = 0;
+            while Arc::strong_count(&g) > 1
+                && !g.retired.load(crate::sync::process::Ordering::Relaxed)
+                && g.table.words().collapse_part(k)
+            {
+                k += 1;
+            }
+        });
+        if !started {
+            g.table.words().advise_huge_pages();
+        }
     }
     #[cfg(any(cuckoo_nest_loom, miri))]
     let _ = g;
+}
+
+/// Starts `work` on a thread of its own named `name`; false if none could
+/// start (the closure is then dropped here), or, in a build with the
+/// `internals` feature, if this thread was told to refuse
+/// (`debug_refuse_thread_starts`, `internals/mod.rs`).
+#[cfg(not(any(cuckoo_nest_loom, miri)))]
+fn start_thread(name: &str, work: impl FnOnce() + Send + 'static) -> bool {
+    #[cfg(feature = "internals")]
+    if crate::internals::thread_starts_refused() {
+        return false;
+    }
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(work)
+        .is_ok()
 }

@@ -158,6 +158,25 @@ pub fn debug_fail_barriers(membarrier: bool, page: bool) -> bool {
     crate::grow::barrier::is_light()
 }
 
+std::thread_local! {
+    static REFUSE_THREAD_STARTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes the threads a growable filter starts for its next table's pages
+/// (`cuckoo-nest-back`, `cuckoo-nest-huge`) fail to start when this
+/// thread is the one starting them, as a process out of threads would
+/// (`refuse`), or start again. This thread only, so tests running beside
+/// it are not touched. Unstable.
+pub fn debug_refuse_thread_starts(refuse: bool) {
+    REFUSE_THREAD_STARTS.with(|r| r.set(refuse));
+}
+
+/// True where [`debug_refuse_thread_starts`] told this thread to refuse.
+#[cfg_attr(any(cuckoo_nest_loom, miri), allow(dead_code))]
+pub(crate) fn thread_starts_refused() -> bool {
+    REFUSE_THREAD_STARTS.with(|r| r.get())
+}
+
 impl CuckooFilter {
     /// A copy of this (empty) filter that hashes its generic methods'
     /// byte and integer keys as a filter loaded from a

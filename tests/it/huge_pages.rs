@@ -195,6 +195,61 @@ fn a_new_chains_table_ends_on_huge_pages() {
     assert!((0..k).all(|k| filter.contains(&k)), "a false negative");
 }
 
+/// The flags of the mapping of /proc/self/smaps that holds `addr` (its
+/// `VmFlags:` line: `hg` for a range advised for huge pages, `nh` for one
+/// kept off them).
+fn vm_flags(addr: usize) -> Vec<String> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("read /proc/self/smaps");
+    let mut inside = false;
+    for line in smaps.lines() {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if let Some((lo, hi)) = first.split_once('-')
+            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        {
+            inside = (lo..hi).contains(&addr);
+        } else if let (true, Some(flags)) = (inside, line.strip_prefix("VmFlags:")) {
+            return flags.split_whitespace().map(str::to_string).collect();
+        }
+    }
+    panic!("no mapping holds {addr:#x}")
+}
+
+/// A grown table whose thread cannot start to move it onto huge pages is
+/// advised for them at once, for khugepaged to merge: it is not left kept
+/// off them for good (where the kernel collapses ranges on request, a
+/// step's table is kept off huge pages until then). Where it cannot, the
+/// table was advised from the start and the check passes as well.
+#[test]
+fn a_grown_table_no_thread_can_collapse_is_left_to_khugepaged() {
+    if thp_mode_or_skip().is_none() {
+        return;
+    }
+    let filter = CuckooFilter::builder()
+        .capacity(1_000_000)
+        .false_positive_rate(0.01)
+        .growable(true)
+        .huge_pages(true)
+        .build()
+        .expect("a growable filter");
+    let first = filter.capacity();
+    // This thread copies the step's last chunk (no other writes), so it is
+    // the one that would start the thread.
+    cuckoo_nest::debug_refuse_thread_starts(true);
+    let mut k = 0u64;
+    while filter.capacity() == first {
+        filter.insert(&k).expect("insert");
+        k += 1;
+    }
+    filter.finish_growth();
+    cuckoo_nest::debug_refuse_thread_starts(false);
+    let (start, len) = filter.debug_table_ptr();
+    assert!(len >= 4 * MIB, "the grown table is {len} bytes, meant to be 4 MiB or more");
+    let flags = vm_flags(start);
+    let advised = flags.iter().any(|f| f == "hg") && !flags.iter().any(|f| f == "nh");
+    assert!(advised, "the grown table's mapping: VmFlags {flags:?}");
+    assert!((0..k).all(|k| filter.contains(&k)), "a false negative");
+}
+
 #[test]
 fn small_pages_still_work() {
     let filter = filter_256_mib(false);

@@ -135,10 +135,7 @@ impl Words {
             let base = self.ptr.as_ptr().cast::<u8>();
             let Some(start) = k.checked_mul(HUGE_PAGE).filter(|&s| s < len) else {
                 if k.checked_mul(HUGE_PAGE) == Some(len.next_multiple_of(HUGE_PAGE)) {
-                    // SAFETY: [base, base + len) is exactly our own mapping;
-                    // the advice changes how the kernel backs it, never its
-                    // contents. A failure leaves it as it is.
-                    unsafe { libc::madvise(base.cast(), len, libc::MADV_HUGEPAGE) };
+                    self.advise_huge_pages();
                 }
                 return false;
             };
@@ -187,5 +184,25 @@ impl Words {
         }
         let _ = k;
         false
+    }
+
+    /// Advises the whole of a table that [`Words::collapses_later`] for
+    /// huge pages (it was kept off them), so that khugepaged merges it in
+    /// its own time: where [`Words::collapse_part`] has been through every
+    /// piece, for those the kernel could not collapse then, and where no
+    /// thread could start to collapse any. Nothing for any other table.
+    #[cfg_attr(miri, allow(dead_code))]
+    pub(crate) fn advise_huge_pages(&self) {
+        #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+        if let Source::Mapped {
+            len, later: true, ..
+        } = self.source
+        {
+            // SAFETY: [ptr, ptr + len) is exactly our own mapping; the
+            // advice changes how the kernel backs it, never its contents,
+            // whoever reads or writes it meanwhile. A failure leaves it as
+            // it is.
+            unsafe { libc::madvise(self.ptr.as_ptr().cast(), len, libc::MADV_HUGEPAGE) };
+        }
     }
 }
