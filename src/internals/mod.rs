@@ -167,6 +167,18 @@ std::thread_local! {
 /// thread is the one starting them, as a process out of threads would
 /// (`refuse`), or start again. This thread only, so tests running beside
 /// it are not touched. Unstable.
+///
+/// ```
+/// use cuckoo_nest::{debug_refuse_thread_starts, CuckooFilter};
+/// let filter = CuckooFilter::builder().capacity(1000).growable(true).build()?;
+/// debug_refuse_thread_starts(true);
+/// for k in 0..10_000u64 {
+///     filter.insert(&k)?; // grows on, its tables' pages left to the kernel
+/// }
+/// debug_refuse_thread_starts(false);
+/// assert!((0..10_000u64).all(|k| filter.contains(&k)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn debug_refuse_thread_starts(refuse: bool) {
     REFUSE_THREAD_STARTS.with(|r| r.set(refuse));
 }
