@@ -147,6 +147,15 @@ fn a_grown_table_ends_on_huge_pages() {
     let Some(mode) = thp_mode_or_skip() else {
         return;
     };
+    let (filter, k) = grown_once();
+    assert_current_table_on_huge_pages(&filter, "grown table", &mode);
+    assert!((0..k).all(|k| filter.contains(&k)), "a false negative");
+}
+
+/// A growable filter built for 1M items on huge pages, its keys `0..k` taking
+/// it through one growth step, the step finished (on this thread: with no
+/// other writes, the step's every chunk is copied here).
+fn grown_once() -> (CuckooFilter, u64) {
     let filter = CuckooFilter::builder()
         .capacity(1_000_000)
         .false_positive_rate(0.01)
@@ -161,8 +170,7 @@ fn a_grown_table_ends_on_huge_pages() {
         k += 1;
     }
     filter.finish_growth();
-    assert_current_table_on_huge_pages(&filter, "grown table", &mode);
-    assert!((0..k).all(|k| filter.contains(&k)), "a false negative");
+    (filter, k)
 }
 
 /// The same for the first table of a new chain (a growable filter past its
@@ -224,23 +232,10 @@ fn a_grown_table_no_thread_can_collapse_is_left_to_khugepaged() {
     if thp_mode_or_skip().is_none() {
         return;
     }
-    let filter = CuckooFilter::builder()
-        .capacity(1_000_000)
-        .false_positive_rate(0.01)
-        .growable(true)
-        .huge_pages(true)
-        .build()
-        .expect("a growable filter");
-    let first = filter.capacity();
-    // This thread copies the step's last chunk (no other writes), so it is
-    // the one that would start the thread.
+    // This thread copies the step's last chunk, so it is the one that
+    // would start the thread.
     cuckoo_nest::debug_refuse_thread_starts(true);
-    let mut k = 0u64;
-    while filter.capacity() == first {
-        filter.insert(&k).expect("insert");
-        k += 1;
-    }
-    filter.finish_growth();
+    let (filter, k) = grown_once();
     cuckoo_nest::debug_refuse_thread_starts(false);
     let (start, len) = filter.debug_table_ptr();
     assert!(len >= 4 * MIB, "the grown table is {len} bytes, meant to be 4 MiB or more");
