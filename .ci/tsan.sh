@@ -8,7 +8,8 @@
 # growable filter 32x while readers look up and writers remove;
 # tests/it/growable.rs: saves, clones and merges while a writer grows one;
 # tests/it/grow_under_load.rs: sixteen threads grow one 64x with removes,
-# shared copies and saves; tests/it/claims.rs: lock-free claims from more
+# shared copies and saves, in one chain and through chains;
+# tests/it/claims.rs: lock-free claims from more
 # threads than stripes, and clears racing them). Nightly
 # only: -Zsanitizer=thread, with std rebuilt instrumented (-Zbuild-std, needs
 # the rust-src component), in its own target directory so the flags never

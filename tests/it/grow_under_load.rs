@@ -3,7 +3,8 @@
 //! (colliding copies: one fingerprint, one bucket pair) and one of each
 //! pair takes its copy out again, readers look up, savers save the filter
 //! and load the bytes back. No false negative in any lookup, none in any
-//! loaded save, and the exact count at the end.
+//! loaded save, and the exact count at the end. Twice: in one chain (the
+//! default spare bits), and through chains (two spare bits).
 //!
 //! How a "no" is known to be wrong: every item has two counters, copies
 //! acknowledged (counted after the insert returned) and removes started
@@ -85,13 +86,35 @@ fn item<'a>(own: &'a [Vec<Item>], shared: &'a [Vec<Item>], w: usize, i: usize) -
 
 #[test]
 fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
+    grow_under_load(None);
+}
+
+/// The same through chains: with two spare bits and no maximum, the filter
+/// starts a new chain at every 4x or so, so chains start while writers
+/// insert, remove and add copies, readers look up and savers save (a
+/// lookup and a remove then read every chain, and a save writes them all).
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "four more minutes of Miri; ThreadSanitizer runs it, and loom's chain models the races"
+)]
+fn sixteen_threads_grow_a_filter_through_chains_with_removes_copies_and_saves() {
+    grow_under_load(Some(2));
+}
+
+/// Grows a filter (with `spare_bits` where given) 64x under sixteen threads
+/// and checks it (see the module docs).
+fn grow_under_load(spare_bits: Option<u32>) {
     let (capacity, growth) = if MIRI { (32, 8) } else { (500, 64) };
-    let filter = CuckooFilter::builder()
+    let builder = CuckooFilter::builder()
         .capacity(capacity)
         .false_positive_rate(0.01)
-        .growable(true)
-        .build()
-        .unwrap();
+        .growable(true);
+    let builder = match spare_bits {
+        Some(bits) => builder.spare_bits(bits),
+        None => builder,
+    };
+    let filter = builder.build().unwrap();
     let first = filter.capacity();
     // Each writer's items: with the removes and the shared ones counted
     // once per pair, about 0.6 of these are left at the end, which takes
@@ -205,11 +228,13 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
     });
 
     eprintln!(
-        "grew to {}x: {} lookups, {} saves",
+        "grew to {}x in {} table(s): {} lookups, {} saves",
         filter.capacity() / first,
+        filter.statistics().tables,
         lookups.load(SeqCst),
         saves.load(SeqCst)
     );
+
     assert_eq!(
         false_negatives.load(SeqCst),
         0,
@@ -218,10 +243,18 @@ fn sixteen_threads_grow_a_filter_64x_with_removes_copies_and_saves() {
     assert_eq!(lost_in_saves.load(SeqCst), 0, "items lost in saves");
     assert!(lookups.load(SeqCst) > 0, "the readers looked nothing up");
     assert!(saves.load(SeqCst) >= SAVERS as u64);
+    // One chain doubles to the next power of two past what it holds; chains
+    // add a table of their own each (their capacities summed), which the
+    // items cross at other counts: there, three tables or more.
+    let grown = match spare_bits {
+        None => filter.capacity() >= first * growth,
+        Some(_) => filter.statistics().tables >= 3,
+    };
     assert!(
-        filter.capacity() >= first * growth,
-        "grew to capacity {} from {first}",
-        filter.capacity()
+        grown,
+        "grew to capacity {} from {first}: {:?}",
+        filter.capacity(),
+        filter.statistics()
     );
     // Every item with a copy left is found; the count is exact.
     let mut expected = 0;
