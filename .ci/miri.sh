@@ -30,8 +30,8 @@
 #                     tests/it/thread_local_destructor.rs (sections on a slot
 #                     of their own once the thread's is gone) and
 #                     tests/it/grow_under_load.rs (sixteen threads, 8x from
-#                     capacity 32: about 4 minutes; its run through chains
-#                     is left to ThreadSanitizer and loom's chain models). Not
+#                     capacity 32, in one chain and through two: about 2
+#                     minutes together on 2026-12-01). Not
 #                     tests/it/stress.rs (time-boxed: under
 #                     Miri's clock too few operations happen to reach its
 #                     target load; ThreadSanitizer and loom cover it), nor
