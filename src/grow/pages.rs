@@ -127,13 +127,12 @@ pub(super) fn back_in_background<const B: usize>(next: &Arc<Generation<B>>) -> b
 pub(super) fn collapse_in_background<const B: usize>(g: &Arc<Generation<B>>) {
     #[cfg(not(any(cuckoo_nest_loom, miri)))]
     if g.table.words().collapses_later() {
-        let moving = Arc::clone(g);
+        let held = Arc::clone(g);
         let started = start_thread("cuckoo-nest-huge", move || {
-            let g = moving;
             let mut k = 0;
-            while Arc::strong_count(&g) > 1
-                && !g.retired.load(crate::sync::process::Ordering::Relaxed)
-                && g.table.words().collapse_part(k)
+            while Arc::strong_count(&held) > 1
+                && !held.retired.load(crate::sync::process::Ordering::Relaxed)
+                && held.table.words().collapse_part(k)
             {
                 k += 1;
             }

@@ -230,7 +230,6 @@ fn grow_under_load(spare_bits: Option<u32>) {
         lookups.load(SeqCst),
         saves.load(SeqCst)
     );
-
     assert_eq!(
         false_negatives.load(SeqCst),
         0,

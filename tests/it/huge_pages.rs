@@ -33,6 +33,13 @@ fn thp_mode_or_skip() -> Option<String> {
         .ok()
 }
 
+/// The address range of a mapping's header line in /proc/self/smaps
+/// ("lo-hi perms offset dev inode path"); `None` for any other line.
+fn mapping_range(line: &str) -> Option<(usize, usize)> {
+    let (lo, hi) = line.split_whitespace().next()?.split_once('-')?;
+    Some((usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?))
+}
+
 /// Bytes of AnonHugePages in the mappings of /proc/self/smaps that overlap
 /// `[start, start + len)`, each counted at most up to its overlap with that
 /// range (so huge pages elsewhere in a larger mapping cannot pass the test).
@@ -42,11 +49,7 @@ fn anon_huge_bytes(start: usize, len: usize) -> usize {
     let mut total = 0;
     let mut overlap = None;
     for line in smaps.lines() {
-        let first = line.split_whitespace().next().unwrap_or("");
-        if let Some((lo, hi)) = first.split_once('-')
-            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-        {
-            // A mapping's header line: "lo-hi perms offset dev inode path".
+        if let Some((lo, hi)) = mapping_range(line) {
             overlap = (lo < end && hi > start).then(|| hi.min(end) - lo.max(start));
             continue;
         }
@@ -210,10 +213,7 @@ fn vm_flags(addr: usize) -> Vec<String> {
     let smaps = std::fs::read_to_string("/proc/self/smaps").expect("read /proc/self/smaps");
     let mut inside = false;
     for line in smaps.lines() {
-        let first = line.split_whitespace().next().unwrap_or("");
-        if let Some((lo, hi)) = first.split_once('-')
-            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-        {
+        if let Some((lo, hi)) = mapping_range(line) {
             inside = (lo..hi).contains(&addr);
         } else if let (true, Some(flags)) = (inside, line.strip_prefix("VmFlags:")) {
             return flags.split_whitespace().map(str::to_string).collect();
