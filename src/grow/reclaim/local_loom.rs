@@ -17,10 +17,18 @@ crate::sync::thread_local! {
     pub(super) static OWNER: SlotOwner = SlotOwner(SLOTS.register());
 }
 
-/// Null: no fast path under loom.
+/// No fast path under loom: every section takes the portable path.
+pub(super) const HAS_FAST: bool = false;
+
+/// Never called under loom ([`HAS_FAST`]).
 #[inline(always)]
 pub(super) fn fast() -> *const Slot {
-    std::ptr::null()
+    unreachable!("no fast path under loom")
+}
+
+/// Never called under loom ([`HAS_FAST`]).
+pub(super) fn is_idle(_: *const Slot) -> bool {
+    unreachable!("no fast path under loom")
 }
 
 /// This model thread's registered slot.

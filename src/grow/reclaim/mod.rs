@@ -43,7 +43,7 @@ mod slot;
 pub(crate) use slot::loom_model;
 
 mod imp {
-    use super::local::{fast, SlotOwner, OWNER, SLOTS};
+    use super::local::{fast, is_idle, SlotOwner, HAS_FAST, OWNER, SLOTS};
     use super::slot::{all_left, Mode, Slot};
     use crate::grow::barrier::{heavy_barrier, init, is_light};
     use crate::sync::{process, Arc, AtomicPtr, AtomicU64, Grave, Lifetime, Mutex, Ordering};
@@ -184,14 +184,27 @@ mod imp {
     /// entering its first section, take [`pin_slow`].
     #[inline(always)]
     pub(crate) fn pin() -> Guard {
-        let slot = fast();
-        if slot.is_null() {
+        if !HAS_FAST {
             return pin_slow();
         }
-        // SAFETY: non-null, `FAST` points to the slot `OWNER` holds, which
-        // it clears before dropping it.
+        let slot = fast();
+        // SAFETY: `FAST` points to the slot `OWNER` holds, which it points
+        // elsewhere before dropping it, or to the static `IDLE`.
         if unsafe { &*slot }.enter(Mode::Light) {
             Guard::light(slot)
+        } else {
+            pin_unmarked(slot)
+        }
+    }
+
+    /// [`pin`] where the fast path's slot took no mark: this thread's own
+    /// slot, already inside a section (this one is nested), or the idle
+    /// slot (the thread has no slot the fast path may use: [`pin_slow`]).
+    #[cold]
+    #[inline(never)]
+    fn pin_unmarked(slot: *const Slot) -> Guard {
+        if is_idle(slot) {
+            pin_slow()
         } else {
             Guard::new(slot, Mode::Light, false)
         }
@@ -450,6 +463,24 @@ mod imp {
             assert!(mine(&SLOTS.inside(mode())));
             drop(outermost);
             assert!(!mine(&SLOTS.inside(mode())));
+        }
+
+        /// A thread's first section finds the idle slot on the fast path
+        /// (the thread has no slot yet) and marks the slot it registers, as
+        /// every later section marks it: none is taken for a nested one.
+        #[test]
+        fn a_threads_first_section_marks_its_own_slot() {
+            std::thread::spawn(|| {
+                assert!(is_idle(fast()), "a new thread starts on the idle slot");
+                for _ in 0..3 {
+                    let guard = pin();
+                    assert_eq!(guard.slot.addr() & COVERED, 0, "a section left unmarked");
+                    let inside = SLOTS.inside(mode());
+                    assert!(OWNER.with(|o| inside.iter().any(|(s, _)| Arc::ptr_eq(s, &o.0))));
+                }
+            })
+            .join()
+            .expect("the sections ran");
         }
     }
 }

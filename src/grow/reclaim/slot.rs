@@ -68,6 +68,20 @@ impl Slot {
         }
     }
 
+    /// A slot no section marks: its word reads inside a section for good,
+    /// so [`Self::enter`] on it writes nothing and returns false. What a
+    /// thread's fast-path pointer holds until the thread has a slot of its
+    /// own (`local.rs`, `IDLE`).
+    #[cfg(not(cuckoo_nest_loom))]
+    pub(super) const fn idle() -> Self {
+        Slot {
+            marks: CachePadded::new(Marks {
+                word: AtomicU64::new(INSIDE),
+                pass: AtomicU64::new(0),
+            }),
+        }
+    }
+
     /// The gate pass mark: the address of the writers' gate
     /// ([`Gate`](crate::grow::gate::Gate)) this slot's thread holds a pass
     /// of, or 0. Written by that thread alone (an orphan slot's, by the
