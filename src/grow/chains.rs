@@ -11,11 +11,7 @@ impl<const B: usize> State<B> {
     /// The state after a growth step: `cur` and `migration`, the chains
     /// before kept.
     pub(super) fn then(&self, cur: Arc<Generation<B>>, migration: Option<Migration<B>>) -> Self {
-        State {
-            cur,
-            migration,
-            older: self.older.clone(),
-        }
+        State::new(cur, migration, self.older.clone())
     }
 
     /// Marks in `out` the keys (key `k` hashing to `hashes[k]`) a chain
@@ -58,6 +54,13 @@ impl<const B: usize> State<B> {
     #[cold]
     #[inline(never)]
     pub(super) fn contains_in_chains(&self, hash: u64) -> bool {
+        self.chains_contain(hash)
+    }
+
+    /// [`Self::contains_in_chains`], in line: for a caller out of line
+    /// already ([`State::contains_out_of_line`]).
+    #[inline(always)]
+    pub(super) fn chains_contain(&self, hash: u64) -> bool {
         let cur = with_width!(&self.cur.table, t => t.contains_hash(hash));
         let hit = match &self.migration {
             None => cur,
@@ -170,14 +173,8 @@ impl<const B: usize> Growable<B> {
         self.longest_retired.raise(state.cur.table.longest_path());
         let mut older = state.older.clone();
         older.push(Arc::clone(&state.cur));
-        self.state.replace(
-            State {
-                cur: Arc::clone(&next),
-                migration: None,
-                older,
-            },
-            guard,
-        );
+        self.state
+            .replace(State::new(Arc::clone(&next), None, older), guard);
         self.gate.open();
         // Nothing to copy: onto huge pages at once, where it waits for that.
         super::pages::collapse_in_background(&next);

@@ -334,6 +334,37 @@ struct State<const B: usize> {
     /// insert writes them; removes and counts still do, and every lookup
     /// that misses the current chain reads them.
     older: Vec<Arc<Generation<B>>>,
+    /// What a single lookup reads ([`Growable::contains`]), asked once:
+    /// the current table's width where it is one of [`QUICK_WIDTHS`] and
+    /// the lookup reads that table alone (4-slot buckets, no growth step
+    /// under way, no chain before the current one), else 0.
+    quick: u32,
+}
+
+/// The widths a single lookup reads the current table at as a constant
+/// ([`State::quick`]): a first chain of 10-bit keys and 7 spare bits, the
+/// 1% pick's (docs/design.md, "Memory and false positives").
+const QUICK_WIDTHS: std::ops::RangeInclusive<u32> = 10..=17;
+
+impl<const B: usize> State<B> {
+    fn new(
+        cur: Arc<Generation<B>>,
+        migration: Option<Migration<B>>,
+        older: Vec<Arc<Generation<B>>>,
+    ) -> Self {
+        let width = cur.table.width();
+        let alone = B == 4 && migration.is_none() && older.is_empty();
+        State {
+            quick: if alone && QUICK_WIDTHS.contains(&width) {
+                width
+            } else {
+                0
+            },
+            cur,
+            migration,
+            older,
+        }
+    }
 }
 
 /// True where a next generation's table can be a mapping to back ahead
@@ -425,11 +456,7 @@ impl<const B: usize> Growable<B> {
             unbounded,
             saving: AtomicU64::new(0),
             topped_out: AtomicBool::new(false),
-            state: Current::new(State {
-                cur: Arc::new(generation),
-                migration: None,
-                older,
-            }),
+            state: Current::new(State::new(Arc::new(generation), None, older)),
             gate: Gate::new(),
             grow_lock: crate::sync::Mutex::new(()),
             next: crate::sync::Mutex::new(None),

@@ -13,28 +13,35 @@ impl<const B: usize> Growable<B> {
     pub(crate) fn contains(&self, hash: u64) -> bool {
         let guard = pin();
         let state = self.state.load(&guard);
-        // Once a chain is full, the filter holds more than one: the
-        // chains before the current one answer too (docs/design.md,
-        // "Growth past the spare bits"), out of line.
-        if state.older.is_empty() {
-            // The branch is on "growing?", almost never taken, not on "found?":
-            // a shuffled stream of hits and misses mispredicts that half the
-            // time, and each misprediction throws away the next lookups' loads
-            // in flight (with it, 23.4 ns a lookup at 8x on a 1.85 MB table;
-            // without, 16.1 ns: docs/benchmarks.md, "Growth").
-            match &state.migration {
-                // At the width as a constant for a first chain of 10-bit
-                // keys and 7 spare bits (the 1% pick's; other widths as
-                // the table is): with the run-time width's probe a lookup
-                // at 8x took 1.07-1.10 times as long (docs/benchmarks.md,
-                // "Revisited (2026-12-01)").
-                None => with_width!(&state.cur.table, t => t.contains_in_first_chain(hash);
-                    10 11 12 13 14 15 16 17),
-                Some(m) => state.cur.table.contains_hash(hash) || m.frozen_contains(hash),
-            }
-        } else {
-            state.contains_in_chains(hash)
+        // One `match` on what the state says a lookup reads
+        // ([`State::quick`]): for a first chain of the 1% pick's widths
+        // with no step under way, the current table at its width as a
+        // constant (with the run-time width's probe a lookup at 8x took
+        // 1.07-1.10 times as long: docs/benchmarks.md, "Revisited
+        // (2026-12-01)"). Any other 4-slot state (a step under way, a
+        // full chain, other widths) is read out of line; the other bucket
+        // sizes as the table is, in line. The branch is on "growing?" and
+        // "chained?", almost never taken, not on "found?": a shuffled
+        // stream of hits and misses mispredicts that half the time, and
+        // each misprediction throws away the next lookups' loads in flight
+        // (with it, 23.4 ns a lookup at 8x on a 1.85 MB table; without,
+        // 16.1 ns: docs/benchmarks.md, "Growth").
+        macro_rules! quick {
+            ($($f:literal)*) => {
+                match if B == 4 { state.quick } else { 0 } {
+                    $($f => {
+                        // SAFETY: a nonzero `quick` is the width of the
+                        // state's current table (`State::new`), which
+                        // never changes.
+                        let t = unsafe { state.cur.table.at_width_unchecked::<$f>() };
+                        t.contains_in_first_chain(hash)
+                    })*
+                    _ if B == 4 => state.contains_out_of_line(hash),
+                    _ => state.contains_in_line(hash),
+                }
+            };
         }
+        quick!(10 11 12 13 14 15 16 17)
     }
 
     /// Looks up the keys whose hashes are `hashes` in one section:
@@ -242,5 +249,40 @@ impl<const B: usize> Migration<B> {
     #[inline]
     pub(super) fn frozen_contains(&self, hash: u64) -> bool {
         !broken::GROW_LOOKUP_SKIPS_FROZEN && self.from.table.contains_hash(hash)
+    }
+}
+
+impl<const B: usize> State<B> {
+    /// [`Growable::contains`] of a 4-slot state that [`State::quick`]
+    /// leaves out: not inlined, and cold, so that every caller's loop of
+    /// lookups keeps its registers for the common case (a filter past its
+    /// spare bits pays one call), and out of line, every table is read at
+    /// its width as a constant where it is one of [`with_width!`]'s.
+    #[cold]
+    #[inline(never)]
+    fn contains_out_of_line(&self, hash: u64) -> bool {
+        if !self.older.is_empty() {
+            return self.chains_contain(hash);
+        }
+        match &self.migration {
+            None => with_width!(&self.cur.table, t => t.contains_in_first_chain(hash)),
+            Some(m) => {
+                with_width!(&self.cur.table, t => t.contains_hash(hash)) || m.frozen_contains(hash)
+            }
+        }
+    }
+
+    /// [`Growable::contains`] of 2- and 8-slot buckets: the current table
+    /// as it is, and the frozen generation of a step under way, in line;
+    /// every chain, out of line and cold, once a chain is full.
+    #[inline(always)]
+    fn contains_in_line(&self, hash: u64) -> bool {
+        if !self.older.is_empty() {
+            return self.contains_in_chains(hash);
+        }
+        match &self.migration {
+            None => self.cur.table.contains_in_first_chain(hash),
+            Some(m) => self.cur.table.contains_hash(hash) || m.frozen_contains(hash),
+        }
     }
 }

@@ -39,6 +39,20 @@ impl<const B: usize, A: Addressing> Table<B, Packed, A> {
         unsafe { &*(self as *const Self).cast::<Table<B, Packed<F>, A>>() }
     }
 
+    /// [`Self::at_width`] without its check, for a caller that read the
+    /// width before and kept it.
+    ///
+    /// # Safety
+    ///
+    /// `F` must be the table's width ([`Self::width`]).
+    #[inline(always)]
+    pub(crate) unsafe fn at_width_unchecked<const F: u32>(&self) -> &Table<B, Packed<F>, A> {
+        debug_assert_eq!(self.width(), F, "a table read at another width");
+        // SAFETY: as in `at_width`, whose check the caller's contract
+        // stands for: the layout's fields were built for width `F`.
+        unsafe { &*(self as *const Self).cast::<Table<B, Packed<F>, A>>() }
+    }
+
     /// The table's fingerprint width.
     #[inline(always)]
     pub(crate) fn width(&self) -> u32 {
