@@ -41,7 +41,9 @@ impl<const B: usize> State<B> {
     }
 
     /// True if any chain holds `hash`'s item: the lookup of a filter past
-    /// its spare bits. Every chain is read, no early exit: the loads
+    /// its spare bits, and of every 4-slot state [`State::quick`] leaves
+    /// out (a step under way, widths past the quick ones), whose older
+    /// chains are none. Every chain is read, no early exit: the loads
     /// overlap, and the branch on "found?" (half mispredicted on a mixed
     /// stream) comes once. Not inlined, and cold: a filter past its spare
     /// bits pays a call, and every other lookup loop keeps its registers
@@ -54,13 +56,6 @@ impl<const B: usize> State<B> {
     #[cold]
     #[inline(never)]
     pub(super) fn contains_in_chains(&self, hash: u64) -> bool {
-        self.chains_contain(hash)
-    }
-
-    /// [`Self::contains_in_chains`], in line: for a caller out of line
-    /// already ([`State::contains_out_of_line`]).
-    #[inline(always)]
-    pub(super) fn chains_contain(&self, hash: u64) -> bool {
         let cur = with_width!(&self.cur.table, t => t.contains_hash(hash));
         let hit = match &self.migration {
             None => cur,

@@ -3,7 +3,6 @@
 //! a growth step.
 
 use super::*;
-use crate::table::with_width;
 
 impl<const B: usize> Growable<B> {
     /// True if `hash`'s item is (probably) in the filter. Lock-free: loads
@@ -36,7 +35,7 @@ impl<const B: usize> Growable<B> {
                         let t = unsafe { state.cur.table.at_width_unchecked::<$f>() };
                         t.contains_in_first_chain(hash)
                     })*
-                    _ if B == 4 => state.contains_out_of_line(hash),
+                    _ if B == 4 => state.contains_in_chains(hash),
                     _ => state.contains_in_line(hash),
                 }
             };
@@ -253,25 +252,6 @@ impl<const B: usize> Migration<B> {
 }
 
 impl<const B: usize> State<B> {
-    /// [`Growable::contains`] of a 4-slot state that [`State::quick`]
-    /// leaves out: not inlined, and cold, so that every caller's loop of
-    /// lookups keeps its registers for the common case (a filter past its
-    /// spare bits pays one call), and out of line, every table is read at
-    /// its width as a constant where it is one of [`with_width!`]'s.
-    #[cold]
-    #[inline(never)]
-    fn contains_out_of_line(&self, hash: u64) -> bool {
-        if !self.older.is_empty() {
-            return self.chains_contain(hash);
-        }
-        match &self.migration {
-            None => with_width!(&self.cur.table, t => t.contains_in_first_chain(hash)),
-            Some(m) => {
-                with_width!(&self.cur.table, t => t.contains_hash(hash)) || m.frozen_contains(hash)
-            }
-        }
-    }
-
     /// [`Growable::contains`] of 2- and 8-slot buckets: the current table
     /// as it is, and the frozen generation of a step under way, in line;
     /// every chain, out of line and cold, once a chain is full.
