@@ -3,7 +3,8 @@
 //! loaded as one range of bits ([`WordSource::bits`]: one load on the
 //! owned table's lookup path for buckets of up to 57 bits, two words and a
 //! funnel shift otherwise) and compared with an exact SWAR kernel
-//! ([`PackedLanes`]), wider ones lane by lane.
+//! ([`PackedLanes`]); a lookup compares wider ones in parts that each fit
+//! one load ([`parts`]), the other operations lane by lane.
 
 use super::access::claim_word;
 use super::bits::{
@@ -28,26 +29,36 @@ use cuckoo_nest_simd::{Kernel, PackedLanes};
 pub(crate) struct Packed<const F: u32 = 0> {
     /// The SWAR kernel, for buckets of up to 64 bits.
     swar: Option<PackedLanes>,
-    /// The SWAR kernel for half a bucket, for wider buckets whose halves
-    /// are each one short load ([`halves`]).
-    halves: Option<PackedLanes>,
+    /// The SWAR kernel for a part of a bucket (a half, a quarter or one
+    /// lane), for wider buckets whose parts are each one short load
+    /// ([`parts`]).
+    parts: Option<PackedLanes>,
     bucket_bits: usize,
     /// The bucket's bits, for buckets of up to 64 bits.
     bucket_mask: u64,
     f: u32,
 }
 
-/// Lanes for half a bucket of `lanes` lanes of `f` bits, where the bucket
-/// is wider than 64 bits and each half is at most [`ONE_LOAD_BITS`] (4 x 17
-/// to 4 x 28, 8 x 9 to 8 x 14): a lookup then reads each half in one load
-/// and compares both halves of both buckets in two SWAR steps, instead of
-/// lane by lane.
-const fn halves(f: u32, lanes: u32) -> Option<PackedLanes> {
-    if f * lanes > 64 && lanes.is_multiple_of(2) && (f * lanes / 2) as usize <= ONE_LOAD_BITS {
-        PackedLanes::new(f, lanes / 2)
-    } else {
-        None
+/// Lanes for a part of a bucket of `lanes` lanes of `f` bits, where the
+/// bucket is wider than 64 bits: the most lanes, half the bucket's, a
+/// quarter or one, whose bits fit one short load ([`ONE_LOAD_BITS`]).
+/// Halves for 4 x 17 to 4 x 28 and 8 x 9 to 8 x 14, quarters for 8 x 15 to
+/// 8 x 28, single lanes above. A lookup then reads each part in one load
+/// and compares a part of both buckets in one SWAR step, instead of lane by
+/// lane with shifts across words (an 8-slot growable filter's lookup at 8x,
+/// 16-bit slots: 499 instructions lane by lane; docs/benchmarks.md).
+const fn parts(f: u32, lanes: u32) -> Option<PackedLanes> {
+    if f * lanes <= 64 {
+        return None;
     }
+    let mut part = lanes / 2;
+    while part > 0 {
+        if lanes.is_multiple_of(part) && (f * part) as usize <= ONE_LOAD_BITS {
+            return PackedLanes::new(f, part);
+        }
+        part /= 2;
+    }
+    None
 }
 
 /// For bucket `i` of `b` slots of `f` bits (at most 64 bits in all), at
@@ -77,7 +88,7 @@ impl<const F: u32> Packed<F> {
             bucket_bits,
             bucket_mask: low_bits(bucket_bits as u32),
             swar: PackedLanes::new(f, bucket_size as u32),
-            halves: halves(f, bucket_size as u32),
+            parts: parts(f, bucket_size as u32),
         }
     }
 }
@@ -106,47 +117,76 @@ impl<const F: u32> Packed<F> {
     }
 
     #[inline(always)]
-    fn halves<const B: usize>(&self) -> Option<PackedLanes> {
-        fixed_or::<F, _>(self.halves, const { halves(F, B as u32) })
+    fn parts<const B: usize>(&self) -> Option<PackedLanes> {
+        fixed_or::<F, _>(self.parts, const { parts(F, B as u32) })
     }
 }
 
-/// [`halves_hold`] out of line, for run-time widths: inlined into the
+/// [`parts_hold`] out of line, for run-time widths: inlined into the
 /// table type every such width shares, it took registers from every other
 /// shape's lookup in the caller's loop (callgrind: 4x12 88 instructions a
-/// lookup with it out of line, 90 inlined).
+/// lookup with it out of line, 90 inlined). `HALVES` picks the halves'
+/// copy, so a bucket that has halves pays no test for the other parts.
 #[inline(never)]
-fn probe_halves<W: WordSource + ?Sized>(
-    h: PackedLanes,
-    half: usize,
+fn probe_parts<const B: usize, const HALVES: bool, W: WordSource + ?Sized>(
+    p: PackedLanes,
+    bucket: usize,
     words: &W,
     i1: usize,
     i2: usize,
     fp: u32,
 ) -> bool {
-    halves_hold(h, half, words, i1, i2, fp)
+    if HALVES {
+        parts_hold::<2, W>(p, bucket, words, i1, i2, fp)
+    } else {
+        parts_hold_any::<B, W>(p, bucket, words, i1, i2, fp)
+    }
 }
 
-/// The probe of buckets of two halves of `half` bits each ([`halves`]):
-/// each half one load, compared in two SWAR steps (the compare ignores the
-/// bits above a half's lanes).
+/// [`parts_hold`] of buckets of `bucket` bits, in as many parts as `p`
+/// makes of a `B`-slot bucket ([`parts`]; a constant where the width is).
 #[inline(always)]
-fn halves_hold<W: WordSource + ?Sized>(
-    h: PackedLanes,
-    half: usize,
+fn parts_hold_any<const B: usize, W: WordSource + ?Sized>(
+    p: PackedLanes,
+    bucket: usize,
     words: &W,
     i1: usize,
     i2: usize,
     fp: u32,
 ) -> bool {
-    let (a, b) = (i1 * 2 * half, i2 * 2 * half);
-    let low = h.any_eq2(words.short_bits(a, half), words.short_bits(b, half), fp);
-    let high = h.any_eq2(
-        words.short_bits(a + half, half),
-        words.short_bits(b + half, half),
-        fp,
-    );
-    low | high
+    if bucket / 2 <= ONE_LOAD_BITS {
+        parts_hold::<2, W>(p, bucket, words, i1, i2, fp)
+    } else if bucket / 4 <= ONE_LOAD_BITS || B < 8 {
+        parts_hold::<4, W>(p, bucket, words, i1, i2, fp)
+    } else {
+        parts_hold::<8, W>(p, bucket, words, i1, i2, fp)
+    }
+}
+
+/// The probe of buckets of `bucket` bits in `N` parts of `p`'s lanes each
+/// ([`parts`]): each part one load, a part of both buckets compared in one
+/// SWAR step (the compare ignores the bits above a part's lanes). `N` is 2
+/// for halves, 4 for quarters, 8 for an 8-slot bucket's single lanes.
+#[inline(always)]
+fn parts_hold<const N: usize, W: WordSource + ?Sized>(
+    p: PackedLanes,
+    bucket: usize,
+    words: &W,
+    i1: usize,
+    i2: usize,
+    fp: u32,
+) -> bool {
+    debug_assert_eq!(p.lanes() as usize * N * p.width() as usize, bucket);
+    let part = bucket / N;
+    let (a, b) = (i1 * bucket, i2 * bucket);
+    (0..N).fold(false, |hit, k| {
+        let at = k * part;
+        hit | p.any_eq2(
+            words.short_bits(a + at, part),
+            words.short_bits(b + at, part),
+            fp,
+        )
+    })
 }
 
 impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
@@ -232,7 +272,7 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
         i2: usize,
         fp: u32,
     ) -> bool {
-        match (self.lanes::<B>(), self.halves::<B>()) {
+        match (self.lanes::<B>(), self.parts::<B>()) {
             (Some(p), _) => {
                 let bits = self.bits::<B>();
                 // No mask: the compare looks only at the bucket's lanes,
@@ -253,8 +293,16 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
                 };
                 p.any_eq2(a, b, fp)
             }
-            (None, Some(h)) if F != 0 => halves_hold(h, self.bits::<B>() / 2, words, i1, i2, fp),
-            (None, Some(h)) => probe_halves(h, self.bits::<B>() / 2, words, i1, i2, fp),
+            (None, Some(p)) => {
+                let bits = self.bits::<B>();
+                if F != 0 {
+                    parts_hold_any::<B, W>(p, bits, words, i1, i2, fp)
+                } else if bits / 2 <= ONE_LOAD_BITS {
+                    probe_parts::<B, true, W>(p, bits, words, i1, i2, fp)
+                } else {
+                    probe_parts::<B, false, W>(p, bits, words, i1, i2, fp)
+                }
+            }
             (None, None) => {
                 let (a, b) = (
                     Layout::<B>::load(self, words, i1),
@@ -268,7 +316,7 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     #[inline(always)]
     fn probes_in_one_load(&self) -> bool {
         (self.lanes::<B>().is_some() && self.bits::<B>() <= ONE_LOAD_BITS)
-            || self.halves::<B>().is_some()
+            || self.parts::<B>().is_some()
     }
 
     #[inline(always)]
@@ -376,7 +424,7 @@ mod tests {
             }
         }
         let widths: Vec<u32> = if cfg!(miri) {
-            vec![4, 10, 12, 13, 17, 28]
+            vec![4, 10, 12, 13, 16, 17, 28, 30]
         } else {
             (4..=32).collect()
         };
