@@ -127,6 +127,13 @@ pub(crate) trait Layout<const B: usize>: Send + Sync + Sized + 'static {
         self.first_match(kernel, a, 0)
     }
 
+    /// True if any slot of `a` equals `value` (an insert's bound on a
+    /// key's copies asks it of the first bucket).
+    #[inline(always)]
+    fn holds<K: Kernel>(&self, kernel: K, a: &Bucket, value: u32) -> bool {
+        self.matches(kernel, a, a, value).0.any()
+    }
+
     /// True if any slot of `a` or `b` equals `value`.
     #[inline(always)]
     fn any_match<K: Kernel>(&self, kernel: K, a: &Bucket, b: &Bucket, value: u32) -> bool {

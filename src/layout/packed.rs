@@ -189,6 +189,37 @@ fn parts_hold<const N: usize, W: WordSource + ?Sized>(
     })
 }
 
+/// The part of a loaded bucket (lane `j` at bit `j * f`) from bit `bit`
+/// on, in one word: a funnel shift of the two words it lies in. The bits
+/// above a part's lanes are the compare's to ignore.
+#[inline(always)]
+fn part_at(bucket: &Bucket, bit: usize) -> u64 {
+    let (w, o) = (bit / 64, (bit % 64) as u32);
+    let hi = match bucket.get(w + 1) {
+        Some(&next) if o != 0 => next << (64 - o),
+        _ => 0,
+    };
+    bucket[w] >> o | hi
+}
+
+/// The first lane of a loaded bucket equal to `value`, a part of `p`'s
+/// lanes at a time ([`parts`]): one SWAR step a part, stopping at the
+/// first part that holds it (an insert's free slot, a remove's copy),
+/// where lane by lane cut every lane out of a 128-bit pair of words
+/// (docs/benchmarks.md, "8-slot growable lookups in parts").
+#[inline(always)]
+fn parts_first<const B: usize>(p: PackedLanes, bucket: &Bucket, value: u32) -> Option<usize> {
+    let (f, lanes) = (p.width() as usize, p.lanes() as usize);
+    let mut j = 0;
+    while j < B {
+        if let Some(l) = p.first_eq(part_at(bucket, j * f), value) {
+            return Some(j + l as usize);
+        }
+        j += lanes;
+    }
+    None
+}
+
 impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
     const WRITES_VERSIONED: bool = false;
     /// The widths fixed at compile time (the builder's picks) gain; a width
@@ -239,11 +270,20 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
 
     #[inline(always)]
     fn first_match<K: Kernel>(&self, k: K, a: &Bucket, value: u32) -> Option<usize> {
-        match self.lanes::<B>() {
-            Some(p) => p.first_eq(a[0], value).map(|j| j as usize),
-            None => <Self as Layout<B>>::matches(self, k, a, a, value)
+        match (self.lanes::<B>(), self.parts::<B>()) {
+            (Some(p), _) => p.first_eq(a[0], value).map(|j| j as usize),
+            (None, Some(p)) => parts_first::<B>(p, a, value),
+            (None, None) => <Self as Layout<B>>::matches(self, k, a, a, value)
                 .0
                 .lowest_set_bit(),
+        }
+    }
+
+    #[inline(always)]
+    fn holds<K: Kernel>(&self, k: K, a: &Bucket, value: u32) -> bool {
+        match (self.lanes::<B>(), self.parts::<B>()) {
+            (None, Some(p)) => parts_first::<B>(p, a, value).is_some(),
+            _ => <Self as Layout<B>>::matches(self, k, a, a, value).0.any(),
         }
     }
 
@@ -358,17 +398,23 @@ mod tests {
     use super::*;
     use crate::layout::bits::words;
 
+    /// Bucket `i`'s first slot equal to `value`, and whether it holds one
+    /// (`first_match` and `holds`).
     fn first_match<const B: usize>(
         layout: &Packed<0>,
         w: &[AtomicU64],
         i: usize,
         value: u32,
-    ) -> Option<usize>
+    ) -> (Option<usize>, bool)
     where
         Packed<0>: Layout<B>,
     {
         let bucket = Layout::<B>::load(layout, w, i);
-        Layout::<B>::first_match(layout, cuckoo_nest_simd::Scalar, &bucket, value)
+        let kernel = cuckoo_nest_simd::Scalar;
+        (
+            Layout::<B>::first_match(layout, kernel, &bucket, value),
+            Layout::<B>::holds(layout, kernel, &bucket, value),
+        )
     }
 
     /// Bucket `i`'s slots equal to `value`, as `matches` says: bit `j` for
@@ -502,12 +548,13 @@ mod tests {
                             };
                             assert_eq!(got, want, "matches b={b} f={f} bucket {k} {v}");
                             let want = slots.iter().position(|&x| x == v);
-                            let got = match b {
+                            let (got, held) = match b {
                                 2 => first_match::<2>(&layout, &w, k, v),
                                 4 => first_match::<4>(&layout, &w, k, v),
                                 _ => first_match::<8>(&layout, &w, k, v),
                             };
                             assert_eq!(got, want, "first_match b={b} f={f} bucket {k} {v}");
+                            assert_eq!(held, want.is_some(), "holds b={b} f={f} bucket {k} {v}");
                         }
                         let got = Layout::<8>::load(&layout, &w[..], k);
                         for (s, &want) in slots.iter().enumerate() {

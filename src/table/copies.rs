@@ -36,7 +36,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         i1: usize,
         fp: u32,
     ) -> Result<(), CopiesHeld> {
-        if self.match_pair(a, a, fp).0.any() {
+        if self.layout.holds(self.kernel, a, fp) {
             self.below_bound_counted(i1, fp)?;
         }
         Ok(())
