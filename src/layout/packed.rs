@@ -204,8 +204,9 @@ fn part_at(bucket: &Bucket, bit: usize) -> u64 {
 
 /// The first lane of a loaded bucket equal to `value`, a part of `p`'s
 /// lanes at a time ([`parts`]): one SWAR step a part, stopping at the
-/// first part that holds it (an insert's free slot, a remove's copy),
-/// where lane by lane cut every lane out of a 128-bit pair of words
+/// first part that holds it (a free slot for an insert, a step's copy or a
+/// displacement search; a key's copy for the bound on copies), where lane
+/// by lane cut every lane out of a 128-bit pair of words
 /// (docs/benchmarks.md, "8-slot growable lookups in parts").
 #[inline(always)]
 fn parts_first<const B: usize>(p: PackedLanes, bucket: &Bucket, value: u32) -> Option<usize> {
@@ -424,10 +425,9 @@ mod tests {
         Packed<0>: Layout<B>,
     {
         let bucket = Layout::<B>::load(layout, w, i);
-        let kernel = cuckoo_nest_simd::Scalar;
-        Layout::<B>::matches(layout, kernel, &bucket, &bucket, value)
-            .0
-             .0
+        let (mask, _) =
+            Layout::<B>::matches(layout, cuckoo_nest_simd::Scalar, &bucket, &bucket, value);
+        mask.0
     }
 
     /// Every width, every bucket size: a probe of the table's own words
