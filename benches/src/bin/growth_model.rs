@@ -23,11 +23,12 @@
 //!   so a fingerprint moves without its key, as in the nested scheme.
 //!
 //! Prints, per scheme: the share of slots in use at every 1% more items from 10,000 (mean and
-//! least); `memory_usage`-like bits at the checkpoints every 1.5x from 10,000, against a fixed
-//! filter's `KEY_BITS / 0.95` bits an item (mean and worst), with a block's slots `KEY_BITS +
-//! SPARE - depth` bits wide (17 at the first table, one fewer per split it has had) or, with
-//! `flat`, as wide as a fixed filter's; the items a split moves, per item inserted; and the
-//! check that every item lies in one of its two buckets at the end.
+//! least); `memory_usage`-like bits at the checkpoints every 1.5x from 10,000 against a fixed
+//! filter's `KEY_BITS / 0.95` bits an item (mean and worst), three ways: each block's slots
+//! `KEY_BITS + SPARE - depth` bits wide (17 at the first table, one fewer per split it has had),
+//! every block of a level as wide as its unsplit ones (one width a table at a time), and every
+//! slot as wide as a fixed filter's (the share of slots in use alone); the items a split moves,
+//! per item inserted; and the check that every item lies in one of its two buckets at the end.
 
 use cuckoo_nest_bench::keys::SplitMix64;
 use cuckoo_nest_bench::tool::arg;
@@ -59,6 +60,19 @@ impl Scheme {
             Scheme::Partners(g) => format!("partners-{g}"),
         }
     }
+}
+
+/// How wide a block's slots are, for its memory.
+#[derive(Clone, Copy)]
+enum Widths {
+    /// `KEY_BITS + SPARE - depth` (at least `KEY_BITS`): a split block one bit narrower than an
+    /// unsplit one of its level.
+    PerBlock,
+    /// Every block of a level as wide as its unsplit ones, one bit narrower once the level is
+    /// done: one width a table at a time, as a table's probe is compiled for today.
+    PerLevel,
+    /// `KEY_BITS`, a fixed filter's: the share of slots in use alone.
+    Flat,
 }
 
 /// An item: its spare value (which names its block), its first bucket in a block, and its key
@@ -288,24 +302,19 @@ impl Model {
         self.blocks() * self.local * B
     }
 
-    /// The bits the blocks hold: each block's slots `KEY_BITS + SPARE - depth` bits wide (at
-    /// least `KEY_BITS`), or `KEY_BITS` wide if `flat`.
-    fn bits(&self, flat: bool) -> f64 {
-        let width = |depth: u32| {
-            if flat {
-                KEY_BITS
-            } else {
-                (KEY_BITS + SPARE).saturating_sub(depth).max(KEY_BITS)
-            }
-        };
+    /// The bits the blocks hold, their slots as wide as `widths` says.
+    fn bits(&self, widths: Widths) -> f64 {
+        let width = |depth: u32| (KEY_BITS + SPARE).saturating_sub(depth).max(KEY_BITS);
         let n = self.level_blocks();
-        let split = self.pointer; // split blocks and new blocks: one deeper
-        let per_block = (self.local * B) as f64;
-        let deep = 2 * split;
-        let shallow = n - split;
-        per_block
-            * (deep as f64 * f64::from(width(self.level + 1))
-                + shallow as f64 * f64::from(width(self.level)))
+        // Split blocks and the blocks they made are one level deeper.
+        let (deep, shallow) = (2 * self.pointer, n - self.pointer);
+        let slots = (self.local * B) as f64;
+        let (deep_bits, shallow_bits) = match widths {
+            Widths::PerBlock => (width(self.level + 1), width(self.level)),
+            Widths::PerLevel => (width(self.level), width(self.level)),
+            Widths::Flat => (KEY_BITS, KEY_BITS),
+        };
+        slots * (deep as f64 * f64::from(deep_bits) + shallow as f64 * f64::from(shallow_bits))
     }
 
     /// True if every item lies in one of its two buckets, once.
@@ -332,8 +341,8 @@ struct Outcome {
     scheme: Scheme,
     mean_load: f64,
     least_load: f64,
-    /// Memory against a fixed filter's at each checkpoint: slots as stored, and flat.
-    checkpoints: Vec<(usize, f64, f64)>,
+    /// Memory against a fixed filter's at each checkpoint: slots per block, per level, flat.
+    checkpoints: Vec<(usize, [f64; 3])>,
     moves_per_item: f64,
     consistent: bool,
 }
@@ -357,7 +366,11 @@ fn run(scheme: Scheme, items: usize, local: usize, first_blocks: usize, seed: u6
         }
         if n as f64 >= next_checkpoint {
             let fixed = n as f64 * fixed_bits_per_item;
-            checkpoints.push((n, model.bits(false) / fixed, model.bits(true) / fixed));
+            let ratio = |w| model.bits(w) / fixed;
+            checkpoints.push((
+                n,
+                [Widths::PerBlock, Widths::PerLevel, Widths::Flat].map(ratio),
+            ));
             next_checkpoint *= CHECKPOINT_STEP;
         }
     }
@@ -390,10 +403,11 @@ fn main() {
     );
     println!();
     println!(
-        "| scheme | slots in use, mean / least | memory vs fixed at the checkpoints, mean / worst | \
-         with flat {KEY_BITS}-bit slots | items moved per item inserted | every item in one of its buckets |"
+        "| scheme | slots in use, mean / least | memory vs fixed at the checkpoints, mean / worst: \
+         slots per block | one width a level | {KEY_BITS}-bit slots | items moved per item inserted \
+         | every item in one of its buckets |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     let mut all_consistent = true;
     for scheme in [
         Scheme::Doubling,
@@ -402,13 +416,18 @@ fn main() {
         Scheme::Partners(8),
     ] {
         let o = run(scheme, items, local, first_blocks, seed);
-        let (mean, worst) = mean_and_worst(o.checkpoints.iter().map(|c| c.1));
-        let (flat_mean, flat_worst) = mean_and_worst(o.checkpoints.iter().map(|c| c.2));
+        let cells: Vec<String> = (0..3)
+            .map(|w| {
+                let (mean, worst) = mean_and_worst(o.checkpoints.iter().map(|c| c.1[w]));
+                format!("{mean:.2} / {worst:.2}")
+            })
+            .collect();
         println!(
-            "| {} | {:.3} / {:.3} | {mean:.2} / {worst:.2} | {flat_mean:.2} / {flat_worst:.2} | {:.2} | {} |",
+            "| {} | {:.3} / {:.3} | {} | {:.2} | {} |",
             o.scheme.name(),
             o.mean_load,
             o.least_load,
+            cells.join(" | "),
             o.moves_per_item,
             if o.consistent { "yes" } else { "NO" }
         );
