@@ -2,8 +2,9 @@
 //! through a fill and what that costs in memory: the figures behind docs/design.md's "Why no
 //! doubling, whole or block by block, meets issue 40's worst checkpoint", reproducible.
 //!
-//! `cargo run --release -p cuckoo-nest-bench --bin growth_model [-- ITEMS [LOCAL [FIRST_BLOCKS [SEED]]]]`
-//! (default ITEMS = 1,200,000, LOCAL = 256 buckets a block, FIRST_BLOCKS = 8, SEED = 1)
+//! `cargo run --release -p cuckoo-nest-bench --bin growth_model [-- ITEMS [LOCAL [FIRST_BLOCKS [SEED [SPLIT_AT]]]]]`
+//! (default ITEMS = 1,200,000, LOCAL = 256 buckets a block, FIRST_BLOCKS = 8, SEED = 1, SPLIT_AT =
+//! 0: grow only when an insert fails; a share of the slots, e.g. 0.85, grows also at that load)
 //!
 //! No filter code runs here: items are random hashes, kept whole, in 4-slot buckets; a block is
 //! `LOCAL` buckets. An item's spare value `x` (hash bits) names its block as a nested filter's
@@ -33,7 +34,7 @@
 use cuckoo_nest_bench::keys::SplitMix64;
 use cuckoo_nest_bench::tool::arg;
 
-const USAGE: &str = "growth_model [ITEMS [LOCAL [FIRST_BLOCKS [SEED]]]]";
+const USAGE: &str = "growth_model [ITEMS [LOCAL [FIRST_BLOCKS [SEED [SPLIT_AT]]]]]";
 /// Slots a bucket.
 const B: usize = 4;
 /// Kicks of a random walk before an insert gives up and the table grows.
@@ -99,6 +100,11 @@ struct Model {
     /// Which of its two buckets each item lies in.
     side: Vec<u8>,
     moved: u64,
+    /// Growth steps an insert's failed walk forced (with a load to split at, the rest come from
+    /// the load).
+    forced: u64,
+    /// Growth steps taken: doublings, or blocks split.
+    steps: u64,
     rng: SplitMix64,
 }
 
@@ -134,6 +140,8 @@ impl Model {
             items: Vec::new(),
             side: Vec::new(),
             moved: 0,
+            forced: 0,
+            steps: 0,
             rng: SplitMix64::new(seed),
         }
     }
@@ -234,6 +242,7 @@ impl Model {
         let mut homeless = id;
         while let Err(left) = self.try_place(homeless) {
             homeless = left;
+            self.forced += 1;
             self.grow();
         }
     }
@@ -266,6 +275,7 @@ impl Model {
     }
 
     fn grow(&mut self) {
+        self.steps += 1;
         let bit = self.first_bits + self.level;
         let n = self.level_blocks();
         match self.scheme {
@@ -344,10 +354,23 @@ struct Outcome {
     /// Memory against a fixed filter's at each checkpoint: slots per block, per level, flat.
     checkpoints: Vec<(usize, [f64; 3])>,
     moves_per_item: f64,
+    /// Growth steps forced by a failed insert, and all of them.
+    forced: u64,
+    steps: u64,
     consistent: bool,
 }
 
-fn run(scheme: Scheme, items: usize, local: usize, first_blocks: usize, seed: u64) -> Outcome {
+/// Fills a model of `scheme` with `items` items; with `split_at` above 0 it also grows whenever
+/// the share of slots in use passes `split_at` (as a filter grows at a load, not only when an
+/// insert fails).
+fn run(
+    scheme: Scheme,
+    items: usize,
+    local: usize,
+    first_blocks: usize,
+    seed: u64,
+    split_at: f64,
+) -> Outcome {
     let mut model = Model::new(scheme, local, first_blocks, seed);
     let mut keys = SplitMix64::new(seed ^ 0x5EED);
     let fixed_bits_per_item = f64::from(KEY_BITS) / 0.95;
@@ -360,6 +383,9 @@ fn run(scheme: Scheme, items: usize, local: usize, first_blocks: usize, seed: u6
             l1: (((h & 0xFFFF_FFFF) * local as u64) >> 32) as u32,
             key: (keys.next_u64() as u32 % ((1 << KEY_BITS) - 1)) + 1,
         });
+        while split_at > 0.0 && n as f64 > split_at * model.slots_in_use_blocks() as f64 {
+            model.grow();
+        }
         if n as f64 >= next_point {
             loads.push(n as f64 / model.slots_in_use_blocks() as f64);
             next_point *= 1.01;
@@ -380,6 +406,8 @@ fn run(scheme: Scheme, items: usize, local: usize, first_blocks: usize, seed: u6
         least_load: loads.iter().copied().fold(f64::INFINITY, f64::min),
         checkpoints,
         moves_per_item: model.moved as f64 / items as f64,
+        forced: model.forced,
+        steps: model.steps,
         consistent: model.consistent(),
     }
 }
@@ -394,9 +422,15 @@ fn main() {
     let local: usize = arg(2, 256, USAGE);
     let first_blocks: usize = arg(3, 8, USAGE);
     let seed: u64 = arg(4, 1, USAGE);
+    let split_at: f64 = arg(5, 0.0, USAGE);
+    let trigger = if split_at > 0.0 {
+        format!("a step when an insert fails or the share of slots in use passes {split_at}")
+    } else {
+        "a step when an insert fails".into()
+    };
     println!(
         "{items} items, blocks of {local} {B}-slot buckets, {first_blocks} blocks to start, seed \
-         {seed}; a fixed filter at {:.2} bits an item ({KEY_BITS}-bit keys at a load of 0.95); \
+         {seed}, {trigger}; a fixed filter at {:.2} bits an item ({KEY_BITS}-bit keys at a load of 0.95); \
          slots {} bits wide at the first table, one fewer per split",
         f64::from(KEY_BITS) / 0.95,
         KEY_BITS + SPARE
@@ -405,9 +439,9 @@ fn main() {
     println!(
         "| scheme | slots in use, mean / least | memory vs fixed at the checkpoints, mean / worst: \
          slots per block | one width a level | {KEY_BITS}-bit slots | items moved per item inserted \
-         | every item in one of its buckets |"
+         | steps forced by a failed insert, of all | every item in one of its buckets |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let mut all_consistent = true;
     for scheme in [
         Scheme::Doubling,
@@ -415,7 +449,7 @@ fn main() {
         Scheme::Partners(4),
         Scheme::Partners(8),
     ] {
-        let o = run(scheme, items, local, first_blocks, seed);
+        let o = run(scheme, items, local, first_blocks, seed, split_at);
         let cells: Vec<String> = (0..3)
             .map(|w| {
                 let (mean, worst) = mean_and_worst(o.checkpoints.iter().map(|c| c.1[w]));
@@ -423,12 +457,14 @@ fn main() {
             })
             .collect();
         println!(
-            "| {} | {:.3} / {:.3} | {} | {:.2} | {} |",
+            "| {} | {:.3} / {:.3} | {} | {:.2} | {} of {} | {} |",
             o.scheme.name(),
             o.mean_load,
             o.least_load,
             cells.join(" | "),
             o.moves_per_item,
+            o.forced,
+            o.steps,
             if o.consistent { "yes" } else { "NO" }
         );
         all_consistent &= o.consistent;
@@ -452,7 +488,10 @@ mod tests {
             Scheme::Partners(8),
         ] {
             // Small blocks, many splits: past two levels from 8 blocks.
-            let o = run(scheme, 20_000, 16, 8, 7);
+            let o = run(scheme, 20_000, 16, 8, 7, 0.0);
+            assert!(o.consistent, "{}", scheme.name());
+            // Split at a load too: steps from the load and from failed inserts.
+            let o = run(scheme, 20_000, 16, 8, 7, 0.8);
             assert!(o.consistent, "{}", scheme.name());
             assert!(o.moves_per_item > 0.0, "{} never split", scheme.name());
         }
