@@ -308,7 +308,7 @@ impl Model {
     }
 
     /// Slots in blocks that exist (a block not yet made holds none).
-    fn slots_in_use_blocks(&self) -> usize {
+    fn slots_made(&self) -> usize {
         self.blocks() * self.local * B
     }
 
@@ -383,11 +383,11 @@ fn run(
             l1: (((h & 0xFFFF_FFFF) * local as u64) >> 32) as u32,
             key: (keys.next_u64() as u32 % ((1 << KEY_BITS) - 1)) + 1,
         });
-        while split_at > 0.0 && n as f64 > split_at * model.slots_in_use_blocks() as f64 {
+        while split_at > 0.0 && n as f64 > split_at * model.slots_made() as f64 {
             model.grow();
         }
         if n as f64 >= next_point {
-            loads.push(n as f64 / model.slots_in_use_blocks() as f64);
+            loads.push(n as f64 / model.slots_made() as f64);
             next_point *= 1.01;
         }
         if n as f64 >= next_checkpoint {
