@@ -12,6 +12,8 @@
 //! the item's two buckets, else walks at random (up to 500 kicks); when it fails, the table grows
 //! and the homeless item is inserted again. Schemes:
 //!
+//! - `fixed`: the baseline, no growth: one table built for every item at a load of 0.95, both
+//!   buckets anywhere in it, filled once (its walks' kicks are what the others' are set against).
 //! - `doubling`: every block splits at once (today's growth step): both buckets in the item's
 //!   block.
 //! - `linear`: one block splits at a time, in order (linear hashing, Litwin 1980); both buckets
@@ -29,7 +31,9 @@
 //! `KEY_BITS + SPARE - depth` bits wide (17 at the first table, one fewer per split it has had),
 //! every block of a level as wide as its unsplit ones (one width a table at a time), and every
 //! slot as wide as a fixed filter's (the share of slots in use alone); the items a split moves,
-//! per item inserted; and the check that every item lies in one of its two buckets at the end.
+//! per item inserted; the growth steps, and how many a failed insert forced; the random walks'
+//! kicks per item inserted (the displacement work); and the check that every item lies in one of
+//! its two buckets at the end.
 
 use cuckoo_nest_bench::keys::SplitMix64;
 use cuckoo_nest_bench::tool::arg;
@@ -48,6 +52,9 @@ const CHECKPOINT_STEP: f64 = 1.5;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Scheme {
+    /// No growth: one table (one block) of this many buckets, built for every item at a load of
+    /// 0.95, both buckets anywhere in it as in a fixed filter (the baseline for the walks' work).
+    Fixed(usize),
     Doubling,
     Linear,
     Partners(u32),
@@ -56,6 +63,7 @@ enum Scheme {
 impl Scheme {
     fn name(self) -> String {
         match self {
+            Scheme::Fixed(_) => "fixed, for all items at 0.95".into(),
             Scheme::Doubling => "doubling".into(),
             Scheme::Linear => "linear".into(),
             Scheme::Partners(g) => format!("partners-{g}"),
@@ -105,6 +113,8 @@ struct Model {
     forced: u64,
     /// Growth steps taken: doublings, or blocks split.
     steps: u64,
+    /// Kicks of every random walk: an insert's displacement work.
+    kicks: u64,
     rng: SplitMix64,
 }
 
@@ -119,6 +129,11 @@ fn reversed(j: usize, bits: u32) -> usize {
 
 impl Model {
     fn new(scheme: Scheme, local: usize, first_blocks: usize, seed: u64) -> Self {
+        if let Scheme::Fixed(buckets) = scheme {
+            let mut fixed = Self::new(Scheme::Doubling, buckets, 1, seed);
+            fixed.scheme = scheme;
+            return fixed;
+        }
         assert!(
             first_blocks.is_power_of_two(),
             "FIRST_BLOCKS must be a power of two"
@@ -142,6 +157,7 @@ impl Model {
             moved: 0,
             forced: 0,
             steps: 0,
+            kicks: 0,
             rng: SplitMix64::new(seed),
         }
     }
@@ -158,7 +174,7 @@ impl Model {
     /// True if block `j` of the current level has split.
     fn has_split(&self, j: usize) -> bool {
         match self.scheme {
-            Scheme::Doubling => false,
+            Scheme::Fixed(_) | Scheme::Doubling => false,
             Scheme::Linear => j < self.pointer,
             Scheme::Partners(_) => reversed(j, self.first_bits + self.level) < self.pointer,
         }
@@ -218,6 +234,7 @@ impl Model {
         }
         let (mut cur, mut side) = (id, self.rng.below(2) as u8);
         for _ in 0..MAX_KICKS {
+            self.kicks += 1;
             let b = self.bucket(self.items[cur as usize], side);
             let s = self.rng.below(B);
             let victim = self.slots[b][s] - 1;
@@ -279,6 +296,11 @@ impl Model {
         let bit = self.first_bits + self.level;
         let n = self.level_blocks();
         match self.scheme {
+            Scheme::Fixed(buckets) => panic!(
+                "the fixed table of {buckets} buckets is full at {} items: an insert's walk of \
+                 {MAX_KICKS} kicks failed",
+                self.items.len()
+            ),
             Scheme::Doubling => {
                 self.slots.resize(2 * n * self.local, [0; B]);
                 for j in 0..n {
@@ -357,6 +379,8 @@ struct Outcome {
     /// Growth steps forced by a failed insert, and all of them.
     forced: u64,
     steps: u64,
+    /// Kicks per item inserted.
+    kicks_per_item: f64,
     consistent: bool,
 }
 
@@ -380,10 +404,11 @@ fn run(
         let h = keys.next_u64();
         model.insert(Item {
             x: (h >> 32) as u32,
-            l1: (((h & 0xFFFF_FFFF) * local as u64) >> 32) as u32,
+            l1: (((h & 0xFFFF_FFFF) * model.local as u64) >> 32) as u32,
             key: (keys.next_u64() as u32 % ((1 << KEY_BITS) - 1)) + 1,
         });
-        while split_at > 0.0 && n as f64 > split_at * model.slots_made() as f64 {
+        let grows = !matches!(scheme, Scheme::Fixed(_));
+        while grows && split_at > 0.0 && n as f64 > split_at * model.slots_made() as f64 {
             model.grow();
         }
         if n as f64 >= next_point {
@@ -408,6 +433,7 @@ fn run(
         moves_per_item: model.moved as f64 / items as f64,
         forced: model.forced,
         steps: model.steps,
+        kicks_per_item: model.kicks as f64 / items as f64,
         consistent: model.consistent(),
     }
 }
@@ -439,11 +465,14 @@ fn main() {
     println!(
         "| scheme | slots in use, mean / least | memory vs fixed at the checkpoints, mean / worst: \
          slots per block | one width a level | {KEY_BITS}-bit slots | items moved per item inserted \
-         | steps forced by a failed insert, of all | every item in one of its buckets |"
+         | steps forced by a failed insert, of all | kicks per item inserted | every item in one of \
+         its buckets |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut all_consistent = true;
+    let fixed_buckets = (items as f64 / (0.95 * B as f64)).ceil() as usize;
     for scheme in [
+        Scheme::Fixed(fixed_buckets),
         Scheme::Doubling,
         Scheme::Linear,
         Scheme::Partners(4),
@@ -452,12 +481,15 @@ fn main() {
         let o = run(scheme, items, local, first_blocks, seed, split_at);
         let cells: Vec<String> = (0..3)
             .map(|w| {
+                if let Scheme::Fixed(_) = scheme {
+                    return "-".into();
+                }
                 let (mean, worst) = mean_and_worst(o.checkpoints.iter().map(|c| c.1[w]));
                 format!("{mean:.2} / {worst:.2}")
             })
             .collect();
         println!(
-            "| {} | {:.3} / {:.3} | {} | {:.2} | {} of {} | {} |",
+            "| {} | {:.3} / {:.3} | {} | {:.2} | {} of {} | {:.2} | {} |",
             o.scheme.name(),
             o.mean_load,
             o.least_load,
@@ -465,6 +497,7 @@ fn main() {
             o.moves_per_item,
             o.forced,
             o.steps,
+            o.kicks_per_item,
             if o.consistent { "yes" } else { "NO" }
         );
         all_consistent &= o.consistent;
@@ -495,6 +528,17 @@ mod tests {
             assert!(o.consistent, "{}", scheme.name());
             assert!(o.moves_per_item > 0.0, "{} never split", scheme.name());
         }
+        // The baseline: filled once, never split, every item in place, some walks taken.
+        let o = run(
+            Scheme::Fixed(20_000 * 100 / 95 / B + 1),
+            20_000,
+            16,
+            8,
+            7,
+            0.8,
+        );
+        assert!(o.consistent && o.steps == 0 && o.moves_per_item == 0.0);
+        assert!(o.kicks_per_item > 0.0);
     }
 
     #[test]
