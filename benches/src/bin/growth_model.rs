@@ -1,39 +1,30 @@
-//! A model of the ways a growable cuckoo table can grow, for the share of its slots in use
-//! through a fill and what that costs in memory: the figures behind docs/design.md's "Why no
-//! doubling, whole or block by block, meets issue 40's worst checkpoint", reproducible.
+//! A model of the ways a growable cuckoo table can grow: the share of its slots in use through a
+//! fill, its memory, and its walks' work; the figures behind docs/design.md's "Why no doubling,
+//! whole or block by block, meets issue 40's worst checkpoint", reproducible.
 //!
 //! `cargo run --release -p cuckoo-nest-bench --bin growth_model [-- ITEMS [LOCAL [FIRST_BLOCKS [SEED [SPLIT_AT]]]]]`
-//! (default ITEMS = 1,200,000, LOCAL = 256 buckets a block, FIRST_BLOCKS = 8, SEED = 1, SPLIT_AT =
-//! 0: grow only when an insert fails; a share of the slots, e.g. 0.85, grows also at that load)
+//! (defaults 1,200,000 items, blocks of 256 buckets, 8 blocks to start, seed 1; SPLIT_AT 0 grows
+//! only when an insert fails, a share of the slots such as 0.85 also at that load)
 //!
-//! No filter code runs here: items are random hashes, kept whole, in 4-slot buckets; a block is
-//! `LOCAL` buckets. An item's spare value `x` (hash bits) names its block as a nested filter's
-//! spare bits do: its low bits, as many as the table has levels. An insert takes a free slot of
-//! the item's two buckets, else walks at random (up to 500 kicks); when it fails, the table grows
-//! and the homeless item is inserted again. Schemes:
+//! No filter code runs: items are random hashes in 4-slot buckets. An item's spare value `x`
+//! names its block by its low bits, as a nested filter's spare bits do. An insert takes a free
+//! slot of its two buckets, else walks at random (up to 500 kicks); when that fails, the table
+//! grows and the homeless item goes in again. Schemes:
 //!
-//! - `fixed`: the baseline, no growth: one table built for every item at a load of 0.95, both
-//!   buckets anywhere in it, filled once (its walks' kicks are what the others' are set against).
-//! - `doubling`: every block splits at once (today's growth step): both buckets in the item's
-//!   block.
-//! - `linear`: one block splits at a time, in order (linear hashing, Litwin 1980); both buckets
-//!   in the item's block.
-//! - `partners-4` and `partners-8`: one block at a time, in bit-reversed order (block `j` of a
-//!   level splits when the split pointer reaches `j`'s bits reversed), and the item's second
-//!   bucket in the block of spare value `x ^ m`, `m` (1 to 3, or 1 to 7) chosen by the item's key:
-//!   another block of its group of four (eight) that differ in the low bits, which split a half
-//!   or a quarter level apart. From either block the other is the address of that value `^ m`,
-//!   so a fingerprint moves without its key, as in the nested scheme.
+//! - `fixed`, the baseline: one table for every item at a load of 0.95, filled once.
+//! - `doubling`: every block splits at once (today's step); both buckets in the item's block.
+//! - `linear`: one block at a time, in order (Litwin 1980); both buckets in the item's block.
+//! - `partners-4`, `partners-8`: one block at a time in bit-reversed order (block `j` splits when
+//!   the split pointer reaches `j`'s bits reversed), the second bucket in the block of spare value
+//!   `x ^ m`, `m` (1 to 3, or 1 to 7) chosen by the key: a block of the item's group of four
+//!   (eight), which split a half or a quarter level apart. From either block the other is that
+//!   value `^ m`, so a fingerprint moves without its key.
 //!
-//! Prints, per scheme: the share of slots in use at every 1% more items from 10,000 (mean and
-//! least); `memory_usage`-like bits at the checkpoints every 1.5x from 10,000 against a fixed
-//! filter's `KEY_BITS / 0.95` bits an item (mean and worst), three ways: each block's slots
-//! `KEY_BITS + SPARE - depth` bits wide (17 at the first table, one fewer per split it has had),
-//! every block of a level as wide as its unsplit ones (one width a table at a time), and every
-//! slot as wide as a fixed filter's (the share of slots in use alone); the items a split moves,
-//! per item inserted; the growth steps, and how many a failed insert forced; the random walks'
-//! kicks per item inserted (the displacement work); and the check that every item lies in one of
-//! its two buckets at the end.
+//! Prints per scheme: the share of slots in use at every 1% more items from 10,000; memory at the
+//! checkpoints every 1.5x from 10,000 against a fixed filter's `KEY_BITS / 0.95` bits an item,
+//! with slots `KEY_BITS + SPARE - depth` bits wide per block, one width a level, or flat; items
+//! moved per item inserted; growth steps (and those a failed insert forced); the walks' kicks per
+//! item inserted; and whether every item lies in one of its two buckets at the end.
 
 use cuckoo_nest_bench::keys::SplitMix64;
 use cuckoo_nest_bench::tool::arg;
@@ -74,18 +65,15 @@ impl Scheme {
 /// How wide a block's slots are, for its memory.
 #[derive(Clone, Copy)]
 enum Widths {
-    /// `KEY_BITS + SPARE - depth` (at least `KEY_BITS`): a split block one bit narrower than an
-    /// unsplit one of its level.
+    /// `KEY_BITS + SPARE - depth`, at least `KEY_BITS`: a split block a bit narrower.
     PerBlock,
-    /// Every block of a level as wide as its unsplit ones, one bit narrower once the level is
-    /// done: one width a table at a time, as a table's probe is compiled for today.
+    /// A level's blocks as wide as its unsplit ones: one width a table, as probes are compiled.
     PerLevel,
     /// `KEY_BITS`, a fixed filter's: the share of slots in use alone.
     Flat,
 }
 
-/// An item: its spare value (which names its block), its first bucket in a block, and its key
-/// (never 0), which names its second bucket and its partner.
+/// An item: its spare value (its block), first bucket in a block, and key (never 0: the rest).
 #[derive(Clone, Copy)]
 struct Item {
     x: u32,
