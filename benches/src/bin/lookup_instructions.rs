@@ -22,7 +22,11 @@
 //! For inserts, `--toggle-collect="*measured_insert*"` and divide by 1,000,000: the whole fill,
 //! displacements included. A second argument `roomy` builds the filter for twice the items, so
 //! the fill stops at half its capacity: the free-slot insert alone (no insert displaces), e.g.
-//! `lookup_instructions 4x16 roomy`.
+//! `lookup_instructions 4x16 roomy`. A second argument `held=LOAD` (a fixed shape) fills the
+//! filter to that share of its slots instead, then removes a random held item and inserts a fresh
+//! one 1,000,000 times, each insert in `measured_insert_one` (divide by 1,000,000): an insert's
+//! work in a table that stays at one load, as a table that grows a block at a time stays near
+//! the load it splits at (`held=0.85`; docs/design.md, "The price is displacement work").
 //!
 //! Shapes: `4x16` (the default), `4x12`, `4x13`, `ss4x13` (semi-sorted), `2x16`, `8x16`, `4x8`;
 //! a `g` in front (`g4x10`) makes it growable, with keys of that width, started at an eighth of
@@ -42,6 +46,38 @@ fn measured_insert(filter: &CuckooFilter, items: &[u64]) -> Result<(), cuckoo_ne
     for &h in items {
         filter.insert(&PreHashed(h))?;
     }
+    Ok(())
+}
+
+#[inline(never)]
+fn measured_insert_one(filter: &CuckooFilter, h: u64) -> Result<(), cuckoo_nest::InsertError> {
+    filter.insert(&PreHashed(h))
+}
+
+/// Fills `filter` to `load` of its slots, then replaces a random held item by a fresh one
+/// `ITEMS` times, only the inserts measured.
+fn hold(filter: &CuckooFilter, load: f64) -> Result<(), Box<dyn std::error::Error>> {
+    let mut fresh = SplitMix64::new(1);
+    let mut held = Vec::new();
+    while filter.load_factor() < load {
+        let h = fresh.next_u64();
+        filter.insert(&PreHashed(h))?;
+        held.push(h);
+    }
+    let mut rng = SplitMix64::new(4);
+    for _ in 0..ITEMS {
+        let i = (rng.next_u64() % held.len() as u64) as usize;
+        if !filter.remove(&PreHashed(held[i])) {
+            return Err(format!("a held item was not found at load {load}").into());
+        }
+        held[i] = fresh.next_u64();
+        measured_insert_one(filter, held[i])?;
+    }
+    println!(
+        "held at {:.3} of the slots ({} items) through {ITEMS} replacements",
+        filter.load_factor(),
+        held.len()
+    );
     Ok(())
 }
 
@@ -67,11 +103,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let multiple = multiple.ok_or_else(|| format!("{arg}: want @M with M > 0"))?;
     let rest = shape.strip_prefix('g');
     let (growable, rest) = (rest.is_some(), rest.unwrap_or(shape));
-    let roomy = match std::env::args().nth(2).as_deref() {
+    let second = std::env::args().nth(2);
+    let held = second.as_deref().and_then(|a| a.strip_prefix("held="));
+    let roomy = match second.as_deref() {
         None => false,
         Some("roomy") => true,
-        Some(other) => return Err(format!("{other}: want roomy or nothing").into()),
+        Some(_) if held.is_some() => false,
+        Some(other) => return Err(format!("{other}: want roomy, held=LOAD or nothing").into()),
     };
+    if let Some(load) = held {
+        let load: f64 = load
+            .parse()
+            .map_err(|_| format!("{load}: want a load, e.g. 0.85"))?;
+        if growable || !(0.0..0.95).contains(&load) {
+            return Err("held=LOAD takes a fixed shape and a load under 0.95".into());
+        }
+        return hold(&builder(rest, ITEMS)?.build()?, load);
+    }
     // A growable filter starts at an eighth (or `1/M`) and grows.
     let capacity = if growable { ITEMS / multiple } else { ITEMS };
     let filter = builder(rest, if roomy { 2 * capacity } else { capacity })?
