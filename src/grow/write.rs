@@ -72,7 +72,55 @@ impl<const B: usize> Growable<B> {
             Copies::Any => Copies::Bounded,
             other => other,
         };
-        self.insert_item(Entry::Hash(hash), copies)
+        // The common case in a function of its own: no step under way and a
+        // free slot in the pair. Everything else (a step's copy, a
+        // displacement, growth, a closed gate) is `insert_item`'s, whose
+        // loop holds far more live values.
+        let outcome = {
+            let guard = pin();
+            let Some(pass) = self.gate.enter(&guard) else {
+                drop(guard);
+                return self.insert_item(Entry::Hash(hash), copies);
+            };
+            let state = self.state.load(&guard);
+            if state.migration.is_some() {
+                drop(pass);
+                drop(guard);
+                return self.insert_item(Entry::Hash(hash), copies);
+            }
+            if state.unique_held_earlier(hash, copies) {
+                return Ok(false);
+            }
+            let item = state.cur.addr.item_to_write(hash);
+            let room = self.room(state, item, copies);
+            if let Ok(Some(stored)) = room {
+                return Ok(stored);
+            }
+            self.attempt_out_of_line(state, item, copies, room, &guard)
+        };
+        match outcome {
+            Attempt::Done(stored) => Ok(stored),
+            Attempt::Refused(e) => Err(e),
+            Attempt::Grow { at, displaced } => {
+                self.grow(at, displaced)?;
+                self.insert_item(Entry::Hash(hash), copies)
+            }
+            Attempt::Again => self.insert_item(Entry::Hash(hash), copies),
+        }
+    }
+
+    /// [`Self::attempt`] for [`Self::insert`]'s pair with no free slot:
+    /// a displacement's search, out of the common insert's way.
+    #[inline(never)]
+    fn attempt_out_of_line(
+        &self,
+        state: &State<B>,
+        item: NestedItem,
+        copies: Copies,
+        room: Result<Option<bool>, CopiesHeld>,
+        guard: &Guard,
+    ) -> Attempt {
+        self.attempt(state, item, copies, room, guard)
     }
 
     /// [`Self::insert`] of a hash or an item already placed.

@@ -61,22 +61,39 @@ const fn parts(f: u32, lanes: u32) -> Option<PackedLanes> {
     None
 }
 
-/// For bucket `i` of `b` slots of `f` bits (at most 64 bits in all), at
-/// `i % 64`: the lowest bit of its slot that lies across two words, if one
-/// does (the bucket's first bit is at `i * f * b`, so its offset in a word
-/// repeats every 64 buckets).
-const fn across_words(f: u32, b: usize) -> [u64; 64] {
+/// For bucket `i` of `b` slots of `f` bits (at most 128 bits in all), at
+/// `i % 64`: the lowest bit of each of its slots that lies across two
+/// words, counted from the bucket's first bit (the bucket's first bit is at
+/// `i * f * b`, so its offset in a word repeats every 64 buckets). A bucket
+/// of at most 64 bits has at most one such slot, of up to 128 bits two.
+const fn across_words(f: u32, b: usize) -> [u128; 64] {
     let (w, bits) = (f as usize, f as usize * b);
-    let mut marks = [0u64; 64];
+    let mut marks = [0u128; 64];
     let mut i = 0;
-    while i < 64 && bits <= 64 && w > 0 {
-        let cut = 64 - i * bits % 64;
-        if cut < bits && !cut.is_multiple_of(w) {
-            marks[i] = 1 << (cut / w * w);
+    while i < 64 && bits <= 128 && w > 0 {
+        // The word boundaries inside the bucket, from its first bit.
+        let mut cut = 64 - i * bits % 64;
+        while cut < bits {
+            if !cut.is_multiple_of(w) {
+                marks[i] |= 1 << (cut / w * w);
+            }
+            cut += 64;
         }
         i += 1;
     }
     marks
+}
+
+/// [`across_words`] for buckets of at most 64 bits, whose marks all lie in
+/// their first word: a table of words, as the claim's index scales best.
+const fn narrow(marks: [u128; 64]) -> [u64; 64] {
+    let mut out = [0u64; 64];
+    let mut i = 0;
+    while i < 64 {
+        out[i] = marks[i] as u64;
+        i += 1;
+    }
+    out
 }
 
 impl<const F: u32> Packed<F> {
@@ -288,19 +305,30 @@ impl<const B: usize, const F: u32> Layout<B> for Packed<F> {
         }
     }
 
-    /// A bucket of at most 64 bits has at most one slot across two words:
-    /// that slot, marked taken in a copy of `a`, is passed over (at 8x, 14-bit
-    /// slots, one growable insert in six found it first and took both
-    /// buckets' locks; docs/benchmarks.md, "Growth"). At a width known
-    /// when compiling; run-time widths take the first empty slot.
+    /// A bucket's slots that lie across two words (one in a bucket of at
+    /// most 64 bits, two in one of up to 128), marked taken in a copy of
+    /// `a`, are passed over, so the claim takes a slot it can write with
+    /// one compare-and-swap where the bucket has one (at 8x, 14-bit slots,
+    /// one growable insert in six found such a slot first and took both
+    /// buckets' locks; docs/benchmarks.md, "Growth"; from 2026-12-02 also in
+    /// buckets of 65 to 128 bits, a growable filter's first generations of
+    /// 4-slot buckets and its 8-slot ones). At a width known when
+    /// compiling; run-time widths take the first empty slot.
     #[inline(always)]
     fn first_claimable<K: Kernel>(&self, k: K, a: &Bucket, i: usize) -> Option<usize> {
-        if F == 0 || B * F as usize > 64 {
+        if F == 0 || B * F as usize > 128 || 64 % F == 0 {
             return Layout::<B>::first_match(self, k, a, 0);
         }
-        let marks: &[u64; 64] = &const { across_words(F, B) };
         let mut b = *a;
-        b[0] |= marks[i % 64];
+        if B * F as usize <= 64 {
+            let marks: &[u64; 64] = &const { narrow(across_words(F, B)) };
+            b[0] |= marks[i % 64];
+        } else {
+            let marks: &[u128; 64] = &const { across_words(F, B) };
+            let m = marks[i % 64];
+            b[0] |= m as u64;
+            b[1] |= (m >> 64) as u64;
+        }
         Layout::<B>::first_match(self, k, &b, 0)
     }
 
@@ -428,6 +456,29 @@ mod tests {
         let (mask, _) =
             Layout::<B>::matches(layout, cuckoo_nest_simd::Scalar, &bucket, &bucket, value);
         mask.0
+    }
+
+    /// `across_words` marks, for every width and bucket size of up to 128
+    /// bits and every offset of a bucket in its word, exactly the slots
+    /// that lie across two words, at their lowest bit.
+    #[test]
+    fn the_marks_name_every_slot_across_two_words() {
+        for f in 1..=32u32 {
+            for b in [2usize, 4, 8] {
+                let bits = f as usize * b;
+                let marks = across_words(f, b);
+                for (i, &m) in marks.iter().enumerate() {
+                    let mut want = 0u128;
+                    for j in 0..b {
+                        let at = i * bits + j * f as usize;
+                        if bits <= 128 && at % 64 + f as usize > 64 {
+                            want |= 1 << (j * f as usize);
+                        }
+                    }
+                    assert_eq!(m, want, "f={f} b={b} bucket {i}");
+                }
+            }
+        }
     }
 
     /// Every width, every bucket size: a probe of the table's own words
@@ -574,7 +625,8 @@ mod tests {
     /// in one word, at every offset of a bucket in its words: never a slot
     /// across two (which `claim` sends to the lock), never one past an
     /// empty slot it could claim, and none only where every empty slot
-    /// lies across two words.
+    /// lies across two words. Buckets of up to 64 bits and of 65 to 128
+    /// (two slots across words at most), and a width that never crosses.
     #[test]
     fn the_first_claimable_slot_lies_in_one_word() {
         fn check<const F: u32, const B: usize>()
@@ -583,11 +635,13 @@ mod tests {
         {
             let layout = Packed::<F>::new(B, F);
             let w = words(64 * B * F as usize / 64 + 2);
+            let subsets = if cfg!(miri) { 1u32 << B.min(4) } else { 1 << B };
             for i in (0..64).step_by(if cfg!(miri) { 7 } else { 1 }) {
-                for taken in 0..1u32 << B {
+                for taken in 0..subsets {
                     let mut bucket = [0u64; 4];
                     for j in (0..B).filter(|j| taken >> j & 1 == 1) {
-                        bucket[0] |= 1 << (j * F as usize);
+                        let at = j * F as usize;
+                        bucket[at / 64] |= 1 << (at % 64);
                     }
                     let got = layout.first_claimable(cuckoo_nest_simd::Scalar, &bucket, i);
                     let in_one_word = |j: usize| {
@@ -612,5 +666,12 @@ mod tests {
         check::<21, 2>();
         check::<9, 2>();
         check::<7, 8>();
+        check::<16, 4>();
+        check::<17, 4>();
+        check::<19, 4>();
+        check::<21, 4>();
+        check::<12, 8>();
+        check::<15, 8>();
+        check::<16, 8>();
     }
 }
