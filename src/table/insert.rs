@@ -213,6 +213,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         if copies == Copies::Any && self.claim_free(i1, i2, fp) {
             return Ok(true);
         }
+        if copies == Copies::Any && self.pair_seen_full(i1, i2, fp) {
+            return self.insert_displacing(i1, i2, fp, copies, ready);
+        }
         if copies == Copies::Unique
             && broken::unique_check(false, || {
                 let (a, b) = (self.load_bucket(i1), self.load_bucket(i2));

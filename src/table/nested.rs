@@ -439,6 +439,9 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             if self.claim_free_from(&a, i1, i2, fp) {
                 return Ok(Some(true));
             }
+            if self.pair_seen_full(i1, i2, fp) {
+                return Ok(None);
+            }
         }
         Ok(match self.place(i1, i2, fp, copies)? {
             Placed::Stored => Some(true),
