@@ -182,15 +182,13 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// Inserts `fp` with primary bucket `i1`; returns whether it stored a
     /// copy. With [`Copies::Unique`], does nothing and returns `Ok(false)`
     /// if the fingerprint is already in either bucket, checked under the
-    /// same locks as the placement, so racing unique inserts of one item
-    /// store one copy.
+    /// same locks as the placement: racing unique inserts store one copy.
     ///
-    /// The common case, a free slot in one of the two buckets, is
-    /// [`Self::claim_free`]: load, find a slot, one compare-and-swap, count
-    /// in the thread's own word; no lock. Where that cannot serve,
-    /// [`Self::place`] does the same under both buckets' locks. Making room
-    /// ([`Self::insert_displacing`]) is out of line, so the common path
-    /// keeps its registers and stays short.
+    /// The common case, a free slot in either bucket, is [`Self::claim_free`]
+    /// (one compare-and-swap, no lock); else [`Self::place`] under both
+    /// buckets' locks, but for a pair seen full ([`Self::pair_seen_full`]).
+    /// Making room ([`Self::insert_displacing`]) is out of line, so the
+    /// common path keeps its registers and stays short.
     #[inline]
     pub(crate) fn insert(&self, i1: usize, fp: u32, copies: Copies) -> Result<bool, InsertError> {
         self.insert_where(i1, fp, copies, &|_| true)
