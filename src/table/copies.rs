@@ -66,9 +66,25 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
         if self.first_free(&a).is_some() || self.first_free(&b).is_some() {
             return false;
         }
-        let (ma, mb) = self.match_pair(&a, &b, fp);
+        self.all_copies(&a, &b, i1, i2, fp).is_none()
+    }
+
+    /// The pair's slots (`B` where `i1 == i2`, else `2B`) if every one of
+    /// them holds `fp` as loaded in `a` and `b`: a pair no displacement can
+    /// make room in for another copy ([`CopiesHeld`]).
+    #[inline(always)]
+    pub(crate) fn all_copies(
+        &self,
+        a: &Bucket,
+        b: &Bucket,
+        i1: usize,
+        i2: usize,
+        fp: u32,
+    ) -> Option<usize> {
+        let (ma, mb) = self.match_pair(a, b, fp);
         let own = ma.count() + if i2 == i1 { 0 } else { mb.count() };
-        own as usize != if i2 == i1 { B } else { 2 * B }
+        let slots = if i2 == i1 { B } else { 2 * B };
+        (own as usize == slots).then_some(slots)
     }
 
     /// [`Self::copies_below_bound`] once bucket `i1` holds a copy.

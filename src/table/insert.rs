@@ -271,10 +271,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
             }
             // A lock-free claim took the slot: look again.
         };
-        let (ma, mb) = self.match_pair(&a, &b, fp);
-        let own = ma.count() + if i2 == i1 { 0 } else { mb.count() };
-        let slots = if i2 == i1 { B } else { 2 * B };
-        if own as usize == slots {
+        if let Some(slots) = self.all_copies(&a, &b, i1, i2, fp) {
             return Err(CopiesHeld(slots));
         }
         Ok(Placed::NoRoom)
