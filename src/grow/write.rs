@@ -92,7 +92,12 @@ impl<const B: usize> Growable<B> {
                 return Ok(false);
             }
             let item = state.cur.addr.item_to_write(hash);
-            let room = self.room(state, item, copies);
+            // `room`, with the free-slot try inlined here.
+            let g = &*state.cur;
+            let (i1, i2, fp) = g.addr.place(item);
+            let room = with_width!(&g.table, t => {
+                t.insert_if_room_inlined(i1, i2, fp, g.copies(copies))
+            });
             if let Ok(Some(stored)) = room {
                 return Ok(stored);
             }
