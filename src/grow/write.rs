@@ -92,12 +92,7 @@ impl<const B: usize> Growable<B> {
                 return Ok(false);
             }
             let item = state.cur.addr.item_to_write(hash);
-            // `room`, with the free-slot try inlined here.
-            let g = &*state.cur;
-            let (i1, i2, fp) = g.addr.place(item);
-            let room = with_width!(&g.table, t => {
-                t.insert_if_room_inlined(i1, i2, fp, g.copies(copies))
-            });
+            let room = self.room::<true>(state, item, copies);
             if let Ok(Some(stored)) = room {
                 return Ok(stored);
             }
@@ -193,14 +188,14 @@ impl<const B: usize> Growable<B> {
                                 Err(_) => stuck,
                             }
                         } else {
-                            let room = self.room(state, item, copies);
+                            let room = self.room::<false>(state, item, copies);
                             self.attempt(state, item, copies, room, &guard)
                         }
                     }
                 } else {
                     // No step under way: a free slot in the pair ends the insert here, its
                     // answer returned as it is, not through `Attempt` and the loop's match.
-                    let room = self.room(state, item, copies);
+                    let room = self.room::<false>(state, item, copies);
                     if let Ok(Some(stored)) = room {
                         return Ok(stored);
                     }
@@ -295,8 +290,10 @@ impl<const B: usize> Growable<B> {
 
     /// The first part of an insert into `state`'s current generation: `item`
     /// into a free slot of its pair if there is one (`Ok(None)`: none).
+    /// `INLINE`: the table's free-slot try inlined here, as [`Self::insert`]'s
+    /// common case has it, or called, as the other inserts do.
     #[inline(always)]
-    fn room(
+    fn room<const INLINE: bool>(
         &self,
         state: &State<B>,
         item: NestedItem,
@@ -304,7 +301,12 @@ impl<const B: usize> Growable<B> {
     ) -> Result<Option<bool>, CopiesHeld> {
         let g = &*state.cur;
         let (i1, i2, fp) = g.addr.place(item);
-        with_width!(&g.table, t => t.insert_if_room(i1, i2, fp, g.copies(copies)))
+        let copies = g.copies(copies);
+        with_width!(&g.table, t => if INLINE {
+            t.insert_if_room_inlined(i1, i2, fp, copies)
+        } else {
+            t.insert_if_room(i1, i2, fp, copies)
+        })
     }
 
     /// An insert into generation `g`, given what [`Self::room`] answered

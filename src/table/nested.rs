@@ -436,7 +436,7 @@ impl<const B: usize, L: Layout<B>, A: Addressing> Table<B, L, A> {
     /// insert's common case (`Growable::insert`), which otherwise paid this
     /// function's entry and exit, and the spills around its call, on every
     /// insert (callgrind, `g4x10`: 637.4 instructions an insert against
-    /// 621.8 inlined, `g8x12` 1,143.6 against 1,126.1; the price is code:
+    /// 621.0 inlined, `g8x12` 1,143.6 against 1,125.1; the price is code:
     /// one copy of this body in each of `with_width!`'s arms there).
     #[inline(always)]
     pub(crate) fn insert_if_room_inlined(
